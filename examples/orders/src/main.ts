@@ -1,0 +1,163 @@
+// Entry point of every process of the reference pipeline: `tsx src/main.ts <role>`.
+// Roles: api, relay, worker, provider, loadgen, migrate. Each logs JSON lines; a line with
+// msg "ready" says it is up (and on which port). SIGTERM and SIGINT stop it cleanly.
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { createApp } from './api/app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { migrate } from './db/migrate.js';
+import { createPool } from './db/pool.js';
+import { formatProgress, runLoad } from './loadgen/loadgen.js';
+import { coerceError, createLogger, type Logger } from './log.js';
+import { createProviderApp } from './provider/server.js';
+import { Relay } from './relay/relay.js';
+import { Worker } from './worker/worker.js';
+
+type Stop = () => Promise<void>;
+
+async function listen(app: import('express').Express, port: number): Promise<Server> {
+  const server = app.listen(port, '127.0.0.1');
+  await once(server, 'listening');
+  return server;
+}
+
+function portOf(server: Server): number {
+  const addr = server.address();
+  return typeof addr === 'object' && addr ? addr.port : 0;
+}
+
+const closeServer = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+
+const roles: Record<string, (config: Config, log: Logger, argv: string[]) => Promise<Stop>> = {
+  async api(config, log) {
+    const pool = createPool(config.databaseUrl);
+    const server = await listen(createApp(pool, log), config.api.port);
+    log.info({ port: portOf(server) }, 'ready');
+    return async () => {
+      await closeServer(server);
+      await pool.end();
+    };
+  },
+
+  async relay(config, log) {
+    const pool = createPool(config.databaseUrl, 4);
+    const relay = new Relay(pool, config, log);
+    await relay.start();
+    log.info({ batch_size: config.relay.batchSize }, 'ready');
+    return async () => {
+      await relay.stop();
+      await pool.end();
+      log.info(relay.stats, 'relay stopped');
+    };
+  },
+
+  async worker(config, log) {
+    const pool = createPool(config.databaseUrl, Math.min(20, config.worker.prefetch + 2));
+    const worker = new Worker(pool, config, log);
+    await worker.start();
+    log.info({ prefetch: config.worker.prefetch }, 'ready');
+    return async () => {
+      await worker.stop();
+      await pool.end();
+    };
+  },
+
+  async provider(config, log) {
+    const server = await listen(createProviderApp(config.provider, log), config.provider.port);
+    log.info({ port: portOf(server) }, 'ready');
+    return () => closeServer(server);
+  },
+
+  async migrate(config, log) {
+    const applied = await migrate(config.databaseUrl);
+    log.info({ applied }, 'ready');
+    return async () => undefined;
+  },
+
+  async loadgen(config, log, argv) {
+    const { values } = parseArgs({
+      args: argv,
+      options: {
+        rate: { type: 'string', default: '10' },
+        duration: { type: 'string', default: '0' },
+        'invalid-ratio': { type: 'string', default: '0' },
+        api: { type: 'string', default: `http://127.0.0.1:${config.api.port}` },
+      },
+    });
+    const opts = z
+      .object({
+        rate: z.coerce.number().positive(),
+        duration: z.coerce.number().min(0),
+        'invalid-ratio': z.coerce.number().min(0).max(1),
+        api: z.url(),
+      })
+      .parse(values);
+    const stop = new AbortController();
+    log.info({ rate: opts.rate, duration_s: opts.duration }, 'ready');
+    const done = runLoad({
+      apiUrl: opts.api,
+      rate: opts.rate,
+      durationS: opts.duration,
+      invalidRatio: opts['invalid-ratio'],
+      signal: stop.signal,
+      onProgress: (p) => process.stderr.write(`${formatProgress(p)}\n`),
+    }).then(() => process.exit(0));
+    return async () => {
+      stop.abort();
+      await done;
+    };
+  },
+};
+
+async function main(): Promise<void> {
+  const [role, ...argv] = process.argv.slice(2);
+  const start = role ? roles[role] : undefined;
+  if (!start) {
+    console.error(`usage: main.ts <${Object.keys(roles).join('|')}>`);
+    process.exit(2);
+  }
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(role!, config.logLevel);
+  process.on('unhandledRejection', (err) => {
+    log.error({ err: coerceError(err).message }, 'unhandled rejection');
+  });
+  const stop = await start(config, log, argv);
+  if (role === 'migrate') {
+    await stop();
+    return;
+  }
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    stop()
+      .then(() => process.exit(0))
+      .catch((err: unknown) => {
+        log.error({ err: coerceError(err).message }, 'unclean stop');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error(coerceError(err).stack);
+  process.exit(1);
+});

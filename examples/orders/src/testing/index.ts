@@ -1,0 +1,4 @@
+export { waitFor } from './wait.js';
+export * from './services.js';
+export { RoleProcess, startRole, REPO_ROOT, type LogLine } from './processes.js';
+export { TestPipeline, type Role } from './pipeline.js';

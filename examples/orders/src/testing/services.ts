@@ -1,0 +1,92 @@
+// Per-test-file isolation on the shared local services: a fresh database (migrated) and a fresh
+// RabbitMQ vhost, each with a random name, dropped afterwards.
+import { randomBytes } from 'node:crypto';
+import { migrate } from '../db/migrate.js';
+import { dropDatabase } from '../faults/restore.js';
+import pg from 'pg';
+
+/** The maintenance database the acktrail role (created by scripts/services.sh) connects to. */
+export const ADMIN_DATABASE_URL = 'postgres://acktrail:acktrail@127.0.0.1:5432/postgres';
+export const RABBITMQ_HOST_URL = 'amqp://guest:guest@127.0.0.1:5672';
+export const RABBITMQ_MANAGEMENT_URL = 'http://guest:guest@127.0.0.1:15672';
+
+const uniqueName = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+
+export function databaseUrl(name: string): string {
+  const url = new URL(ADMIN_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export interface TestDatabase {
+  name: string;
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(prefix = 'acktrail_test', migrations = true): Promise<TestDatabase> {
+  const name = uniqueName(prefix);
+  const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = databaseUrl(name);
+  if (migrations) await migrate(url);
+  return { name, url, drop: () => dropDatabase(ADMIN_DATABASE_URL, name) };
+}
+
+export interface TestVhost {
+  name: string;
+  /** amqp URL of the vhost */
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** Calls the management HTTP API (credentials from the URL); throws on a non-2xx answer. */
+export async function management(path: string, init: RequestInit = {}, base = RABBITMQ_MANAGEMENT_URL): Promise<unknown> {
+  const url = new URL(`/api${path}`, base);
+  const auth = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
+  url.username = '';
+  url.password = '';
+  const res = await fetch(url, {
+    ...init,
+    headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json', ...init.headers },
+  });
+  if (!res.ok) throw new Error(`management API ${init.method ?? 'GET'} ${path}: ${res.status} ${await res.text()}`);
+  const text = await res.text();
+  return text ? (JSON.parse(text) as unknown) : null;
+}
+
+export async function createTestVhost(prefix = 'acktrail_test'): Promise<TestVhost> {
+  const name = uniqueName(prefix);
+  const v = encodeURIComponent(name);
+  await management(`/vhosts/${v}`, { method: 'PUT', body: '{}' });
+  await management(`/permissions/${v}/guest`, {
+    method: 'PUT',
+    body: JSON.stringify({ configure: '.*', write: '.*', read: '.*' }),
+  });
+  return {
+    name,
+    url: `${RABBITMQ_HOST_URL}/${v}`,
+    drop: async () => {
+      await management(`/vhosts/${v}`, { method: 'DELETE' });
+    },
+  };
+}
+
+export interface QueueFigures {
+  name: string;
+  messages_ready: number;
+  messages_unacknowledged: number;
+  consumers: number;
+}
+
+/** Queue figures as the broker itself reports them. */
+export async function queueFigures(vhost: string, queue: string): Promise<QueueFigures> {
+  return (await management(
+    `/queues/${encodeURIComponent(vhost)}/${encodeURIComponent(queue)}?columns=name,messages_ready,messages_unacknowledged,consumers`,
+  )) as QueueFigures;
+}

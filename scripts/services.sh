@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Makes sure the local services acktrail needs are installed, running and answering:
+# RabbitMQ (with the management and prometheus plugins) and PostgreSQL (with the acktrail role).
+# Idempotent and quiet when all is well; installs from the OS packages when missing (needs root).
+set -euo pipefail
+
+say() { printf 'services: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+APT_UPDATED=0
+apt_install() {
+  command -v apt-get >/dev/null || die "apt-get not found; install $* by hand"
+  [ "$(id -u)" = 0 ] || die "$* missing and not running as root; install it by hand"
+  if [ "$APT_UPDATED" = 0 ]; then
+    say "apt-get update"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+    APT_UPDATED=1
+  fi
+  say "installing $*"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+# wait_for DESCRIPTION TIMEOUT_S COMMAND...: retries COMMAND until it succeeds or TIMEOUT_S passes.
+wait_for() {
+  local what=$1 timeout=$2; shift 2
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    [ "$SECONDS" -lt "$deadline" ] || die "$what did not answer within ${timeout}s"
+    sleep 0.5
+  done
+}
+
+ensure_postgres() {
+  if ! command -v pg_ctlcluster >/dev/null || [ -z "$(ls /etc/postgresql 2>/dev/null)" ]; then
+    apt_install postgresql postgresql-client
+  fi
+  local version
+  version=$(ls /etc/postgresql | sort -V | tail -n 1)
+  if ! pg_isready -q -h 127.0.0.1 -p 5432; then
+    say "starting PostgreSQL $version"
+    pg_ctlcluster --skip-systemctl-redirect "$version" main start || true
+    wait_for "PostgreSQL" 60 pg_isready -q -h 127.0.0.1 -p 5432
+  fi
+  # The role the tests and the demo use. Created through the postgres superuser over the local
+  # socket, so it works whether or not TCP trust auth is configured.
+  if ! PGPASSWORD=acktrail psql -h 127.0.0.1 -U acktrail -d postgres -tAc 'SELECT 1' >/dev/null 2>&1 \
+    && ! su postgres -c "psql -tAc \"SELECT 1 FROM pg_roles WHERE rolname = 'acktrail'\"" | grep -q 1; then
+    say "creating PostgreSQL role acktrail"
+    su postgres -c "psql -q -c \"CREATE ROLE acktrail LOGIN PASSWORD 'acktrail' CREATEDB CREATEROLE\""
+  fi
+}
+
+rabbit_running() { rabbitmqctl -q status >/dev/null 2>&1; }
+management_up() { curl -fsS -o /dev/null -u guest:guest http://127.0.0.1:15672/api/overview; }
+prometheus_plugin_up() { curl -fsS -o /dev/null http://127.0.0.1:15692/metrics; }
+
+ensure_rabbitmq() {
+  # Fast path: both plugin endpoints answer, so the broker runs with what we need.
+  if management_up 2>/dev/null && prometheus_plugin_up 2>/dev/null; then return; fi
+  command -v rabbitmq-server >/dev/null || apt_install rabbitmq-server
+  if ! rabbit_running; then
+    say "starting RabbitMQ"
+    rabbitmq-server -detached >/dev/null 2>&1 || true
+    rabbitmqctl -q wait --timeout 60 "/var/lib/rabbitmq/mnesia/rabbit@$(hostname -s).pid" >/dev/null 2>&1 \
+      || wait_for "RabbitMQ" 60 rabbit_running
+  fi
+  local plugin
+  for plugin in rabbitmq_management rabbitmq_prometheus; do
+    if ! rabbitmq-plugins -q list -e "^${plugin}\$" 2>/dev/null | grep -q "$plugin"; then
+      say "enabling $plugin"
+      rabbitmq-plugins -q enable "$plugin" >/dev/null
+    fi
+  done
+  wait_for "RabbitMQ management API" 60 management_up
+  wait_for "RabbitMQ prometheus endpoint" 60 prometheus_plugin_up
+}
+
+ensure_tools() {
+  command -v curl >/dev/null || apt_install curl
+}
+
+ensure_tools
+ensure_postgres
+ensure_rabbitmq
