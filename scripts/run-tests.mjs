@@ -1,20 +1,22 @@
 // Runs every *.test.ts under the given folders in one `node --test` run, so the summary is
 // Node's standard one. Node 20's --test takes no globs, hence this small collector. Files run one
 // at a time: integration tests share the broker (one restarts it) and the machine has two cores.
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
 
 const roots = process.argv.slice(2);
 if (roots.length === 0) {
-  console.error('usage: node scripts/run-tests.mjs <dir>...');
+  console.error('usage: node scripts/run-tests.mjs <dir or file>...');
   process.exit(2);
 }
 const files = roots
   .flatMap((root) =>
-    readdirSync(root, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile() && e.name.endsWith('.test.ts'))
-      .map((e) => join(e.parentPath, e.name)),
+    statSync(root).isFile()
+      ? [root]
+      : readdirSync(root, { recursive: true, withFileTypes: true })
+          .filter((e) => e.isFile() && e.name.endsWith('.test.ts'))
+          .map((e) => join(e.parentPath, e.name)),
   )
   .filter((f) => !f.split('/').includes('node_modules'))
   .sort();
