@@ -24,7 +24,9 @@ if (files.length === 0) {
   console.error(`no test files under ${roots.join(', ')}`);
   process.exit(1);
 }
-console.error(`running ${files.length} test files: ${files.map((f) => relative('.', f)).join(' ')}`);
+console.error(
+  `running ${files.length} test files: ${files.map((f) => relative('.', f)).join(' ')}`,
+);
 const child = spawn(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files],

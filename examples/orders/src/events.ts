@@ -13,7 +13,9 @@ export const orderEventSchema = z.object({
 export type OrderEvent = z.infer<typeof orderEventSchema>;
 
 /** Parses a message body; returns a reason instead of throwing, for the dead-letter path. */
-export function parseOrderEvent(body: Buffer): { ok: true; event: OrderEvent } | { ok: false; reason: string } {
+export function parseOrderEvent(
+  body: Buffer,
+): { ok: true; event: OrderEvent } | { ok: false; reason: string } {
   let json: unknown;
   try {
     json = JSON.parse(body.toString('utf8'));
@@ -23,7 +25,10 @@ export function parseOrderEvent(body: Buffer): { ok: true; event: OrderEvent } |
   const parsed = orderEventSchema.safeParse(json);
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    return { ok: false, reason: `malformed message: ${first?.path.join('.') ?? ''} ${first?.message ?? ''}`.trim() };
+    return {
+      ok: false,
+      reason: `malformed message: ${first?.path.join('.') ?? ''} ${first?.message ?? ''}`.trim(),
+    };
   }
   return { ok: true, event: parsed.data };
 }

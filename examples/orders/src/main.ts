@@ -30,7 +30,9 @@ function portOf(server: Server): number {
 
 const closeServer = (server: Server) =>
   new Promise<void>((resolve) => {
-    server.close(() => resolve());
+    server.close(() => {
+      resolve();
+    });
     server.closeAllConnections();
   });
 
@@ -77,27 +79,36 @@ const roles: Record<string, (config: Config, log: Logger, argv: string[]) => Pro
   async migrate(config, log) {
     const applied = await migrate(config.databaseUrl);
     log.info({ applied }, 'ready');
-    return async () => undefined;
+    return () => Promise.resolve();
   },
 
-  async loadgen(config, log, argv) {
+  loadgen(config, log, argv) {
     const { values } = parseArgs({
       args: argv,
       options: {
         rate: { type: 'string', default: '10' },
         duration: { type: 'string', default: '0' },
         'invalid-ratio': { type: 'string', default: '0' },
+        'progress-interval': { type: 'string', default: '1' },
         api: { type: 'string', default: `http://127.0.0.1:${config.api.port}` },
       },
     });
-    const opts = z
+    const parsed = z
       .object({
         rate: z.coerce.number().positive(),
         duration: z.coerce.number().min(0),
         'invalid-ratio': z.coerce.number().min(0).max(1),
+        'progress-interval': z.coerce.number().positive(),
         api: z.url(),
       })
-      .parse(values);
+      .safeParse(values);
+    if (!parsed.success) {
+      console.error(
+        `loadgen: ${parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
+      process.exit(2);
+    }
+    const opts = parsed.data;
     const stop = new AbortController();
     log.info({ rate: opts.rate, duration_s: opts.duration }, 'ready');
     const done = runLoad({
@@ -105,13 +116,14 @@ const roles: Record<string, (config: Config, log: Logger, argv: string[]) => Pro
       rate: opts.rate,
       durationS: opts.duration,
       invalidRatio: opts['invalid-ratio'],
+      progressIntervalS: opts['progress-interval'],
       signal: stop.signal,
       onProgress: (p) => process.stderr.write(`${formatProgress(p)}\n`),
     }).then(() => process.exit(0));
-    return async () => {
+    return Promise.resolve(async () => {
       stop.abort();
       await done;
-    };
+    });
   },
 };
 
@@ -153,8 +165,12 @@ async function main(): Promise<void> {
         process.exit(1);
       });
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => {
+    shutdown('SIGTERM');
+  });
+  process.on('SIGINT', () => {
+    shutdown('SIGINT');
+  });
 }
 
 main().catch((err: unknown) => {

@@ -15,7 +15,9 @@ after(() => p.close());
 
 test('orders flow from POST to a single confirmation each', async () => {
   const created = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => p.createOrder({ customer_email: `u${i}@example.com`, total: i + 1 })),
+    Array.from({ length: 20 }, (_, i) =>
+      p.createOrder({ customer_email: `u${i}@example.com`, total: i + 1 }),
+    ),
   );
   const ids = created.map((c) => c.order_id);
 
@@ -33,7 +35,9 @@ test('orders flow from POST to a single confirmation each', async () => {
   );
   assert.deepEqual(
     confirmations.rows,
-    created.map((c) => ({ order_id: c.order_id, event_id: c.event_id })).sort((a, b) => a.order_id - b.order_id),
+    created
+      .map((c) => ({ order_id: c.order_id, event_id: c.event_id }))
+      .sort((a, b) => a.order_id - b.order_id),
   );
   const outbox = await p.pool.query<{ unpublished: number }>(
     'SELECT count(*) FILTER (WHERE published_at IS NULL)::int AS unpublished FROM outbox_events',
@@ -58,12 +62,17 @@ test('a cancelled order is acked without an e-mail', async () => {
   const cancel = await fetch(`${p.apiUrl}/orders/${order.order_id}/cancel`, { method: 'POST' });
   assert.equal(cancel.status, 200);
   await p.start('relay');
-  await p.proc('worker').waitForLog(
-    (l) => l.event_id === order.event_id && l.msg === 'order cancelled; nothing to send',
-    'the cancelled order skipped',
-  );
+  await p
+    .proc('worker')
+    .waitForLog(
+      (l) => l.event_id === order.event_id && l.msg === 'order cancelled; nothing to send',
+      'the cancelled order skipped',
+    );
   const stats = await p.providerStats(`order-confirmation:${order.order_id}`);
   assert.equal(stats.sent_for_key, 0);
-  const r = await p.pool.query('SELECT notification_status FROM orders WHERE id = $1', [order.order_id]);
-  assert.equal(r.rows[0].notification_status, 'pending');
+  const r = await p.pool.query<{ notification_status: string }>(
+    'SELECT notification_status FROM orders WHERE id = $1',
+    [order.order_id],
+  );
+  assert.equal(r.rows[0]!.notification_status, 'pending');
 });

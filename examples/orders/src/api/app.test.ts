@@ -28,8 +28,16 @@ after(async () => {
   await db.drop();
 });
 
-const post = (path: string, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-  fetch(base + path, { method: 'POST', headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+const post = (
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+) =>
+  fetch(base + path, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 
 async function counts() {
   const r = await pool.query<{ orders: number; outbox: number }>(
@@ -42,7 +50,11 @@ describe('POST /orders', () => {
   test('writes the order and its outbox row and answers 201 with ids and pending', async () => {
     const res = await post('/orders', { customer_email: 'ann@example.com', total: 25.5 });
     assert.equal(res.status, 201);
-    const body = (await res.json()) as { order_id: number; event_id: string; notification_status: string };
+    const body = (await res.json()) as {
+      order_id: number;
+      event_id: string;
+      notification_status: string;
+    };
     assert.equal(body.notification_status, 'pending');
     assert.match(body.event_id, /^[0-9a-f-]{36}$/);
     assert.equal(res.headers.get('location'), `/orders/${body.order_id}`);
@@ -84,14 +96,20 @@ describe('POST /orders', () => {
   }
 
   test('413 for an oversized body', async () => {
-    const res = await post('/orders', { customer_email: 'a@example.com', total: 1, pad: 'x'.repeat(20_000) });
+    const res = await post('/orders', {
+      customer_email: 'a@example.com',
+      total: 1,
+      pad: 'x'.repeat(20_000),
+    });
     assert.equal(res.status, 413);
   });
 
   test('a failing outbox insert leaves no order behind', async () => {
     await pool.query(`CREATE FUNCTION fail_outbox() RETURNS trigger LANGUAGE plpgsql AS
       $$ BEGIN RAISE EXCEPTION 'outbox unavailable'; END $$`);
-    await pool.query('CREATE TRIGGER fail_outbox BEFORE INSERT ON outbox_events FOR EACH ROW EXECUTE FUNCTION fail_outbox()');
+    await pool.query(
+      'CREATE TRIGGER fail_outbox BEFORE INSERT ON outbox_events FOR EACH ROW EXECUTE FUNCTION fail_outbox()',
+    );
     try {
       const before = await counts();
       const res = await post('/orders', { customer_email: 'b@example.com', total: 3 });
@@ -105,15 +123,24 @@ describe('POST /orders', () => {
 
 describe('GET /orders/:id', () => {
   test('returns the order with its events and no confirmation yet', async () => {
-    const created = (await (await post('/orders', { customer_email: 'c@example.com', total: 7 })).json()) as {
+    const created = (await (
+      await post('/orders', { customer_email: 'c@example.com', total: 7 })
+    ).json()) as {
       order_id: number;
       event_id: string;
     };
     const res = await fetch(`${base}/orders/${created.order_id}`);
     assert.equal(res.status, 200);
-    const body = (await res.json()) as { order_id: number; events: { event_id: string }[]; confirmation: unknown };
+    const body = (await res.json()) as {
+      order_id: number;
+      events: { event_id: string }[];
+      confirmation: unknown;
+    };
     assert.equal(body.order_id, created.order_id);
-    assert.deepEqual(body.events.map((e) => e.event_id), [created.event_id]);
+    assert.deepEqual(
+      body.events.map((e) => e.event_id),
+      [created.event_id],
+    );
     assert.equal(body.confirmation, null);
   });
 
@@ -126,13 +153,17 @@ describe('GET /orders/:id', () => {
 
 describe('POST /orders/:id/cancel', () => {
   test('cancels a pending order, 404 for unknown', async () => {
-    const created = (await (await post('/orders', { customer_email: 'd@example.com', total: 7 })).json()) as {
+    const created = (await (
+      await post('/orders', { customer_email: 'd@example.com', total: 7 })
+    ).json()) as {
       order_id: number;
     };
     const res = await post(`/orders/${created.order_id}/cancel`, {});
     assert.equal(res.status, 200);
-    const order = await pool.query('SELECT status FROM orders WHERE id = $1', [created.order_id]);
-    assert.equal(order.rows[0].status, 'cancelled');
+    const order = await pool.query<{ status: string }>('SELECT status FROM orders WHERE id = $1', [
+      created.order_id,
+    ]);
+    assert.equal(order.rows[0]!.status, 'cancelled');
     assert.equal((await post('/orders/999999/cancel', {})).status, 404);
   });
 });

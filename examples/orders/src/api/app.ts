@@ -70,7 +70,12 @@ export function createApp(pool: Pool, log: Logger): express.Express {
     res.status(404).json({ error: 'no such route' });
   });
 
-  const onError: ErrorRequestHandler = (err: { type?: string; status?: number }, _req, res, _next) => {
+  const onError: ErrorRequestHandler = (
+    err: { type?: string; status?: number },
+    _req,
+    res,
+    _next,
+  ) => {
     if (err.type === 'entity.parse.failed') {
       res.status(400).json({ error: 'body is not valid JSON' });
     } else if (err.type === 'entity.too.large') {

@@ -27,7 +27,12 @@ export async function createOrder(
        VALUES ($1, $2, $3, 1, $4, $5)`,
       [eventId, ORDER_CREATED, orderId, { order_id: orderId }, traceContext],
     );
-    return { order_id: orderId, event_id: eventId, status: 'created', notification_status: 'pending' };
+    return {
+      order_id: orderId,
+      event_id: eventId,
+      status: 'created',
+      notification_status: 'pending',
+    };
   });
 }
 
@@ -64,7 +69,10 @@ export async function getOrder(pool: Pool, id: number): Promise<OrderView | null
 }
 
 /** Cancels an order that has not been confirmed yet; returns false when it cannot be. */
-export async function cancelOrder(pool: Pool, id: number): Promise<'cancelled' | 'not_found' | 'too_late'> {
+export async function cancelOrder(
+  pool: Pool,
+  id: number,
+): Promise<'cancelled' | 'not_found' | 'too_late'> {
   const res = await pool.query<{ notification_status: string }>(
     `UPDATE orders SET status = 'cancelled'
       WHERE id = $1 AND notification_status = 'pending'

@@ -4,7 +4,13 @@
 import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import amqp from 'amqplib';
-import { DEAD_LETTER_QUEUE, EXCHANGE, HEADERS, ROUTING_KEY, WORK_QUEUE } from '../broker/topology.js';
+import {
+  DEAD_LETTER_QUEUE,
+  EXCHANGE,
+  HEADERS,
+  ROUTING_KEY,
+  WORK_QUEUE,
+} from '../broker/topology.js';
 import { ADMIN_DATABASE_URL, TestPipeline, waitFor } from '../testing/index.js';
 import { dropDatabase, restoreDatabase, snapshotDatabase } from './restore.js';
 
@@ -33,8 +39,20 @@ async function confirmationsFor(pipeline: TestPipeline, orderId: number): Promis
   return r.rows[0]!.n;
 }
 
+async function publishedAt(pipeline: TestPipeline, eventId: string): Promise<Date | null> {
+  const r = await pipeline.pool.query<{ published_at: Date | null }>(
+    'SELECT published_at FROM outbox_events WHERE id = $1',
+    [eventId],
+  );
+  return r.rows[0]!.published_at;
+}
+
 async function attempts(pipeline: TestPipeline, eventId: string) {
-  const r = await pipeline.pool.query<{ attempt: number; outcome: string; status_code: number | null }>(
+  const r = await pipeline.pool.query<{
+    attempt: number;
+    outcome: string;
+    status_code: number | null;
+  }>(
     'SELECT attempt, outcome, status_code FROM notification_attempts WHERE event_id = $1 ORDER BY attempt',
     [eventId],
   );
@@ -77,18 +95,20 @@ describe('failure 2: relay exits after the confirm, before published_at', () => 
     const order = await p.createOrder();
     assert.equal(await p.proc('relay').exited, 1);
     await sent(p, order.order_id);
-    const row = await p.pool.query('SELECT published_at FROM outbox_events WHERE id = $1', [order.event_id]);
-    assert.equal(row.rows[0].published_at, null, 'the confirm never reached the database');
+    assert.equal(
+      await publishedAt(p, order.event_id),
+      null,
+      'the confirm never reached the database',
+    );
 
     await p.start('relay', {}, 'relay2');
-    await p.proc('worker').waitForLog(
-      (l) => l.event_id === order.event_id && l.msg === 'already done; acking the duplicate',
-      'the duplicate recognised',
-    );
-    await waitFor('published_at set', async () => {
-      const r = await p!.pool.query('SELECT published_at FROM outbox_events WHERE id = $1', [order.event_id]);
-      return r.rows[0].published_at !== null;
-    });
+    await p
+      .proc('worker')
+      .waitForLog(
+        (l) => l.event_id === order.event_id && l.msg === 'already done; acking the duplicate',
+        'the duplicate recognised',
+      );
+    await waitFor('published_at set', async () => (await publishedAt(p!, order.event_id)) !== null);
     assert.equal(await confirmationsFor(p, order.order_id), 1);
     assert.equal((await p.providerStats(`order-confirmation:${order.order_id}`)).sent_for_key, 1);
   });
@@ -107,7 +127,10 @@ describe('failure 3: worker exits after the commit, before the ack', () => {
 
     const again = await p.start('worker', {}, 'worker2');
     await again.waitForLog(
-      (l) => l.event_id === order.event_id && l.redelivered === true && l.msg === 'already done; acking the duplicate',
+      (l) =>
+        l.event_id === order.event_id &&
+        l.redelivered === true &&
+        l.msg === 'already done; acking the duplicate',
       'the redelivery acked as already done',
     );
     await waitFor('work queue empty', async () => (await p!.queue(WORK_QUEUE)).messageCount === 0);
@@ -150,9 +173,15 @@ describe('failure 5: wrong routing key', () => {
     await p.start('worker');
     await p.start('relay', { FAULT_RELAY_ROUTING_KEY: 'order.craeted' });
     const order = await p.createOrder();
-    await p.proc('relay').waitForLog((l) => l.msg === 'publish failed; rows stay unpublished', 'the return logged');
+    await p
+      .proc('relay')
+      .waitForLog((l) => l.msg === 'publish failed; rows stay unpublished', 'the return logged');
     const row = await waitFor('the failure recorded on the row', async () => {
-      const r = await p!.pool.query<{ published_at: Date | null; publish_attempts: number; last_publish_error: string }>(
+      const r = await p!.pool.query<{
+        published_at: Date | null;
+        publish_attempts: number;
+        last_publish_error: string;
+      }>(
         'SELECT published_at, publish_attempts, last_publish_error FROM outbox_events WHERE id = $1',
         [order.event_id],
       );
@@ -183,7 +212,9 @@ describe('failure 6: poison messages and a provider that keeps failing', () => {
     assert.equal(dead.length, 1);
     assert.equal(dead[0]!.messageId, order.event_id);
     assert.equal(dead[0]!.headers[HEADERS.deadLetterReason], 'provider 422: invalid address');
-    assert.deepEqual(await attempts(p, order.event_id), [{ attempt: 1, outcome: 'permanent_error', status_code: 422 }]);
+    assert.deepEqual(await attempts(p, order.event_id), [
+      { attempt: 1, outcome: 'permanent_error', status_code: 422 },
+    ]);
     assert.equal(await confirmationsFor(p, order.order_id), 0);
   });
 
@@ -206,12 +237,18 @@ describe('failure 6: poison messages and a provider that keeps failing', () => {
       .lines.filter((l) => l.msg === 'provider failed; retry scheduled')
       .map((l) => Number(l.delay_ms));
     assert.equal(delays.length, 3);
-    assert.ok(delays[0]! < delays[1]! && delays[1]! < delays[2]!, `delays grow: ${delays.join(', ')}`);
+    assert.ok(
+      delays[0]! < delays[1]! && delays[1]! < delays[2]!,
+      `delays grow: ${delays.join(', ')}`,
+    );
     const dead = await waitFor('the DLQ message', async () => {
       const msgs = await p!.drain(DEAD_LETTER_QUEUE);
       return msgs.length ? msgs : undefined;
     });
-    assert.equal(dead[0]!.headers[HEADERS.deadLetterReason], 'attempts exhausted (4): provider 503: temporarily unavailable');
+    assert.equal(
+      dead[0]!.headers[HEADERS.deadLetterReason],
+      'attempts exhausted (4): provider 503: temporarily unavailable',
+    );
     assert.equal(dead[0]!.headers[HEADERS.attempt], 4);
   });
 
@@ -220,7 +257,10 @@ describe('failure 6: poison messages and a provider that keeps failing', () => {
     await p.startAll();
     const conn = await amqp.connect(p.vhost.url);
     const ch = await conn.createConfirmChannel();
-    ch.publish(EXCHANGE, ROUTING_KEY, Buffer.from('{"event_id": 42'), { messageId: 'poison-1', persistent: true });
+    ch.publish(EXCHANGE, ROUTING_KEY, Buffer.from('{"event_id": 42'), {
+      messageId: 'poison-1',
+      persistent: true,
+    });
     await ch.waitForConfirms();
     await conn.close();
     const order = await p.createOrder();
@@ -270,7 +310,9 @@ describe('failure 8: database restored to an earlier point', () => {
         dead.map((m) => [m.messageId, m.headers[HEADERS.deadLetterReason]]),
         [[b.event_id, 'order not found']],
       );
-      assert.deepEqual(await attempts(p, c.event_id), [{ attempt: 1, outcome: 'idempotent_replay', status_code: 202 }]);
+      assert.deepEqual(await attempts(p, c.event_id), [
+        { attempt: 1, outcome: 'idempotent_replay', status_code: 202 },
+      ]);
       assert.equal((await p.providerStats(`order-confirmation:${c.order_id}`)).sent_for_key, 1);
       assert.equal(await confirmationsFor(p, before.order_id), 1);
       assert.equal(await statusOf(p, before.order_id), 'sent');

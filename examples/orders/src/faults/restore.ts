@@ -17,10 +17,17 @@ async function withAdmin<T>(adminUrl: string, fn: (c: pg.Client) => Promise<T>):
 
 async function closeDatabase(c: pg.Client, db: string): Promise<void> {
   await c.query(`ALTER DATABASE ${ident(db)} ALLOW_CONNECTIONS false`);
-  await c.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [db]);
+  await c.query(
+    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+    [db],
+  );
 }
 
-export async function snapshotDatabase(adminUrl: string, db: string, snapshot: string): Promise<void> {
+export async function snapshotDatabase(
+  adminUrl: string,
+  db: string,
+  snapshot: string,
+): Promise<void> {
   await withAdmin(adminUrl, async (c) => {
     await c.query(`DROP DATABASE IF EXISTS ${ident(snapshot)}`);
     await closeDatabase(c, db);
@@ -32,7 +39,11 @@ export async function snapshotDatabase(adminUrl: string, db: string, snapshot: s
   });
 }
 
-export async function restoreDatabase(adminUrl: string, db: string, snapshot: string): Promise<void> {
+export async function restoreDatabase(
+  adminUrl: string,
+  db: string,
+  snapshot: string,
+): Promise<void> {
   await withAdmin(adminUrl, async (c) => {
     await closeDatabase(c, db);
     await c.query(`DROP DATABASE ${ident(db)} WITH (FORCE)`);

@@ -10,6 +10,8 @@ export interface LoadOptions {
   invalidRatio: number;
   signal?: AbortSignal;
   onProgress?: (p: LoadProgress) => void;
+  /** How often onProgress is called while running, in seconds. Default 1. */
+  progressIntervalS?: number;
 }
 
 export interface LoadProgress {
@@ -24,6 +26,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadProgress> {
   const progress: LoadProgress = { sent: 0, created: 0, errors: 0, elapsedS: 0 };
   const inFlight = new Set<Promise<void>>();
   const intervalMs = 1000 / opts.rate;
+  const progressEveryMs = (opts.progressIntervalS ?? 1) * 1000;
   let lastReport = 0;
 
   const post = async (n: number) => {
@@ -57,7 +60,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadProgress> {
     progress.sent++;
     const p = post(n).finally(() => inFlight.delete(p));
     inFlight.add(p);
-    if (opts.onProgress && elapsedMs - lastReport >= 1000) {
+    if (opts.onProgress && elapsedMs - lastReport >= progressEveryMs) {
       lastReport = elapsedMs;
       opts.onProgress({ ...progress, elapsedS: elapsedMs / 1000 });
     }

@@ -35,12 +35,22 @@ interface StoredResult {
 /** `*` in a pattern matches any run of characters; everything else literally. */
 export function matchesAny(address: string, patterns: readonly string[]): boolean {
   return patterns.some((p) => {
-    const re = new RegExp(`^${p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i');
+    const re = new RegExp(
+      `^${p
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+      'i',
+    );
     return re.test(address);
   });
 }
 
-export function createProviderApp(initial: ProviderSettings, log: Logger, random: () => number = Math.random) {
+export function createProviderApp(
+  initial: ProviderSettings,
+  log: Logger,
+  random: () => number = Math.random,
+) {
   const settings: ProviderSettings = { ...initial };
   /** Results by idempotency key; a pending promise while the first request is in flight. */
   const results = new Map<string, Promise<StoredResult | null>>();
@@ -108,10 +118,12 @@ export function createProviderApp(initial: ProviderSettings, log: Logger, random
   app.put('/admin/settings', (req, res) => {
     const patch = settingsPatch.safeParse(req.body);
     if (!patch.success) {
-      res.status(400).json({ error: patch.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });
+      res.status(400).json({
+        error: patch.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+      });
       return;
     }
-    Object.assign(settings, Object.fromEntries(Object.entries(patch.data).filter(([, v]) => v !== undefined)));
+    Object.assign(settings, patch.data);
     log.info({ settings }, 'settings changed');
     res.json(settings);
   });

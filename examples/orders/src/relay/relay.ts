@@ -53,7 +53,11 @@ export class Relay {
     await assertTopology(ch, this.config.worker.maxAttempts);
     ch.on('return', (msg: Message) => {
       const id = msg.properties.messageId as string | undefined;
-      if (id) this.returned.set(id, `unroutable: ${(msg.fields as { replyText?: string }).replyText ?? "NO_ROUTE"}`);
+      if (id)
+        this.returned.set(
+          id,
+          `unroutable: ${(msg.fields as { replyText?: string }).replyText ?? 'NO_ROUTE'}`,
+        );
     });
     ch.on('close', () => {
       if (this.channel === ch) this.channel = null;
@@ -74,7 +78,9 @@ export class Relay {
         }
       }
       if (claimed < batchSize) {
-        await sleep(pollIntervalMs, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+        await sleep(pollIntervalMs, undefined, { signal: this.stopping.signal }).catch(
+          () => undefined,
+        );
       }
     }
   }
@@ -93,7 +99,10 @@ export class Relay {
       if (this.channel !== ch) throw new Error('channel closed before all confirms arrived');
 
       if (this.config.faults.relayExitAfterConfirm) {
-        this.log.fatal({ events: rows.length }, 'FAULT: exiting after the confirm, before published_at');
+        this.log.fatal(
+          { events: rows.length },
+          'FAULT: exiting after the confirm, before published_at',
+        );
         process.exit(1);
       }
 
@@ -103,7 +112,8 @@ export class Relay {
         const returned = this.returned.get(row.id);
         this.returned.delete(row.id);
         if (returned) failed.push({ id: row.id, error: returned });
-        else if (results[i]?.status === 'rejected') failed.push({ id: row.id, error: 'nacked by the broker' });
+        else if (results[i]?.status === 'rejected')
+          failed.push({ id: row.id, error: 'nacked by the broker' });
         else published.push(row.id);
       });
       await markPublished(db, published);
@@ -116,7 +126,11 @@ export class Relay {
         this.stats.unroutable += unroutable.length;
         this.stats.nacked += failed.length - unroutable.length;
         this.log.warn(
-          { failed: failed.length, reason: failed[0]?.error, event_ids: failed.slice(0, 10).map((f) => f.id) },
+          {
+            failed: failed.length,
+            reason: failed[0]?.error,
+            event_ids: failed.slice(0, 10).map((f) => f.id),
+          },
           'publish failed; rows stay unpublished',
         );
       }

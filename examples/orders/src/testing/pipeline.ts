@@ -1,7 +1,12 @@
 // The whole reference pipeline for one test file: own database, own vhost, real processes.
 import amqp from 'amqplib';
 import { createPool, type Pool } from '../db/pool.js';
-import { createTestDatabase, createTestVhost, type TestDatabase, type TestVhost } from './services.js';
+import {
+  createTestDatabase,
+  createTestVhost,
+  type TestDatabase,
+  type TestVhost,
+} from './services.js';
 import { RoleProcess, startRole } from './processes.js';
 
 export type Role = 'api' | 'relay' | 'worker' | 'provider';
@@ -53,8 +58,13 @@ export class TestPipeline {
   }
 
   /** Starts a role under `name` (default: the role), with extra environment. */
-  async start(role: Role, extra: Record<string, string> = {}, name: string = role): Promise<RoleProcess> {
-    if (role === 'worker' && !this.providerPort) throw new Error('start the provider before the worker');
+  async start(
+    role: Role,
+    extra: Record<string, string> = {},
+    name: string = role,
+  ): Promise<RoleProcess> {
+    if (role === 'worker' && !this.providerPort)
+      throw new Error('start the provider before the worker');
     const proc = await startRole(role, this.env(extra));
     this.procs.set(name, proc);
     if (role === 'provider') this.providerPort = proc.port;
@@ -82,17 +92,28 @@ export class TestPipeline {
     this.procs.delete(name);
   }
 
-  async createOrder(body: { customer_email: string; total: number } = { customer_email: 'a@example.com', total: 25 }) {
+  async createOrder(
+    body: { customer_email: string; total: number } = {
+      customer_email: 'a@example.com',
+      total: 25,
+    },
+  ) {
     const res = await fetch(`${this.apiUrl}/orders`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
     if (res.status !== 201) throw new Error(`POST /orders: ${res.status} ${await res.text()}`);
-    return (await res.json()) as { order_id: number; event_id: string; notification_status: string };
+    return (await res.json()) as {
+      order_id: number;
+      event_id: string;
+      notification_status: string;
+    };
   }
 
-  async providerStats(key?: string): Promise<{ requests: number; sent: number; sent_for_key?: number }> {
+  async providerStats(
+    key?: string,
+  ): Promise<{ requests: number; sent: number; sent_for_key?: number }> {
     const q = key ? `?key=${encodeURIComponent(key)}` : '';
     const res = await fetch(`${this.providerUrl}/admin/stats${q}`);
     return (await res.json()) as { requests: number; sent: number; sent_for_key?: number };
@@ -119,7 +140,9 @@ export class TestPipeline {
   }
 
   /** Takes every message from a queue (acking them) and returns bodies and headers. */
-  async drain(name: string): Promise<{ body: unknown; messageId: unknown; headers: Record<string, unknown> }[]> {
+  async drain(
+    name: string,
+  ): Promise<{ body: unknown; messageId: unknown; headers: Record<string, unknown> }[]> {
     const conn = await amqp.connect(this.vhost.url);
     const out: { body: unknown; messageId: unknown; headers: Record<string, unknown> }[] = [];
     try {
@@ -133,7 +156,11 @@ export class TestPipeline {
         } catch {
           body = msg.content.toString();
         }
-        out.push({ body, messageId: msg.properties.messageId, headers: (msg.properties.headers ?? {}) as Record<string, unknown> });
+        out.push({
+          body,
+          messageId: msg.properties.messageId,
+          headers: msg.properties.headers ?? {},
+        });
       }
     } finally {
       await conn.close();

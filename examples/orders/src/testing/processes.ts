@@ -51,13 +51,18 @@ export class RoleProcess {
   }
 
   /** Waits for a log line matching `match`; fails early if the process exits first. */
-  async waitForLog(match: (l: LogLine) => boolean, what: string, timeoutMs = 30_000): Promise<LogLine> {
+  async waitForLog(
+    match: (l: LogLine) => boolean,
+    what: string,
+    timeoutMs = 30_000,
+  ): Promise<LogLine> {
     return waitFor(
       `${this.role}: ${what}`,
       () => {
         const line = this.lines.find(match);
         if (line) return line;
-        if (!this.running) throw new Error(`${this.role} exited: ${this.stderr.slice(-5).join('\n')}`);
+        if (!this.running)
+          throw new Error(`${this.role} exited: ${this.stderr.slice(-5).join('\n')}`);
         return undefined;
       },
       { timeoutMs },

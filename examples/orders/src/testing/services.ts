@@ -10,7 +10,8 @@ export const ADMIN_DATABASE_URL = 'postgres://acktrail:acktrail@127.0.0.1:5432/p
 export const RABBITMQ_HOST_URL = 'amqp://guest:guest@127.0.0.1:5672';
 export const RABBITMQ_MANAGEMENT_URL = 'http://guest:guest@127.0.0.1:15672';
 
-const uniqueName = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+const uniqueName = (prefix: string) =>
+  `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
 
 export function databaseUrl(name: string): string {
   const url = new URL(ADMIN_DATABASE_URL);
@@ -24,7 +25,10 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(prefix = 'acktrail_test', migrations = true): Promise<TestDatabase> {
+export async function createTestDatabase(
+  prefix = 'acktrail_test',
+  migrations = true,
+): Promise<TestDatabase> {
   const name = uniqueName(prefix);
   const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
   await admin.connect();
@@ -46,16 +50,25 @@ export interface TestVhost {
 }
 
 /** Calls the management HTTP API (credentials from the URL); throws on a non-2xx answer. */
-export async function management(path: string, init: RequestInit = {}, base = RABBITMQ_MANAGEMENT_URL): Promise<unknown> {
+export async function management(
+  path: string,
+  init: RequestInit = {},
+  base = RABBITMQ_MANAGEMENT_URL,
+): Promise<unknown> {
   const url = new URL(`/api${path}`, base);
-  const auth = Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64');
+  const auth = Buffer.from(
+    `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`,
+  ).toString('base64');
   url.username = '';
   url.password = '';
-  const res = await fetch(url, {
-    ...init,
-    headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json', ...init.headers },
-  });
-  if (!res.ok) throw new Error(`management API ${init.method ?? 'GET'} ${path}: ${res.status} ${await res.text()}`);
+  const headers = new Headers(init.headers);
+  headers.set('authorization', `Basic ${auth}`);
+  headers.set('content-type', 'application/json');
+  const res = await fetch(url, { ...init, headers });
+  if (!res.ok)
+    throw new Error(
+      `management API ${init.method ?? 'GET'} ${path}: ${res.status} ${await res.text()}`,
+    );
   const text = await res.text();
   return text ? (JSON.parse(text) as unknown) : null;
 }

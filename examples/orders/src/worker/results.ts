@@ -28,7 +28,13 @@ export type Verdict = 'sent' | 'retry' | 'failed';
  */
 export async function recordAttempt(
   pool: Pool,
-  input: { eventId: string; orderId: number; provider: string; maxAttempts: number; result: ProviderResult },
+  input: {
+    eventId: string;
+    orderId: number;
+    provider: string;
+    maxAttempts: number;
+    result: ProviderResult;
+  },
 ): Promise<{ attempt: number; verdict: Verdict }> {
   return inTransaction(pool, async (db) => {
     // The order row lock serialises concurrent copies of the same event.
@@ -50,7 +56,9 @@ export async function recordAttempt(
         'INSERT INTO order_confirmations (event_id, order_id) VALUES ($1, $2) ON CONFLICT DO NOTHING',
         [input.eventId, input.orderId],
       );
-      await db.query(`UPDATE orders SET notification_status = 'sent' WHERE id = $1`, [input.orderId]);
+      await db.query(`UPDATE orders SET notification_status = 'sent' WHERE id = $1`, [
+        input.orderId,
+      ]);
       verdict = 'sent';
     } else if (outcome === 'permanent_error' || attempt >= input.maxAttempts) {
       await db.query(

@@ -13,10 +13,19 @@ test('delays follow min(60 s, 5 s * 2^(n-1)) without jitter at the midpoint', ()
 });
 
 test('jitter stays within ±10 %', () => {
-  assert.equal(retryDelayMs(1, seed, () => 0), 4500);
-  assert.equal(retryDelayMs(1, seed, () => 1), 5500);
+  assert.equal(
+    retryDelayMs(1, seed, () => 0),
+    4500,
+  );
+  assert.equal(
+    retryDelayMs(1, seed, () => 1),
+    5500,
+  );
 });
 
 test('the scale shrinks every delay', () => {
-  assert.equal(retryDelayMs(3, { ...seed, scale: 0.01 }, () => 0.5), 200);
+  assert.equal(
+    retryDelayMs(3, { ...seed, scale: 0.01 }, () => 0.5),
+    200,
+  );
 });

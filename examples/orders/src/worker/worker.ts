@@ -74,7 +74,10 @@ export class Worker {
       this.log.debug({ event_id: msg.properties.messageId as unknown, settled }, 'acked');
     } catch (err) {
       // Database or broker trouble: give the delivery back after a pause instead of spinning.
-      this.log.error({ err: coerceError(err).message, event_id: msg.properties.messageId as unknown }, 'processing failed; requeueing');
+      this.log.error(
+        { err: coerceError(err).message, event_id: msg.properties.messageId as unknown },
+        'processing failed; requeueing',
+      );
       await sleep(1000);
       try {
         ch.nack(msg, false, true);
@@ -89,7 +92,11 @@ export class Worker {
     const parsed = parseOrderEvent(msg.content);
     if (!parsed.ok) return this.deadLetter(pub, msg, parsed.reason);
     const { event_id: eventId, order_id: orderId } = parsed.event;
-    const log = this.log.child({ event_id: eventId, order_id: orderId, redelivered: msg.fields.redelivered });
+    const log = this.log.child({
+      event_id: eventId,
+      order_id: orderId,
+      redelivered: msg.fields.redelivered,
+    });
 
     const order = await loadOrder(this.pool, orderId);
     if (!order) return this.deadLetter(pub, msg, 'order not found');
@@ -98,15 +105,22 @@ export class Worker {
       return 'skipped_cancelled';
     }
     if (order.confirmed || order.notification_status !== 'pending') {
-      log.info({ notification_status: order.notification_status }, 'already done; acking the duplicate');
+      log.info(
+        { notification_status: order.notification_status },
+        'already done; acking the duplicate',
+      );
       return 'already_done';
     }
 
-    const result = await sendConfirmationMail(this.config.provider.url, this.config.worker.providerTimeoutMs, {
-      to: order.customer_email,
-      orderId,
-      idempotencyKey: `order-confirmation:${orderId}`,
-    });
+    const result = await sendConfirmationMail(
+      this.config.provider.url,
+      this.config.worker.providerTimeoutMs,
+      {
+        to: order.customer_email,
+        orderId,
+        idempotencyKey: `order-confirmation:${orderId}`,
+      },
+    );
     if (this.config.faults.workerExitAfterProviderCall) {
       log.fatal('FAULT: exiting after the provider call, before recording it');
       process.exit(1);
@@ -132,17 +146,30 @@ export class Worker {
         ...this.carriedProperties(msg, attempt + 1),
         expiration: String(delay),
       });
-      log.info({ attempt, outcome: result.outcome, delay_ms: delay }, 'provider failed; retry scheduled');
+      log.info(
+        { attempt, outcome: result.outcome, delay_ms: delay },
+        'provider failed; retry scheduled',
+      );
       return 'retry';
     }
     const reason =
-      result.outcome === 'permanent_error' ? result.detail : `attempts exhausted (${attempt}): ${result.detail}`;
+      result.outcome === 'permanent_error'
+        ? result.detail
+        : `attempts exhausted (${attempt}): ${result.detail}`;
     return this.deadLetter(pub, msg, reason, attempt);
   }
 
-  private async deadLetter(pub: ConfirmChannel, msg: ConsumeMessage, reason: string, attempt?: number): Promise<Settlement> {
+  private async deadLetter(
+    pub: ConfirmChannel,
+    msg: ConsumeMessage,
+    reason: string,
+    attempt?: number,
+  ): Promise<Settlement> {
     const props = this.carriedProperties(msg, attempt ?? this.attemptOf(msg));
-    props.headers = { ...props.headers, [HEADERS.deadLetterReason]: reason };
+    props.headers = {
+      ...(props.headers as Record<string, unknown>),
+      [HEADERS.deadLetterReason]: reason,
+    };
     await publishConfirmed(pub, DEAD_LETTER_EXCHANGE, WORK_QUEUE, msg.content, props);
     this.log.warn({ event_id: msg.properties.messageId as unknown, reason }, 'dead-lettered');
     return 'dead_lettered';
@@ -163,7 +190,10 @@ export class Worker {
       type: p.type as string | undefined,
       contentType: p.contentType as string | undefined,
       timestamp: p.timestamp as number | undefined,
-      headers: { ...(p.headers as Record<string, unknown> | undefined), [HEADERS.attempt]: attempt },
+      headers: {
+        ...p.headers,
+        [HEADERS.attempt]: attempt,
+      },
     };
   }
 }

@@ -1,0 +1,177 @@
+// `npm run demo`: the reference pipeline under a steady load, with some failures mixed in
+// (5 % provider 503s, 2 % orders to an address the provider rejects). Prints what runs where;
+// Ctrl-C stops everything cleanly.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { migrate } from '@acktrail/orders-example';
+
+const env = process.env;
+const ADMIN_URL =
+  env.DEMO_ADMIN_DATABASE_URL ?? 'postgres://acktrail:acktrail@127.0.0.1:5432/postgres';
+const DB_NAME = 'acktrail_demo';
+const DATABASE_URL = env.DATABASE_URL ?? `postgres://acktrail:acktrail@127.0.0.1:5432/${DB_NAME}`;
+const RABBITMQ_URL = env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
+const API_PORT = env.ORDERS_API_PORT ?? '8080';
+const PROVIDER_PORT = env.PROVIDER_PORT ?? '8090';
+const RATE = env.DEMO_RATE ?? '5';
+
+interface Service {
+  name: string;
+  args: string[];
+  env?: Record<string, string>;
+  where: string;
+}
+
+const orders = (role: string, ...args: string[]) => [
+  '--import',
+  'tsx',
+  'examples/orders/src/main.ts',
+  role,
+  ...args,
+];
+
+const common = {
+  DATABASE_URL,
+  RABBITMQ_URL,
+  ORDERS_API_PORT: API_PORT,
+  PROVIDER_PORT,
+  PROVIDER_URL: `http://127.0.0.1:${PROVIDER_PORT}`,
+  LOG_LEVEL: env.LOG_LEVEL ?? 'warn',
+};
+
+const services: Service[] = [
+  {
+    name: 'provider',
+    args: orders('provider'),
+    env: {
+      PROVIDER_FAILURE_RATE: '0.05',
+      PROVIDER_LATENCY_MS: '40',
+      PROVIDER_REJECT_ADDRESSES: '*@invalid.example',
+    },
+    where: `mail provider    http://127.0.0.1:${PROVIDER_PORT}  (GET /admin/stats, PUT /admin/settings)`,
+  },
+  {
+    name: 'api',
+    args: orders('api'),
+    where: `orders API       http://127.0.0.1:${API_PORT}/orders`,
+  },
+  {
+    name: 'relay',
+    args: orders('relay'),
+    where: 'outbox relay     publishes to exchange orders.events',
+  },
+  {
+    name: 'worker-1',
+    args: orders('worker'),
+    where: 'worker 1         consumes orders.confirmations',
+  },
+  {
+    name: 'worker-2',
+    args: orders('worker'),
+    where: 'worker 2         consumes orders.confirmations',
+  },
+  {
+    name: 'loadgen',
+    args: orders('loadgen', '--rate', RATE, '--invalid-ratio', '0.02', '--progress-interval', '10'),
+    where: `load generator   ${RATE} orders/s`,
+  },
+];
+
+const LEVELS: Record<number, string> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
+
+function format(name: string, line: string): string {
+  try {
+    const {
+      level,
+      time,
+      msg,
+      role: _r,
+      name: _n,
+      pid: _p,
+      hostname: _h,
+      ...rest
+    } = JSON.parse(line) as Record<string, unknown>;
+    const fields = Object.entries(rest).map(
+      ([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`,
+    );
+    const t = new Date(Number(time)).toISOString().slice(11, 19);
+    return `${t} ${name.padEnd(9)} ${(LEVELS[Number(level)] ?? '').padEnd(5)} ${String(msg)} ${fields.join(' ')}`;
+  } catch {
+    return `${new Date().toISOString().slice(11, 19)} ${name.padEnd(9)} ${line}`;
+  }
+}
+
+async function ensureDatabase(): Promise<void> {
+  if (env.DATABASE_URL) return;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
+    if (!exists.rowCount) await admin.query(`CREATE DATABASE ${DB_NAME}`);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function main(): Promise<void> {
+  await ensureDatabase();
+  const applied = await migrate(DATABASE_URL);
+  console.log(
+    `demo: database ${DATABASE_URL.replace(/:[^:@/]+@/, ':***@')} migrated (${applied.length} new migrations)`,
+  );
+
+  const children = new Map<string, ChildProcess>();
+  let stopping = false;
+  for (const s of services) {
+    const child = spawn(process.execPath, s.args, {
+      env: { ...env, ...common, ...s.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.set(s.name, child);
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        console.log(format(s.name, line));
+      });
+    }
+    child.on('exit', (code, signal) => {
+      children.delete(s.name);
+      if (!stopping)
+        console.log(`demo: ${s.name} exited (${signal ?? code}); the rest keeps running`);
+      if (stopping && children.size === 0) process.exit(0);
+    });
+  }
+
+  console.log('\nacktrail demo is running:');
+  for (const s of services) console.log(`  ${s.where}`);
+  console.log(`  RabbitMQ         http://127.0.0.1:15672 (guest/guest)`);
+  console.log(
+    '\nTry: curl -s localhost:' + API_PORT + '/orders/1 | jq   ·   Ctrl-C stops everything\n',
+  );
+
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('\ndemo: stopping');
+    for (const child of children.values()) child.kill('SIGTERM');
+    setTimeout(() => {
+      for (const child of children.values()) child.kill('SIGKILL');
+      process.exit(1);
+    }, 15_000).unref();
+    if (children.size === 0) process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});
