@@ -137,7 +137,7 @@ export class Worker {
       process.exit(1);
     }
     if (verdict === 'sent') {
-      log.info({ attempt, outcome: result.outcome }, 'confirmation sent');
+      log.debug({ attempt, outcome: result.outcome }, 'confirmation sent');
       return 'sent';
     }
     if (verdict === 'retry') {

@@ -1,0 +1,27 @@
+// `npm run bench [-- name...] [--rounds=N]`: the benchmarks, one after the other. Each prints its
+// own figures and ratios; docs/benchmarks.md records them with this command.
+import { parseArgs } from 'node:util';
+import { runPipelineBench } from './pipeline.js';
+
+const benches: Record<string, (rounds: number) => Promise<void>> = { pipeline: runPipelineBench };
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { rounds: { type: 'string', default: '3' } },
+});
+const rounds = Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) {
+  console.error('--rounds must be a positive integer');
+  process.exit(2);
+}
+const unknown = positionals.filter((p) => !(p in benches));
+if (unknown.length) {
+  console.error(
+    `unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}`,
+  );
+  process.exit(2);
+}
+for (const [name, run] of Object.entries(benches)) {
+  if (positionals.length && !positionals.includes(name)) continue;
+  await run(rounds);
+}
