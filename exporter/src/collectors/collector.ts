@@ -1,0 +1,21 @@
+// The one interface every collector implements.
+
+export interface Collector {
+  /** The `collector` label of the self-monitoring metrics. */
+  readonly name: string;
+  /** A run that takes longer is abandoned and counts as a failure. */
+  readonly timeoutMs: number;
+  /**
+   * Expensive collectors refresh at most this often, in the background: scrapes serve the last
+   * data (and its age) instead of waiting. Unset: every scrape runs the collector.
+   */
+  readonly minIntervalMs?: number;
+  /**
+   * Reads the source and returns a function that applies the new values to the collector's
+   * metrics. The runner calls it only when the run finished in time, so a late result never
+   * overwrites a newer one and a timed-out run leaves no half-written state.
+   */
+  collect(signal: AbortSignal): Promise<() => void>;
+  /** Called when a run fails: remove values that would now be stale (gauges), keep counters. */
+  clear?(): void;
+}

@@ -1,0 +1,72 @@
+// Provider calls: requests by provider and outcome, and the duration histogram, fed from the
+// attempts table newer than a watermark (see watermark.ts).
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { ValidatedConfig } from '../config.js';
+import { ident, type Pool } from '../db/pool.js';
+import type { Collector } from './collector.js';
+import { readNewRows } from './incremental.js';
+import { BoundedLabel, WatermarkCursor, type TimedRow } from './watermark.js';
+
+export const OUTCOMES = ['success', 'transient_error', 'permanent_error', 'timeout', 'idempotent_replay'] as const;
+
+interface AttemptRow extends TimedRow {
+  provider: string | null;
+  outcome: string | null;
+  duration_seconds: number | null;
+}
+
+export function providerSql(p: ValidatedConfig['provider']): string {
+  if (p.query) return p.query;
+  return `SELECT ${ident(p.id)}::text AS id, ${ident(p.createdAt)} AS at, ${ident(p.provider)}::text AS provider,
+                 ${ident(p.outcome)}::text AS outcome, extract(epoch FROM ${ident(p.duration)})::float8 AS duration_seconds
+            FROM ${ident(p.table)}
+           WHERE ${ident(p.createdAt)} > $1
+           ORDER BY ${ident(p.createdAt)}
+           LIMIT $2`;
+}
+
+export class ProviderCollector implements Collector {
+  readonly name = 'provider';
+  readonly timeoutMs: number;
+  private readonly requests: Counter;
+  private readonly duration: Histogram;
+  private readonly cursor: WatermarkCursor;
+  private readonly providers: BoundedLabel;
+  private readonly sql: string;
+
+  constructor(
+    private readonly pool: Pool,
+    config: ValidatedConfig,
+    registry: Registry,
+  ) {
+    this.timeoutMs = config.provider.timeoutSeconds * 1000;
+    this.cursor = new WatermarkCursor(config.watermarkLatenessSeconds * 1000);
+    this.providers = new BoundedLabel(config.provider.maxProviders);
+    this.sql = providerSql(config.provider);
+    this.requests = new Counter({
+      name: 'acktrail_provider_requests_total',
+      help: 'Provider calls recorded since the exporter started, by provider and outcome.',
+      labelNames: ['provider', 'outcome'],
+      registers: [registry],
+    });
+    this.duration = new Histogram({
+      name: 'acktrail_provider_request_duration_seconds',
+      help: 'Duration of provider calls recorded since the exporter started.',
+      labelNames: ['provider'],
+      buckets: config.provider.buckets,
+      registers: [registry],
+    });
+  }
+
+  async collect(): Promise<() => void> {
+    const fresh = await readNewRows<AttemptRow>(this.pool, this.cursor, this.sql);
+    return () => {
+      for (const r of fresh) {
+        const provider = this.providers.of(r.provider);
+        const outcome = (OUTCOMES as readonly string[]).includes(r.outcome ?? '') ? r.outcome! : 'other';
+        this.requests.inc({ provider, outcome });
+        if (r.duration_seconds !== null) this.duration.observe({ provider }, Math.max(0, r.duration_seconds));
+      }
+    };
+  }
+}

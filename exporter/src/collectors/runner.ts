@@ -1,0 +1,141 @@
+// Runs the collectors for a scrape. A failing or slow collector never fails the scrape: it sets
+// acktrail_collector_success{collector} to 0 and logs once per change of state. Concurrent scrapes
+// share one in-flight collection; expensive collectors refresh in the background.
+import { Gauge, type Registry } from 'prom-client';
+import { errorMessage, type Logger } from '../log.js';
+import type { Collector } from './collector.js';
+
+interface State {
+  ok: boolean | null;
+  lastSuccessAt: number | null;
+  refreshing: Promise<void> | null;
+  lastError: string | null;
+}
+
+export interface SourceStatus {
+  collector: string;
+  up: boolean | null;
+  error: string | null;
+  lastSuccessAt: string | null;
+}
+
+export class CollectorTimeoutError extends Error {
+  readonly code = 'COLLECTOR_TIMEOUT';
+}
+
+export class CollectorRunner {
+  private readonly states = new Map<string, State>();
+  private inFlight: Promise<void> | null = null;
+  private readonly success: Gauge;
+  private readonly duration: Gauge;
+  private readonly dataAge: Gauge;
+
+  constructor(
+    private readonly collectors: readonly Collector[],
+    registry: Registry,
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.success = new Gauge({
+      name: 'acktrail_collector_success',
+      help: 'Whether the last run of the collector succeeded (1) or failed or timed out (0).',
+      labelNames: ['collector'],
+      registers: [registry],
+    });
+    this.duration = new Gauge({
+      name: 'acktrail_collector_duration_seconds',
+      help: 'How long the last run of the collector took.',
+      labelNames: ['collector'],
+      registers: [registry],
+    });
+    const states = this.states;
+    const clock = this.now;
+    this.dataAge = new Gauge({
+      name: 'acktrail_collector_data_age_seconds',
+      help: 'Age of the data served by a collector with a minimum interval (0 for the others).',
+      labelNames: ['collector'],
+      registers: [registry],
+      collect() {
+        for (const [name, s] of states) {
+          if (s.lastSuccessAt !== null) this.set({ collector: name }, (clock() - s.lastSuccessAt) / 1000);
+        }
+      },
+    });
+    for (const c of collectors) {
+      this.states.set(c.name, { ok: null, lastSuccessAt: null, refreshing: null, lastError: null });
+    }
+  }
+
+  /** One collection for however many scrapes arrive while it runs. */
+  collect(): Promise<void> {
+    this.inFlight ??= this.collectAll().finally(() => {
+      this.inFlight = null;
+    });
+    return this.inFlight;
+  }
+
+  status(): SourceStatus[] {
+    return this.collectors.map((c) => {
+      const s = this.states.get(c.name)!;
+      return {
+        collector: c.name,
+        up: s.ok,
+        error: s.lastError,
+        lastSuccessAt: s.lastSuccessAt === null ? null : new Date(s.lastSuccessAt).toISOString(),
+      };
+    });
+  }
+
+  private async collectAll(): Promise<void> {
+    await Promise.all(
+      this.collectors.map((c) => {
+        const s = this.states.get(c.name)!;
+        if (c.minIntervalMs === undefined || s.lastSuccessAt === null) return this.refresh(c);
+        if (this.now() - s.lastSuccessAt >= c.minIntervalMs) void this.refresh(c); // background
+        return undefined;
+      }),
+    );
+  }
+
+  /** Runs a collector once, single-flight per collector. */
+  private refresh(c: Collector): Promise<void> {
+    const s = this.states.get(c.name)!;
+    s.refreshing ??= this.run(c, s).finally(() => {
+      s.refreshing = null;
+    });
+    return s.refreshing;
+  }
+
+  private async run(c: Collector, s: State): Promise<void> {
+    const started = performance.now();
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        abort.abort();
+        reject(new CollectorTimeoutError(`timed out after ${c.timeoutMs} ms`));
+      }, c.timeoutMs);
+    });
+    try {
+      const apply = await Promise.race([c.collect(abort.signal), timeout]);
+      apply();
+      s.lastSuccessAt = this.now();
+      this.transition(c, s, true, null);
+    } catch (err) {
+      c.clear?.();
+      this.transition(c, s, false, errorMessage(err));
+    } finally {
+      clearTimeout(timer);
+      this.duration.set({ collector: c.name }, (performance.now() - started) / 1000);
+    }
+  }
+
+  private transition(c: Collector, s: State, ok: boolean, error: string | null): void {
+    this.success.set({ collector: c.name }, ok ? 1 : 0);
+    s.lastError = error;
+    if (s.ok === ok) return;
+    if (!ok) this.log.warn({ collector: c.name, err: error }, 'collector failing');
+    else if (s.ok === false) this.log.info({ collector: c.name }, 'collector recovered');
+    s.ok = ok;
+  }
+}

@@ -1,0 +1,196 @@
+// The one place that reads the environment and the config file. Everything else takes the
+// ValidatedConfig this returns, so validation cannot be skipped. Unknown keys and wrong types are
+// errors that name the key (ConfigError; main exits with code 2).
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+const identifier = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/, 'must be a plain SQL name: column, table or schema.table');
+const regex = z.string().refine((s) => {
+  try {
+    new RegExp(s);
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be a valid regular expression');
+const seconds = (def: number) => z.number().positive().default(def);
+const buckets = (def: number[]) => z.array(z.number().positive()).min(1).default(def);
+const role = z.enum(['work', 'retry', 'dead_letter']);
+
+const rabbitmq = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Where depths and consumers come from; `auto` uses the broker's /metrics/detailed when it answers. */
+  source: z.enum(['auto', 'prometheus', 'management']).default('auto'),
+  /** rabbitmq_prometheus endpoint; default: the management URL's host, port 15692. */
+  prometheusUrl: z.url().optional(),
+  /** Only these vhosts; empty: all. */
+  vhosts: z.array(z.string()).default([]),
+  /** Queue-name patterns to keep (empty: all) and to drop. */
+  include: z.array(regex).default([]),
+  exclude: z.array(regex).default(['^amq\\.']),
+  /** Role overrides, first match wins; otherwise roles come from dead-letter relations and names. */
+  roles: z.array(z.strictObject({ match: regex, vhost: z.string().optional(), role })).default([]),
+  /** Counters and queue arguments come from the management API at most this often. */
+  statsIntervalSeconds: seconds(60),
+  timeoutSeconds: seconds(5),
+});
+
+const outbox = z.strictObject({
+  enabled: z.boolean().default(true),
+  tables: z
+    .array(
+      z.strictObject({
+        table: identifier,
+        id: identifier.default('id'),
+        createdAt: identifier.default('created_at'),
+        publishedAt: identifier.default('published_at'),
+      }),
+    )
+    .min(1)
+    .default([{ table: 'outbox_events', id: 'id', createdAt: 'created_at', publishedAt: 'published_at' }]),
+  timeoutSeconds: seconds(2),
+});
+
+const confirmations = z.strictObject({
+  enabled: z.boolean().default(true),
+  ordersTable: identifier.default('orders'),
+  orderId: identifier.default('id'),
+  orderCreatedAt: identifier.default('created_at'),
+  statusColumn: identifier.default('notification_status'),
+  pendingValue: z.string().default('pending'),
+  confirmationsTable: identifier.default('order_confirmations'),
+  confirmationEventId: identifier.default('event_id'),
+  confirmationOrderId: identifier.default('order_id'),
+  confirmationCreatedAt: identifier.default('created_at'),
+  /** Table with (id, event_type) for the event_type label; null: label "unknown". */
+  eventsTable: identifier.nullable().default('outbox_events'),
+  /**
+   * Replaces the generated latency query. $1 = watermark (timestamptz), $2 = row limit; returns
+   * id text, at timestamptz (the confirmation time), latency_seconds float8, event_type text.
+   */
+  latencyQuery: z.string().min(1).optional(),
+  /** Replaces the generated pending query; returns one row with oldest_age_seconds float8. */
+  pendingQuery: z.string().min(1).optional(),
+  buckets: buckets([0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800]),
+  timeoutSeconds: seconds(2),
+});
+
+const notifications = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Counting every order is a full scan: at most this often, in the background. */
+  minIntervalSeconds: seconds(60),
+  /** Replaces the generated query; returns status text, count int8 per row. */
+  query: z.string().min(1).optional(),
+  timeoutSeconds: seconds(30),
+});
+
+const provider = z.strictObject({
+  enabled: z.boolean().default(true),
+  table: identifier.default('notification_attempts'),
+  id: identifier.default('id'),
+  provider: identifier.default('provider'),
+  outcome: identifier.default('outcome'),
+  /** An interval column, or seconds as a number. */
+  duration: identifier.default('duration'),
+  createdAt: identifier.default('created_at'),
+  /**
+   * Replaces the generated query. $1 = watermark, $2 = row limit; returns id text,
+   * at timestamptz, provider text, outcome text, duration_seconds float8.
+   */
+  query: z.string().min(1).optional(),
+  /** Providers beyond this many distinct names are reported as "other". */
+  maxProviders: z.number().int().positive().default(20),
+  buckets: buckets([0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]),
+  timeoutSeconds: seconds(2),
+});
+
+const fileSchema = z.strictObject({
+  rabbitmq: rabbitmq.default(rabbitmq.parse({})),
+  outbox: outbox.default(outbox.parse({})),
+  confirmations: confirmations.default(confirmations.parse({})),
+  notifications: notifications.default(notifications.parse({})),
+  provider: provider.default(provider.parse({})),
+  /**
+   * Incremental collectors re-read this many seconds behind their watermark, so that a row
+   * committed late (its timestamp taken when its transaction began) is still counted, once.
+   */
+  watermarkLatenessSeconds: z.number().min(0).default(10),
+});
+
+const envSchema = z.object({
+  ACKTRAIL_PORT: z.coerce.number().int().min(0).max(65535).default(9470),
+  ACKTRAIL_CONFIG: z.string().min(1).optional(),
+  DATABASE_URL: z.url().optional(),
+  RABBITMQ_MANAGEMENT_URL: z.url().default('http://guest:guest@127.0.0.1:15672'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type FileConfig = z.output<typeof fileSchema>;
+
+const brand: unique symbol = Symbol('validated');
+
+export interface ValidatedConfig extends FileConfig {
+  readonly [brand]: true;
+  port: number;
+  logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
+  /** The pipeline's database, read with a read-only role; null turns the SQL collectors off. */
+  databaseUrl: string | null;
+  managementUrl: string;
+  prometheusUrl: string;
+  configFile: string | null;
+}
+
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+}
+
+function describe(error: z.ZodError, where: string): string {
+  const lines = error.issues.flatMap((i) => {
+    const path = i.path.join('.');
+    if (i.code === 'unrecognized_keys') {
+      return i.keys.map((k) => `${path ? `${path}.` : ''}${k}: unknown key`);
+    }
+    return [`${path || '(root)'}: ${i.message}`];
+  });
+  return `invalid configuration in ${where}:\n  ${lines.join('\n  ')}`;
+}
+
+function readFileConfig(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`ACKTRAIL_CONFIG: cannot read ${path}: ${(err as Error).message}`);
+  }
+  try {
+    return (path.endsWith('.json') ? JSON.parse(text) : parseYaml(text)) ?? {};
+  } catch (err) {
+    throw new ConfigError(`ACKTRAIL_CONFIG: ${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`);
+  }
+}
+
+/** Validates the environment and the optional config file. Throws ConfigError naming each bad key. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ValidatedConfig {
+  const known = Object.fromEntries(Object.keys(envSchema.shape).flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]]])));
+  const e = envSchema.safeParse(known);
+  if (!e.success) throw new ConfigError(describe(e.error, 'the environment'));
+  const file = e.data.ACKTRAIL_CONFIG ?? null;
+  const f = fileSchema.safeParse(file ? readFileConfig(file) : {});
+  if (!f.success) throw new ConfigError(describe(f.error, file ?? 'defaults'));
+
+  const management = new URL(e.data.RABBITMQ_MANAGEMENT_URL);
+  const prometheusUrl = f.data.rabbitmq.prometheusUrl ?? `${management.protocol}//${management.hostname}:15692`;
+  return {
+    ...f.data,
+    [brand]: true,
+    port: e.data.ACKTRAIL_PORT,
+    logLevel: e.data.LOG_LEVEL,
+    databaseUrl: e.data.DATABASE_URL ?? null,
+    managementUrl: e.data.RABBITMQ_MANAGEMENT_URL,
+    prometheusUrl,
+    configFile: file,
+  };
+}

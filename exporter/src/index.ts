@@ -1,0 +1,5 @@
+// Public surface of the exporter package.
+export { loadConfig, ConfigError, type ValidatedConfig } from './config.js';
+export { createExporter, type Exporter } from './server.js';
+export type { Collector } from './collectors/collector.js';
+export { VERSION } from './version.js';

@@ -1,0 +1,58 @@
+// Routes only: GET /metrics, GET /healthz, GET /readyz. Wires the collectors and the registry.
+import express from 'express';
+import { Gauge, Registry } from 'prom-client';
+import type { ValidatedConfig } from './config.js';
+import { createReadOnlyPool, type Pool } from './db/pool.js';
+import { CollectorRunner, createCollectors } from './collectors/index.js';
+import type { Logger } from './log.js';
+import { VERSION } from './version.js';
+
+export interface Exporter {
+  app: express.Express;
+  runner: CollectorRunner;
+  registry: Registry;
+  close(): Promise<void>;
+}
+
+export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
+  const registry = new Registry();
+  new Gauge({
+    name: 'acktrail_build_info',
+    help: 'acktrail build information; always 1.',
+    labelNames: ['version'],
+    registers: [registry],
+  }).set({ version: VERSION }, 1);
+
+  const timeouts = [config.outbox, config.confirmations, config.notifications, config.provider].map((c) => c.timeoutSeconds);
+  const pool: Pool | null = config.databaseUrl ? createReadOnlyPool(config.databaseUrl, Math.max(...timeouts) * 1000) : null;
+  if (!pool) log.warn('DATABASE_URL is not set: the outbox, confirmations, notifications and provider collectors are off');
+  const runner = new CollectorRunner(createCollectors(config, registry, pool), registry, log);
+
+  const app = express();
+  app.disable('x-powered-by');
+
+  app.get('/metrics', async (_req, res) => {
+    await runner.collect();
+    res.set('content-type', registry.contentType).send(await registry.metrics());
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+
+  // Config was valid (or the process would not run); says which sources answered last time.
+  app.get('/readyz', (_req, res) => {
+    const sources = runner.status();
+    const down = sources.filter((s) => s.up === false).map((s) => s.collector);
+    res.json({ status: down.length ? 'degraded' : 'ready', version: VERSION, config: config.configFile ?? 'defaults', down, sources });
+  });
+
+  return {
+    app,
+    runner,
+    registry,
+    close: async () => {
+      await pool?.end();
+    },
+  };
+}
