@@ -7,7 +7,10 @@ import { z } from 'zod';
 
 const identifier = z
   .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/, 'must be a plain SQL name: column, table or schema.table');
+  .regex(
+    /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/,
+    'must be a plain SQL name: column, table or schema.table',
+  );
 const regex = z.string().refine((s) => {
   try {
     new RegExp(s);
@@ -50,7 +53,9 @@ const outbox = z.strictObject({
       }),
     )
     .min(1)
-    .default([{ table: 'outbox_events', id: 'id', createdAt: 'created_at', publishedAt: 'published_at' }]),
+    .default([
+      { table: 'outbox_events', id: 'id', createdAt: 'created_at', publishedAt: 'published_at' },
+    ]),
   timeoutSeconds: seconds(2),
 });
 
@@ -168,13 +173,17 @@ function readFileConfig(path: string): unknown {
   try {
     return (path.endsWith('.json') ? JSON.parse(text) : parseYaml(text)) ?? {};
   } catch (err) {
-    throw new ConfigError(`ACKTRAIL_CONFIG: ${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`);
+    throw new ConfigError(
+      `ACKTRAIL_CONFIG: ${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
+    );
   }
 }
 
 /** Validates the environment and the optional config file. Throws ConfigError naming each bad key. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ValidatedConfig {
-  const known = Object.fromEntries(Object.keys(envSchema.shape).flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]]])));
+  const known = Object.fromEntries(
+    Object.keys(envSchema.shape).flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]]])),
+  );
   const e = envSchema.safeParse(known);
   if (!e.success) throw new ConfigError(describe(e.error, 'the environment'));
   const file = e.data.ACKTRAIL_CONFIG ?? null;
@@ -182,7 +191,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ValidatedConfi
   if (!f.success) throw new ConfigError(describe(f.error, file ?? 'defaults'));
 
   const management = new URL(e.data.RABBITMQ_MANAGEMENT_URL);
-  const prometheusUrl = f.data.rabbitmq.prometheusUrl ?? `${management.protocol}//${management.hostname}:15692`;
+  const prometheusUrl =
+    f.data.rabbitmq.prometheusUrl ?? `${management.protocol}//${management.hostname}:15692`;
   return {
     ...f.data,
     [brand]: true,

@@ -23,9 +23,16 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     registers: [registry],
   }).set({ version: VERSION }, 1);
 
-  const timeouts = [config.outbox, config.confirmations, config.notifications, config.provider].map((c) => c.timeoutSeconds);
-  const pool: Pool | null = config.databaseUrl ? createReadOnlyPool(config.databaseUrl, Math.max(...timeouts) * 1000) : null;
-  if (!pool) log.warn('DATABASE_URL is not set: the outbox, confirmations, notifications and provider collectors are off');
+  const timeouts = [config.outbox, config.confirmations, config.notifications, config.provider].map(
+    (c) => c.timeoutSeconds,
+  );
+  const pool: Pool | null = config.databaseUrl
+    ? createReadOnlyPool(config.databaseUrl, Math.max(...timeouts) * 1000)
+    : null;
+  if (!pool)
+    log.warn(
+      'DATABASE_URL is not set: the outbox, confirmations, notifications and provider collectors are off',
+    );
   const runner = new CollectorRunner(createCollectors(config, registry, pool), registry, log);
 
   const app = express();
@@ -44,7 +51,13 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   app.get('/readyz', (_req, res) => {
     const sources = runner.status();
     const down = sources.filter((s) => s.up === false).map((s) => s.collector);
-    res.json({ status: down.length ? 'degraded' : 'ready', version: VERSION, config: config.configFile ?? 'defaults', down, sources });
+    res.json({
+      status: down.length ? 'degraded' : 'ready',
+      version: VERSION,
+      config: config.configFile ?? 'defaults',
+      down,
+      sources,
+    });
   });
 
   return {

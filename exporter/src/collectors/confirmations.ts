@@ -15,7 +15,9 @@ interface LatencyRow extends TimedRow {
 export function latencySql(c: ValidatedConfig['confirmations']): string {
   if (c.latencyQuery) return c.latencyQuery;
   const eventType = c.eventsTable ? 'e.event_type' : 'NULL::text';
-  const join = c.eventsTable ? `LEFT JOIN ${ident(c.eventsTable)} e ON e.id = c.${ident(c.confirmationEventId)}` : '';
+  const join = c.eventsTable
+    ? `LEFT JOIN ${ident(c.eventsTable)} e ON e.id = c.${ident(c.confirmationEventId)}`
+    : '';
   return `SELECT c.${ident(c.confirmationEventId)}::text AS id, c.${ident(c.confirmationCreatedAt)} AS at,
                  extract(epoch FROM c.${ident(c.confirmationCreatedAt)} - o.${ident(c.orderCreatedAt)})::float8 AS latency_seconds,
                  ${eventType} AS event_type
@@ -27,7 +29,10 @@ export function latencySql(c: ValidatedConfig['confirmations']): string {
            LIMIT $2`;
 }
 
-export function pendingSql(c: ValidatedConfig['confirmations']): { text: string; values: unknown[] } {
+export function pendingSql(c: ValidatedConfig['confirmations']): {
+  text: string;
+  values: unknown[];
+} {
   if (c.pendingQuery) return { text: c.pendingQuery, values: [] };
   return {
     text: `SELECT coalesce(extract(epoch FROM now() - min(${ident(c.orderCreatedAt)})), 0)::float8 AS oldest_age_seconds
@@ -77,7 +82,10 @@ export class ConfirmationsCollector implements Collector {
     const oldest = Math.max(0, pending.rows[0]?.oldest_age_seconds ?? 0);
     return () => {
       for (const r of fresh) {
-        this.latency.observe({ event_type: this.eventTypes.of(r.event_type) }, Math.max(0, r.latency_seconds));
+        this.latency.observe(
+          { event_type: this.eventTypes.of(r.event_type) },
+          Math.max(0, r.latency_seconds),
+        );
       }
       this.oldestPending.set(oldest);
     };

@@ -8,7 +8,11 @@ export const BATCH_LIMIT = 50_000;
  * Runs an incremental query ($1 = since, $2 = limit) and returns the rows not counted yet. On the
  * first run it only initialises the cursor at the database's clock and returns nothing.
  */
-export async function readNewRows<R extends TimedRow>(pool: Pool, cursor: WatermarkCursor, sql: string): Promise<R[]> {
+export async function readNewRows<R extends TimedRow>(
+  pool: Pool,
+  cursor: WatermarkCursor,
+  sql: string,
+): Promise<R[]> {
   if (!cursor.initialised) {
     const now = (await pool.query<{ now: Date }>('SELECT now() AS now')).rows[0]!.now;
     const existing = await pool.query<R>(sql, [cursor.sinceFor(now), BATCH_LIMIT]);

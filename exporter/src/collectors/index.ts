@@ -14,7 +14,11 @@ import { QueueCatalog } from './rabbitmq/catalog.js';
 export type { Collector } from './collector.js';
 export { CollectorRunner, type SourceStatus } from './runner.js';
 
-export function createCollectors(config: ValidatedConfig, registry: Registry, pool: Pool | null): Collector[] {
+export function createCollectors(
+  config: ValidatedConfig,
+  registry: Registry,
+  pool: Pool | null,
+): Collector[] {
   const collectors: Collector[] = [];
   if (config.rabbitmq.enabled) {
     const catalog = new QueueCatalog();
@@ -23,8 +27,10 @@ export function createCollectors(config: ValidatedConfig, registry: Registry, po
   }
   if (pool) {
     if (config.outbox.enabled) collectors.push(new OutboxCollector(pool, config, registry));
-    if (config.confirmations.enabled) collectors.push(new ConfirmationsCollector(pool, config, registry));
-    if (config.notifications.enabled) collectors.push(new NotificationsCollector(pool, config, registry));
+    if (config.confirmations.enabled)
+      collectors.push(new ConfirmationsCollector(pool, config, registry));
+    if (config.notifications.enabled)
+      collectors.push(new NotificationsCollector(pool, config, registry));
     if (config.provider.enabled) collectors.push(new ProviderCollector(pool, config, registry));
   }
   return collectors;

@@ -40,7 +40,8 @@ export class NotificationsCollector implements Collector {
     return () => {
       this.gauge.reset();
       for (const status of ['pending', 'sent', 'failed']) this.gauge.set({ status }, 0);
-      for (const r of res.rows) this.gauge.inc({ status: this.statuses.of(r.status) }, Number(r.count));
+      for (const r of res.rows)
+        this.gauge.inc({ status: this.statuses.of(r.status) }, Number(r.count));
     };
   }
 }

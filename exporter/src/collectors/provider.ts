@@ -7,7 +7,13 @@ import type { Collector } from './collector.js';
 import { readNewRows } from './incremental.js';
 import { BoundedLabel, WatermarkCursor, type TimedRow } from './watermark.js';
 
-export const OUTCOMES = ['success', 'transient_error', 'permanent_error', 'timeout', 'idempotent_replay'] as const;
+export const OUTCOMES = [
+  'success',
+  'transient_error',
+  'permanent_error',
+  'timeout',
+  'idempotent_replay',
+] as const;
 
 interface AttemptRow extends TimedRow {
   provider: string | null;
@@ -63,9 +69,12 @@ export class ProviderCollector implements Collector {
     return () => {
       for (const r of fresh) {
         const provider = this.providers.of(r.provider);
-        const outcome = (OUTCOMES as readonly string[]).includes(r.outcome ?? '') ? r.outcome! : 'other';
+        const outcome = (OUTCOMES as readonly string[]).includes(r.outcome ?? '')
+          ? r.outcome!
+          : 'other';
         this.requests.inc({ provider, outcome });
-        if (r.duration_seconds !== null) this.duration.observe({ provider }, Math.max(0, r.duration_seconds));
+        if (r.duration_seconds !== null)
+          this.duration.observe({ provider }, Math.max(0, r.duration_seconds));
       }
     };
   }

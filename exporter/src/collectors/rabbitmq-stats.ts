@@ -17,10 +17,19 @@ interface StatsQueue extends QueueInfo {
 }
 
 const COUNTERS = {
-  publish: ['acktrail_queue_messages_published_total', 'Messages published into the queue (broker statistics).'],
-  deliver_get: ['acktrail_queue_messages_delivered_total', 'Messages delivered or fetched from the queue (broker statistics).'],
+  publish: [
+    'acktrail_queue_messages_published_total',
+    'Messages published into the queue (broker statistics).',
+  ],
+  deliver_get: [
+    'acktrail_queue_messages_delivered_total',
+    'Messages delivered or fetched from the queue (broker statistics).',
+  ],
   ack: ['acktrail_queue_messages_acked_total', 'Deliveries acknowledged (broker statistics).'],
-  redeliver: ['acktrail_queue_messages_redelivered_total', 'Deliveries with the redelivered flag (broker statistics).'],
+  redeliver: [
+    'acktrail_queue_messages_redelivered_total',
+    'Deliveries with the redelivered flag (broker statistics).',
+  ],
 } as const;
 
 export class RabbitmqStatsCollector implements Collector {
@@ -51,12 +60,17 @@ export class RabbitmqStatsCollector implements Collector {
 
   async collect(signal: AbortSignal): Promise<() => void> {
     const { vhosts, roles: overrides } = this.config.rabbitmq;
-    const columns = 'columns=vhost,name,arguments,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
+    const columns =
+      'columns=vhost,name,arguments,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
     const bindingColumns = 'columns=vhost,source,destination,destination_type';
     const per = (path: string, cols: string) =>
-      vhosts.length ? vhosts.map((v) => `${path}/${encodeURIComponent(v)}?${cols}`) : [`${path}?${cols}`];
+      vhosts.length
+        ? vhosts.map((v) => `${path}/${encodeURIComponent(v)}?${cols}`)
+        : [`${path}?${cols}`];
     const get = <T>(paths: string[]) =>
-      Promise.all(paths.map((p) => getJson<T[]>(this.config.managementUrl, p, signal))).then((l) => l.flat());
+      Promise.all(paths.map((p) => getJson<T[]>(this.config.managementUrl, p, signal))).then((l) =>
+        l.flat(),
+      );
     const [queues, bindings] = await Promise.all([
       get<StatsQueue>(per('/api/queues', columns)),
       get<BindingInfo>(per('/api/bindings', bindingColumns)),
@@ -67,7 +81,11 @@ export class RabbitmqStatsCollector implements Collector {
       for (const c of Object.values(this.counters)) c.reset();
       for (const q of queues) {
         if (!this.inScope(q.vhost, q.name)) continue;
-        const labels = { vhost: q.vhost, queue: q.name, role: roles.get(queueKey(q.vhost, q.name)) ?? 'work' };
+        const labels = {
+          vhost: q.vhost,
+          queue: q.name,
+          role: roles.get(queueKey(q.vhost, q.name)) ?? 'work',
+        };
         for (const field of Object.keys(COUNTERS) as (keyof typeof COUNTERS)[]) {
           // The broker's cumulative value, mirrored: a reset followed by one increment.
           this.counters[field].inc(labels, q.message_stats?.[field] ?? 0);

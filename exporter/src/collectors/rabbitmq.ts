@@ -58,13 +58,20 @@ export class RabbitmqQueuesCollector implements Collector {
   async collect(signal: AbortSignal): Promise<() => void> {
     // Roles come from the slow refresh; give its first run a moment so that the first scrape
     // already has the right role labels, without ever waiting on it for long.
-    await Promise.race([this.catalog.loaded, sleep(this.timeoutMs / 2, undefined, { signal }).catch(() => undefined)]);
+    await Promise.race([
+      this.catalog.loaded,
+      sleep(this.timeoutMs / 2, undefined, { signal }).catch(() => undefined),
+    ]);
     const depths = await this.read(signal);
     return () => {
       this.clear();
       for (const q of depths) {
         if (!this.inScope(q.vhost, q.queue)) continue;
-        const labels = { vhost: q.vhost, queue: q.queue, role: this.catalog.role(q.vhost, q.queue) };
+        const labels = {
+          vhost: q.vhost,
+          queue: q.queue,
+          role: this.catalog.role(q.vhost, q.queue),
+        };
         this.ready.set(labels, q.ready);
         this.unacked.set(labels, q.unacked);
         this.consumers.set(labels, q.consumers);
@@ -91,7 +98,9 @@ export class RabbitmqQueuesCollector implements Collector {
   }
 
   private async fromDetailed(signal: AbortSignal) {
-    const vhosts = this.config.rabbitmq.vhosts.map((v) => `&vhost=${encodeURIComponent(v)}`).join('');
+    const vhosts = this.config.rabbitmq.vhosts
+      .map((v) => `&vhost=${encodeURIComponent(v)}`)
+      .join('');
     return parseDetailed(await getText(this.config.prometheusUrl, DETAILED_PATH + vhosts, signal));
   }
 
@@ -100,7 +109,9 @@ export class RabbitmqQueuesCollector implements Collector {
     const paths = this.config.rabbitmq.vhosts.length
       ? this.config.rabbitmq.vhosts.map((v) => `/api/queues/${encodeURIComponent(v)}?${columns}`)
       : [`/api/queues?${columns}`];
-    const lists = await Promise.all(paths.map((p) => getJson<ManagementQueue[]>(this.config.managementUrl, p, signal)));
+    const lists = await Promise.all(
+      paths.map((p) => getJson<ManagementQueue[]>(this.config.managementUrl, p, signal)),
+    );
     return lists.flat().map((q) => ({
       vhost: q.vhost,
       queue: q.name,

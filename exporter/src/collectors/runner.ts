@@ -57,7 +57,8 @@ export class CollectorRunner {
       registers: [registry],
       collect() {
         for (const [name, s] of states) {
-          if (s.lastSuccessAt !== null) this.set({ collector: name }, (clock() - s.lastSuccessAt) / 1000);
+          if (s.lastSuccessAt !== null)
+            this.set({ collector: name }, (clock() - s.lastSuccessAt) / 1000);
         }
       },
     });
@@ -87,14 +88,13 @@ export class CollectorRunner {
   }
 
   private async collectAll(): Promise<void> {
-    await Promise.all(
-      this.collectors.map((c) => {
-        const s = this.states.get(c.name)!;
-        if (c.minIntervalMs === undefined || s.lastSuccessAt === null) return this.refresh(c);
-        if (this.now() - s.lastSuccessAt >= c.minIntervalMs) void this.refresh(c); // background
-        return undefined;
-      }),
-    );
+    const waits: Promise<void>[] = [];
+    for (const c of this.collectors) {
+      const s = this.states.get(c.name)!;
+      if (c.minIntervalMs === undefined || s.lastSuccessAt === null) waits.push(this.refresh(c));
+      else if (this.now() - s.lastSuccessAt >= c.minIntervalMs) void this.refresh(c); // background
+    }
+    await Promise.all(waits);
   }
 
   /** Runs a collector once, single-flight per collector. */

@@ -98,6 +98,9 @@ export async function startRole(
   args: string[] = [],
 ): Promise<RoleProcess & { port: number }> {
   const proc = new RoleProcess(role, env, args);
-  const ready = await proc.ready();
+  const ready = await proc.ready().catch(async (err: unknown) => {
+    await proc.kill();
+    throw err;
+  });
   return Object.assign(proc, { port: Number(ready.port ?? 0) });
 }

@@ -21,7 +21,9 @@ export class QueueCatalog {
 }
 
 /** The queues the configuration puts in scope (vhosts, include and exclude patterns). */
-export function scopeFilter(c: ValidatedConfig['rabbitmq']): (vhost: string, queue: string) => boolean {
+export function scopeFilter(
+  c: ValidatedConfig['rabbitmq'],
+): (vhost: string, queue: string) => boolean {
   const vhosts = new Set(c.vhosts);
   const include = c.include.map((p) => new RegExp(p));
   const exclude = c.exclude.map((p) => new RegExp(p));

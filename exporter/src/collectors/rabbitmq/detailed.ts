@@ -10,7 +10,8 @@ export interface QueueDepth {
   consumers: number;
 }
 
-export const DETAILED_PATH = '/metrics/detailed?family=queue_coarse_metrics&family=queue_consumer_count';
+export const DETAILED_PATH =
+  '/metrics/detailed?family=queue_coarse_metrics&family=queue_consumer_count';
 
 const FIELDS: Record<string, keyof Pick<QueueDepth, 'ready' | 'unacked' | 'consumers'>> = {
   rabbitmq_detailed_queue_messages_ready: 'ready',

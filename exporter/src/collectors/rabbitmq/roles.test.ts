@@ -3,18 +3,36 @@ import assert from 'node:assert/strict';
 import { inferRoles, roleFromName, type BindingInfo, type QueueInfo } from './roles.js';
 
 const v = '/';
-const q = (name: string, args: Record<string, unknown> = {}): QueueInfo => ({ vhost: v, name, arguments: args });
-const bind = (source: string, destination: string): BindingInfo => ({ vhost: v, source, destination, destination_type: 'queue' });
+const q = (name: string, args: Record<string, unknown> = {}): QueueInfo => ({
+  vhost: v,
+  name,
+  arguments: args,
+});
+const bind = (source: string, destination: string): BindingInfo => ({
+  vhost: v,
+  source,
+  destination,
+  destination_type: 'queue',
+});
 const roleOf = (roles: Map<string, string>, name: string) => roles.get(`${v}\u0000${name}`);
 
 test('the reference topology: work queue, per-attempt retry queues, DLQ', () => {
   const queues = [
     q('orders.confirmations', { 'x-dead-letter-exchange': 'orders.dlx' }),
-    q('orders.confirmations.retry.1', { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': 'orders.confirmations' }),
-    q('orders.confirmations.retry.2', { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': 'orders.confirmations' }),
+    q('orders.confirmations.retry.1', {
+      'x-dead-letter-exchange': '',
+      'x-dead-letter-routing-key': 'orders.confirmations',
+    }),
+    q('orders.confirmations.retry.2', {
+      'x-dead-letter-exchange': '',
+      'x-dead-letter-routing-key': 'orders.confirmations',
+    }),
     q('orders.confirmations.dlq'),
   ];
-  const roles = inferRoles(queues, [bind('orders.dlx', 'orders.confirmations.dlq'), bind('orders.events', 'orders.confirmations')]);
+  const roles = inferRoles(queues, [
+    bind('orders.dlx', 'orders.confirmations.dlq'),
+    bind('orders.events', 'orders.confirmations'),
+  ]);
   assert.equal(roleOf(roles, 'orders.confirmations'), 'work');
   assert.equal(roleOf(roles, 'orders.confirmations.retry.1'), 'retry');
   assert.equal(roleOf(roles, 'orders.confirmations.retry.2'), 'retry');

@@ -59,7 +59,9 @@ export function inferRoles(
     if (typeof exchange !== 'string') return [];
     const names =
       exchange === ''
-        ? [q.arguments['x-dead-letter-routing-key']].filter((n): n is string => typeof n === 'string')
+        ? [q.arguments['x-dead-letter-routing-key']].filter(
+            (n): n is string => typeof n === 'string',
+          )
         : (boundTo.get(key(q.vhost, exchange)) ?? []);
     return names.flatMap((n) => byKey.get(key(q.vhost, n)) ?? []).filter((t) => t !== q);
   };
@@ -69,10 +71,13 @@ export function inferRoles(
   for (const q of queues) for (const t of targets(q)) isTarget.add(t);
 
   for (const q of queues) {
-    const override = overrides.find((o) => (o.vhost === undefined || o.vhost === q.vhost) && new RegExp(o.match).test(q.name));
+    const override = overrides.find(
+      (o) => (o.vhost === undefined || o.vhost === q.vhost) && new RegExp(o.match).test(q.name),
+    );
     let role: Role;
     if (override) role = override.role;
-    else if (typeof dlx(q) === 'string' && q.arguments['x-message-ttl'] !== undefined) role = 'retry';
+    else if (typeof dlx(q) === 'string' && q.arguments['x-message-ttl'] !== undefined)
+      role = 'retry';
     else {
       const ts = targets(q);
       if (ts.length > 0) role = ts.some((t) => typeof dlx(t) === 'string') ? 'retry' : 'work';

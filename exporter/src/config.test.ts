@@ -1,0 +1,104 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, loadConfig } from './config.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'acktrail-config-'));
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function errorOf(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof ConfigError);
+    return err.message;
+  }
+  assert.fail('expected a ConfigError');
+}
+
+test('defaults fit the reference pipeline', () => {
+  const c = loadConfig({});
+  assert.equal(c.port, 9470);
+  assert.equal(c.databaseUrl, null);
+  assert.deepEqual(c.outbox.tables, [
+    { table: 'outbox_events', id: 'id', createdAt: 'created_at', publishedAt: 'published_at' },
+  ]);
+  assert.equal(c.confirmations.confirmationsTable, 'order_confirmations');
+  assert.equal(c.prometheusUrl, 'http://127.0.0.1:15692');
+});
+
+test('a YAML file overrides names and keeps the other defaults', () => {
+  const path = file(
+    'ok.yaml',
+    'outbox:\n  tables:\n    - table: events.outbox\n      publishedAt: sent_at\nrabbitmq:\n  vhosts: [prod]\n',
+  );
+  const c = loadConfig({ ACKTRAIL_CONFIG: path });
+  assert.deepEqual(c.outbox.tables, [
+    { table: 'events.outbox', id: 'id', createdAt: 'created_at', publishedAt: 'sent_at' },
+  ]);
+  assert.deepEqual(c.rabbitmq.vhosts, ['prod']);
+  assert.equal(c.rabbitmq.statsIntervalSeconds, 60);
+});
+
+test('unknown keys are errors that name the key', () => {
+  const path = file('unknown.json', JSON.stringify({ rabbitmq: { vhost: ['x'] }, outbx: {} }));
+  const message = errorOf(() => loadConfig({ ACKTRAIL_CONFIG: path }));
+  assert.match(message, /rabbitmq\.vhost: unknown key/);
+  assert.match(message, /outbx: unknown key/);
+});
+
+test('wrong types and unsafe names are errors that name the key', () => {
+  const path = file(
+    'types.yaml',
+    'provider:\n  maxProviders: many\noutbox:\n  tables:\n    - table: "outbox; DROP TABLE orders"\n',
+  );
+  const message = errorOf(() => loadConfig({ ACKTRAIL_CONFIG: path }));
+  assert.match(message, /provider\.maxProviders: /);
+  assert.match(message, /outbox\.tables\.0\.table: must be a plain SQL name/);
+});
+
+test('bad regular expressions and environment values name their key', () => {
+  assert.match(
+    errorOf(() =>
+      loadConfig({ ACKTRAIL_CONFIG: file('re.yaml', 'rabbitmq:\n  include: ["("]\n') }),
+    ),
+    /rabbitmq\.include\.0: must be a valid regular expression/,
+  );
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_PORT: 'eighty' })),
+    /ACKTRAIL_PORT/,
+  );
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_CONFIG: join(dir, 'missing.yaml') })),
+    /ACKTRAIL_CONFIG: cannot read/,
+  );
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_CONFIG: file('broken.yaml', 'rabbitmq: [\n') })),
+    /ACKTRAIL_CONFIG: .* is not valid YAML/,
+  );
+});
+
+test('the exporter exits with code 2 and names the key', async () => {
+  const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+  const path = file('exit.yaml', 'confirmations:\n  buckets: fast\n');
+  const run = promisify(execFile);
+  await assert.rejects(
+    run(process.execPath, ['--import', 'tsx', main], {
+      env: { PATH: process.env.PATH, ACKTRAIL_CONFIG: path },
+    }),
+    (err: { code: number; stderr: string }) => {
+      assert.equal(err.code, 2);
+      assert.match(err.stderr, /confirmations\.buckets: /);
+      return true;
+    },
+  );
+});

@@ -1,0 +1,138 @@
+// Runs the exporter in-process for a test, on a free port, with its own config file and a log
+// that the test can read.
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import parsePrometheusTextFormat from 'parse-prometheus-text-format';
+import pg from 'pg';
+import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/orders-example/testing';
+import { loadConfig } from '../config.js';
+import { createExporter, type Exporter } from '../server.js';
+
+export interface LogEntry {
+  msg: string;
+  collector?: string;
+  err?: string;
+}
+
+export class TestExporter {
+  readonly logs: LogEntry[] = [];
+  private constructor(
+    readonly exporter: Exporter,
+    private readonly server: Server,
+    readonly url: string,
+    logs: LogEntry[],
+  ) {
+    this.logs = logs;
+  }
+
+  static async start(env: Record<string, string>, fileConfig: unknown = {}): Promise<TestExporter> {
+    const dir = mkdtempSync(join(tmpdir(), 'acktrail-exporter-'));
+    const configPath = join(dir, 'acktrail.json');
+    writeFileSync(configPath, JSON.stringify(fileConfig));
+    const config = loadConfig({ ACKTRAIL_CONFIG: configPath, ACKTRAIL_PORT: '0', ...env });
+    const logs: LogEntry[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        logs.push(JSON.parse(chunk.toString()) as LogEntry);
+        done();
+      },
+    });
+    const exporter = createExporter(config, pino({ level: 'info' }, stream));
+    const server = exporter.app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const addr = server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : 0;
+    return new TestExporter(exporter, server, `http://127.0.0.1:${port}`, logs);
+  }
+
+  /** GET /metrics: the raw text and a lookup by name and labels. */
+  async scrape(): Promise<Scrape> {
+    const res = await fetch(`${this.url}/metrics`);
+    if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
+    return new Scrape(await res.text());
+  }
+
+  async close(): Promise<void> {
+    this.server.close();
+    this.server.closeAllConnections();
+    await this.exporter.close();
+  }
+}
+
+export class Scrape {
+  private readonly families: ReturnType<typeof parsePrometheusTextFormat>;
+  constructor(readonly text: string) {
+    this.families = parsePrometheusTextFormat(text);
+  }
+
+  /** Samples of a family (for histograms: name_bucket etc. are in the family of `name`). */
+  samples(name: string): {
+    labels: Record<string, string>;
+    value: number;
+    buckets?: Record<string, string>;
+    count?: string;
+    sum?: string;
+  }[] {
+    const family = this.families.find((f) => f.name === name);
+    return (family?.metrics ?? []).map((m) => ({
+      ...(m as object),
+      labels: m.labels ?? {},
+      value: Number(m.value),
+    }));
+  }
+
+  /** The value of the sample whose labels include `labels`; undefined when absent. */
+  value(name: string, labels: Record<string, string> = {}): number | undefined {
+    const s = this.samples(name).find((x) =>
+      Object.entries(labels).every(([k, v]) => x.labels[k] === v),
+    );
+    return s?.value;
+  }
+
+  success(collector: string): number | undefined {
+    return this.value('acktrail_collector_success', { collector });
+  }
+}
+
+/**
+ * A login role that can only read the pipeline's tables: what docs/metrics.md tells operators to
+ * create for the exporter. Returns its connection URL and a drop (after the database is gone).
+ */
+export async function createReadOnlyRole(
+  dbName: string,
+): Promise<{ url: string; name: string; drop(): Promise<void> }> {
+  const name = `${dbName}_ro`;
+  const admin = new pg.Client({ connectionString: databaseUrl(dbName) });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE ROLE "${name}" LOGIN PASSWORD 'readonly'`);
+    await admin.query(`GRANT CONNECT ON DATABASE "${dbName}" TO "${name}"`);
+    await admin.query(`GRANT USAGE ON SCHEMA public TO "${name}"`);
+    await admin.query(
+      `GRANT SELECT ON orders, outbox_events, order_confirmations, notification_attempts TO "${name}"`,
+    );
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(databaseUrl(dbName));
+  url.username = name;
+  url.password = 'readonly';
+  return {
+    url: url.toString(),
+    name,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+      await c.connect();
+      try {
+        await c.query(`DROP ROLE IF EXISTS "${name}"`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
