@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import pg from 'pg';
 import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/orders-example/testing';
 import { loadConfig } from '../config.js';
@@ -50,11 +49,15 @@ export class TestExporter {
     return new TestExporter(exporter, server, `http://127.0.0.1:${port}`, logs);
   }
 
-  /** GET /metrics: the raw text and a lookup by name and labels. */
+  /**
+   * GET /metrics (so the collection runs as for Prometheus), then the values as prom-client holds
+   * them. The exposition text itself is checked by promtool in metrics.test.ts.
+   */
   async scrape(): Promise<Scrape> {
     const res = await fetch(`${this.url}/metrics`);
     if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
-    return new Scrape(await res.text());
+    const text = await res.text();
+    return new Scrape(text, await this.exporter.registry.getMetricsAsJSON());
   }
 
   async close(): Promise<void> {
@@ -64,39 +67,53 @@ export class TestExporter {
   }
 }
 
-export class Scrape {
-  private readonly families: ReturnType<typeof parsePrometheusTextFormat>;
-  constructor(readonly text: string) {
-    this.families = parsePrometheusTextFormat(text);
-  }
+type Sample = {
+  labels: Partial<Record<string, string | number>>;
+  value: number;
+  metricName?: string;
+};
 
-  /** Samples of a family (for histograms: name_bucket etc. are in the family of `name`). */
-  samples(name: string): {
-    labels: Record<string, string>;
-    value: number;
-    buckets?: Record<string, string>;
-    count?: string;
-    sum?: string;
-  }[] {
-    const family = this.families.find((f) => f.name === name);
-    return (family?.metrics ?? []).map((m) => ({
-      ...(m as object),
-      labels: m.labels ?? {},
-      value: Number(m.value),
+export class Scrape {
+  constructor(
+    readonly text: string,
+    private readonly metrics: { name: string; values: Sample[] }[],
+  ) {}
+
+  /** Samples of a family; for a histogram, its _bucket, _sum and _count samples. */
+  samples(name: string): { labels: Record<string, string>; value: number; metricName: string }[] {
+    const family = this.metrics.find((m) => m.name === name);
+    return (family?.values ?? []).map((v) => ({
+      labels: Object.fromEntries(Object.entries(v.labels).map(([k, x]) => [k, String(x)])),
+      value: v.value,
+      metricName: v.metricName ?? name,
     }));
   }
 
-  /** The value of the sample whose labels include `labels`; undefined when absent. */
+  /** The value of the first sample whose labels include `labels`; undefined when absent. */
   value(name: string, labels: Record<string, string> = {}): number | undefined {
-    const s = this.samples(name).find((x) =>
-      Object.entries(labels).every(([k, v]) => x.labels[k] === v),
+    return this.samples(name).find((x) => x.metricName === name && matches(x.labels, labels))
+      ?.value;
+  }
+
+  /** count, sum and cumulative buckets (by `le`) of one histogram series. */
+  histogram(name: string, labels: Record<string, string> = {}) {
+    const series = this.samples(name).filter((x) => matches(x.labels, labels));
+    const pick = (suffix: string) => series.find((x) => x.metricName === `${name}${suffix}`)?.value;
+    const buckets = Object.fromEntries(
+      series
+        .filter((x) => x.metricName === `${name}_bucket`)
+        .map((x) => [x.labels.le ?? '', x.value]),
     );
-    return s?.value;
+    return { count: pick('_count'), sum: pick('_sum'), buckets };
   }
 
   success(collector: string): number | undefined {
     return this.value('acktrail_collector_success', { collector });
   }
+}
+
+function matches(have: Record<string, string>, want: Record<string, string>): boolean {
+  return Object.entries(want).every(([k, v]) => have[k] === v);
 }
 
 /**
