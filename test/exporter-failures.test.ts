@@ -1,0 +1,142 @@
+// Failures 1, 5, 6 and 7 of the design brief, injected into the real reference pipeline while the
+// exporter watches it: the metrics move as the brief's table says.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TestPipeline, waitFor } from '@acktrail/orders-example/testing';
+import { createReadOnlyRole, TestExporter, type Scrape } from '@acktrail/exporter/testing';
+
+let p: TestPipeline;
+let exporter: TestExporter;
+let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
+
+const OUTBOX = { table: 'outbox_events' };
+const queue = (name: string) => ({ vhost: p.vhost.name, queue: name });
+
+before(async () => {
+  p = await TestPipeline.create({ PROVIDER_REJECT_ADDRESSES: '*@invalid.example' });
+  role = await createReadOnlyRole(p.db.name);
+  exporter = await TestExporter.start(
+    { DATABASE_URL: role.url },
+    {
+      rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1 },
+      notifications: { minIntervalSeconds: 0.001 },
+    },
+  );
+  await p.start('provider');
+  await p.start('api');
+  await p.start('worker');
+});
+
+after(async () => {
+  await exporter.close();
+  await p.close();
+  await role.drop();
+});
+
+/** Scrapes until `check` holds for a scrape; returns that scrape. */
+const until = (what: string, check: (s: Scrape) => boolean) =>
+  waitFor(what, async () => {
+    const s = await exporter.scrape();
+    return check(s) ? s : undefined;
+  });
+
+test('failure 1: relay down: outbox backlog and oldest age rise, then drain after the restart', async () => {
+  await Promise.all([1, 2, 3].map(() => p.createOrder()));
+  const first = await until(
+    'backlog of 3',
+    (s) => s.value('acktrail_outbox_unpublished_events', OUTBOX) === 3,
+  );
+  const age1 = first.value('acktrail_outbox_oldest_unpublished_age_seconds', OUTBOX)!;
+  await until(
+    'the oldest age rising',
+    (s) => s.value('acktrail_outbox_oldest_unpublished_age_seconds', OUTBOX)! > age1,
+  );
+  await p.start('relay');
+  const drained = await until(
+    'the backlog drained',
+    (s) =>
+      s.value('acktrail_outbox_unpublished_events', OUTBOX) === 0 &&
+      s.value('acktrail_outbox_published_events_total', OUTBOX) === 3,
+  );
+  assert.equal(drained.value('acktrail_outbox_oldest_unpublished_age_seconds', OUTBOX), 0);
+});
+
+test('failure 7: consumers stopped: ready grows, consumers 0, the API stays healthy', async () => {
+  await p.stop('worker');
+  await until(
+    'no consumer on the work queue',
+    (s) => s.value('acktrail_queue_consumers', queue('orders.confirmations')) === 0,
+  );
+  for (let i = 0; i < 4; i++) await p.createOrder();
+  const s = await until(
+    '4 ready on the work queue',
+    (x) => x.value('acktrail_queue_messages_ready', queue('orders.confirmations')) === 4,
+  );
+  assert.equal(
+    s
+      .samples('acktrail_queue_messages_ready')
+      .find((x) => x.labels.queue === 'orders.confirmations')?.labels.role,
+    'work',
+  );
+  assert.equal((await fetch(`${p.apiUrl}/healthz`)).status, 200);
+  assert.ok(s.value('acktrail_oldest_pending_confirmation_age_seconds')! > 0);
+
+  await p.start('worker');
+  await until(
+    'the queue drained by the new consumer',
+    (x) =>
+      x.value('acktrail_queue_messages_ready', queue('orders.confirmations')) === 0 &&
+      x.value('acktrail_queue_consumers', queue('orders.confirmations')) === 1,
+  );
+});
+
+test('failure 5: wrong routing key: the row stays unpublished and its age rises', async () => {
+  await p.stop('relay');
+  await p.start('relay', { FAULT_RELAY_ROUTING_KEY: 'order.craeted' }, 'bad-relay');
+  await p.createOrder();
+  const first = await until(
+    'one unpublished row',
+    (s) => s.value('acktrail_outbox_unpublished_events', OUTBOX) === 1,
+  );
+  const age1 = first.value('acktrail_outbox_oldest_unpublished_age_seconds', OUTBOX)!;
+  await p
+    .proc('bad-relay')
+    .waitForLog((l) => l.msg === 'publish failed; rows stay unpublished', 'the return');
+  await until(
+    'its age rising',
+    (s) => s.value('acktrail_outbox_oldest_unpublished_age_seconds', OUTBOX)! > age1,
+  );
+  assert.equal(
+    (await exporter.scrape()).value('acktrail_queue_messages_ready', queue('orders.confirmations')),
+    0,
+  );
+  await p.stop('bad-relay');
+  await p.start('relay');
+  await until(
+    'published after the fix',
+    (s) => s.value('acktrail_outbox_unpublished_events', OUTBOX) === 0,
+  );
+});
+
+test('failure 6: a poison order ends in the DLQ, status failed, a permanent provider error', async () => {
+  await p.createOrder({ customer_email: 'nobody@invalid.example', total: 3 });
+  const s = await until(
+    'the DLQ holding it',
+    (x) => x.value('acktrail_queue_messages_ready', queue('orders.confirmations.dlq')) === 1,
+  );
+  assert.equal(
+    s
+      .samples('acktrail_queue_messages_ready')
+      .find((x) => x.labels.queue === 'orders.confirmations.dlq')?.labels.role,
+    'dead_letter',
+  );
+  await until(
+    'failed notification and the permanent error counted',
+    (x) =>
+      x.value('acktrail_notifications', { status: 'failed' }) === 1 &&
+      x.value('acktrail_provider_requests_total', {
+        provider: 'mailer',
+        outcome: 'permanent_error',
+      }) === 1,
+  );
+});
