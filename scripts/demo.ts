@@ -15,9 +15,15 @@ const RABBITMQ_URL = env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const API_PORT = env.ORDERS_API_PORT ?? '8080';
 const PROVIDER_PORT = env.PROVIDER_PORT ?? '8090';
 const RATE = env.DEMO_RATE ?? '5';
+const EXPORTER_PORT = env.ACKTRAIL_PORT ?? '9470';
+const PROMETHEUS_PORT = env.DEMO_PROMETHEUS_PORT ?? '9090';
+// The exporter reads the pipeline's database as this read-only role (docs/metrics.md).
+const READER = { user: 'acktrail_reader', password: 'acktrail_reader' };
 
 interface Service {
   name: string;
+  /** Defaults to node (with tsx for .ts entry points). */
+  command?: string;
   args: string[];
   env?: Record<string, string>;
   where: string;
@@ -72,6 +78,27 @@ const services: Service[] = [
     where: 'worker 2         consumes orders.confirmations',
   },
   {
+    name: 'exporter',
+    args: ['--import', 'tsx', 'exporter/src/main.ts'],
+    env: {
+      DATABASE_URL: readerUrl(),
+      ACKTRAIL_PORT: EXPORTER_PORT,
+      ACKTRAIL_CONFIG: 'examples/orders/acktrail.yaml',
+    },
+    where: `acktrail exporter http://127.0.0.1:${EXPORTER_PORT}/metrics  (/readyz says which sources answer)`,
+  },
+  {
+    name: 'prometheus',
+    command: 'prometheus',
+    args: [
+      '--config.file=prometheus/prometheus.yml',
+      '--storage.tsdb.path=.demo/prometheus',
+      `--web.listen-address=127.0.0.1:${PROMETHEUS_PORT}`,
+      '--log.level=warn',
+    ],
+    where: `Prometheus       http://127.0.0.1:${PROMETHEUS_PORT}  (try acktrail_outbox_oldest_unpublished_age_seconds)`,
+  },
+  {
     name: 'loadgen',
     args: orders('loadgen', '--rate', RATE, '--invalid-ratio', '0.02', '--progress-interval', '10'),
     where: `load generator   ${RATE} orders/s`,
@@ -103,10 +130,17 @@ function format(name: string, line: string): string {
       ([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`,
     );
     const t = new Date(Number(time)).toISOString().slice(11, 19);
-    return `${t} ${name.padEnd(9)} ${(LEVELS[Number(level)] ?? '').padEnd(5)} ${String(msg)} ${fields.join(' ')}`;
+    return `${t} ${name.padEnd(10)} ${(LEVELS[Number(level)] ?? '').padEnd(5)} ${String(msg)} ${fields.join(' ')}`;
   } catch {
-    return `${new Date().toISOString().slice(11, 19)} ${name.padEnd(9)} ${line}`;
+    return `${new Date().toISOString().slice(11, 19)} ${name.padEnd(10)} ${line}`;
   }
+}
+
+function readerUrl(): string {
+  const url = new URL(DATABASE_URL);
+  url.username = READER.user;
+  url.password = READER.password;
+  return url.toString();
 }
 
 async function ensureDatabase(): Promise<void> {
@@ -121,9 +155,30 @@ async function ensureDatabase(): Promise<void> {
   }
 }
 
+/** The exporter's read-only role: SELECT on the pipeline's tables, nothing else. */
+async function ensureReader(): Promise<void> {
+  const db = new pg.Client({ connectionString: DATABASE_URL });
+  await db.connect();
+  try {
+    const exists = await db.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [READER.user]);
+    if (!exists.rowCount) {
+      await db.query(`CREATE ROLE ${READER.user} LOGIN PASSWORD '${READER.password}'`);
+    }
+    const dbName = new URL(DATABASE_URL).pathname.slice(1);
+    await db.query(`GRANT CONNECT ON DATABASE "${dbName}" TO ${READER.user}`);
+    await db.query(`GRANT USAGE ON SCHEMA public TO ${READER.user}`);
+    await db.query(
+      `GRANT SELECT ON orders, outbox_events, order_confirmations, notification_attempts TO ${READER.user}`,
+    );
+  } finally {
+    await db.end();
+  }
+}
+
 async function main(): Promise<void> {
   await ensureDatabase();
   const applied = await migrate(DATABASE_URL);
+  await ensureReader();
   console.log(
     `demo: database ${DATABASE_URL.replace(/:[^:@/]+@/, ':***@')} migrated (${applied.length} new migrations)`,
   );
@@ -131,7 +186,7 @@ async function main(): Promise<void> {
   const children = new Map<string, ChildProcess>();
   let stopping = false;
   for (const s of services) {
-    const child = spawn(process.execPath, s.args, {
+    const child = spawn(s.command ?? process.execPath, s.args, {
       env: { ...env, ...common, ...s.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
