@@ -2,8 +2,12 @@
 // own figures and ratios; docs/benchmarks.md records them with this command.
 import { parseArgs } from 'node:util';
 import { runPipelineBench } from './pipeline.js';
+import { runQueuesBench } from './queues.js';
 
-const benches: Record<string, (rounds: number) => Promise<void>> = { pipeline: runPipelineBench };
+const benches: Record<string, (rounds: number) => Promise<void>> = {
+  pipeline: runPipelineBench,
+  queues: runQueuesBench,
+};
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,

@@ -40,7 +40,8 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
 
   app.get('/metrics', async (_req, res) => {
     await runner.collect();
-    res.set('content-type', registry.contentType).send(await registry.metrics());
+    const [own, collectors] = await Promise.all([registry.metrics(), runner.exposition()]);
+    res.set('content-type', registry.contentType).send(own + collectors);
   });
 
   app.get('/healthz', (_req, res) => {

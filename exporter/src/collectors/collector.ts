@@ -18,4 +18,9 @@ export interface Collector {
   collect(signal: AbortSignal): Promise<() => void>;
   /** Called when a run fails: remove values that would now be stale (gauges), keep counters. */
   clear?(): void;
+  /**
+   * For a collector that keeps its metrics in a registry of its own: their exposition text. It
+   * changes only when the collector runs, so the collector can cache it between runs.
+   */
+  exposition?(): Promise<string>;
 }

@@ -23,7 +23,7 @@ export function createCollectors(
   if (config.rabbitmq.enabled) {
     const catalog = new QueueCatalog();
     collectors.push(new RabbitmqQueuesCollector(config, catalog, registry));
-    collectors.push(new RabbitmqStatsCollector(config, catalog, registry));
+    collectors.push(new RabbitmqStatsCollector(config, catalog));
   }
   if (pool) {
     if (config.outbox.enabled) collectors.push(new OutboxCollector(pool, config, registry));

@@ -75,6 +75,14 @@ export class CollectorRunner {
     return this.inFlight;
   }
 
+  /** The exposition of the collectors that keep their own registries (see Collector.exposition). */
+  async exposition(): Promise<string> {
+    const parts = await Promise.all(
+      this.collectors.flatMap((c) => (c.exposition ? [c.exposition()] : [])),
+    );
+    return parts.join('');
+  }
+
   status(): SourceStatus[] {
     return this.collectors.map((c) => {
       const s = this.states.get(c.name)!;

@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import pg from 'pg';
 import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/orders-example/testing';
 import { loadConfig } from '../config.js';
+import { parseSamples, type Sample } from '../collectors/rabbitmq/detailed.js';
 import { createExporter, type Exporter } from '../server.js';
 
 export interface LogEntry {
@@ -49,15 +50,11 @@ export class TestExporter {
     return new TestExporter(exporter, server, `http://127.0.0.1:${port}`, logs);
   }
 
-  /**
-   * GET /metrics (so the collection runs as for Prometheus), then the values as prom-client holds
-   * them. The exposition text itself is checked by promtool in metrics.test.ts.
-   */
+  /** GET /metrics, as Prometheus does; promtool checks the same text in metrics.test.ts. */
   async scrape(): Promise<Scrape> {
     const res = await fetch(`${this.url}/metrics`);
     if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
-    const text = await res.text();
-    return new Scrape(text, await this.exporter.registry.getMetricsAsJSON());
+    return new Scrape(await res.text());
   }
 
   async close(): Promise<void> {
@@ -67,26 +64,16 @@ export class TestExporter {
   }
 }
 
-type Sample = {
-  labels: Partial<Record<string, string | number>>;
-  value: number;
-  metricName?: string;
-};
-
 export class Scrape {
-  constructor(
-    readonly text: string,
-    private readonly metrics: { name: string; values: Sample[] }[],
-  ) {}
+  private readonly all: Sample[];
+  constructor(readonly text: string) {
+    this.all = parseSamples(text, null);
+  }
 
-  /** Samples of a family; for a histogram, its _bucket, _sum and _count samples. */
-  samples(name: string): { labels: Record<string, string>; value: number; metricName: string }[] {
-    const family = this.metrics.find((m) => m.name === name);
-    return (family?.values ?? []).map((v) => ({
-      labels: Object.fromEntries(Object.entries(v.labels).map(([k, x]) => [k, String(x)])),
-      value: v.value,
-      metricName: v.metricName ?? name,
-    }));
+  /** Samples of a family; for a histogram, its _bucket, _sum and _count samples too. */
+  samples(name: string): (Sample & { metricName: string })[] {
+    const names = new Set([name, `${name}_bucket`, `${name}_sum`, `${name}_count`]);
+    return this.all.filter((s) => names.has(s.name)).map((s) => ({ ...s, metricName: s.name }));
   }
 
   /** The value of the first sample whose labels include `labels`; undefined when absent. */

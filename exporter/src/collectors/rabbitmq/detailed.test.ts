@@ -1,0 +1,38 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseDetailed, parseSamples } from './detailed.js';
+
+const TEXT = `# TYPE rabbitmq_detailed_queue_messages_ready gauge
+# HELP rabbitmq_detailed_queue_messages_ready Messages ready to be delivered to consumers
+rabbitmq_detailed_queue_messages_ready{vhost="/",queue="orders"} 7
+rabbitmq_detailed_queue_messages_ready{queue="we\\"ird,{q}",vhost="a\\\\b"} 2
+rabbitmq_detailed_queue_messages_unacked{vhost="/",queue="orders"} 3
+rabbitmq_detailed_queue_messages{vhost="/",queue="orders"} 10
+rabbitmq_detailed_queue_consumers{vhost="/",queue="orders"} 1
+rabbitmq_detailed_queue_consumers{vhost="/",queue="broken} 1
+telemetry_scrape_duration_seconds{quantile="0.5"} 0.01
+rabbitmq_build_info 1
+`;
+
+test('depths per queue, any label order, escapes, unknown and broken lines skipped', () => {
+  const q = parseDetailed(TEXT);
+  assert.deepEqual(
+    [...q.values()],
+    [
+      { vhost: '/', queue: 'orders', ready: 7, unacked: 3, consumers: 1 },
+      { vhost: 'a\\b', queue: 'we"ird,{q}', ready: 2, unacked: 0, consumers: 0 },
+    ],
+  );
+});
+
+test('samples without labels and special values', () => {
+  const s = parseSamples(
+    'up 1\nx{a="1"} +Inf\nx{a="2"} NaN\nx{a="3"} -2.5e3 1700000000\n',
+    new Set(['up', 'x']),
+  );
+  assert.deepEqual(s, [
+    { name: 'up', labels: {}, value: 1 },
+    { name: 'x', labels: { a: '1' }, value: Infinity },
+    { name: 'x', labels: { a: '3' }, value: -2500 },
+  ]);
+});
