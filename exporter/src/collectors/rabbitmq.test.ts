@@ -97,6 +97,25 @@ for (const source of ['prometheus', 'management'] as const) {
       assert.equal(scrape.value('acktrail_queue_messages_ready', labels('graveyard')), 2);
     });
 
+    test('a deleted queue disappears from the next scrapes', async () => {
+      const ch = await conn.createChannel();
+      await ch.assertQueue('jobs.tmp');
+      await waitFor(
+        'the new queue',
+        async () =>
+          (await exporter.scrape()).value('acktrail_queue_messages_ready', labels('jobs.tmp')) ===
+          0,
+      );
+      await ch.deleteQueue('jobs.tmp');
+      await ch.close();
+      await waitFor(
+        'it gone',
+        async () =>
+          (await exporter.scrape()).value('acktrail_queue_messages_ready', labels('jobs.tmp')) ===
+          undefined,
+      );
+    });
+
     test('roles come from the dead-letter relations; other vhosts stay out of scope', async () => {
       const s = await exporter.scrape();
       const roles: Record<string, string | undefined> = Object.fromEntries(

@@ -26,6 +26,7 @@ export class RabbitmqQueuesCollector implements Collector {
   private readonly unacked: Gauge;
   private readonly consumers: Gauge;
   private readonly inScope: (vhost: string, queue: string) => boolean;
+  private series = new Map<string, Record<string, string>>();
 
   constructor(
     private readonly config: ValidatedConfig,
@@ -64,7 +65,9 @@ export class RabbitmqQueuesCollector implements Collector {
     ]);
     const depths = await this.read(signal);
     return () => {
-      this.clear();
+      // Update in place and remove only the series of queues that are gone: resetting and
+      // re-adding every series each scrape would churn memory with many queues.
+      const seen = new Map<string, Record<string, string>>();
       for (const q of depths) {
         if (!this.inScope(q.vhost, q.queue)) continue;
         const labels = {
@@ -72,10 +75,18 @@ export class RabbitmqQueuesCollector implements Collector {
           queue: q.queue,
           role: this.catalog.role(q.vhost, q.queue),
         };
+        seen.set(`${q.vhost}\u0000${q.queue}\u0000${labels.role}`, labels);
         this.ready.set(labels, q.ready);
         this.unacked.set(labels, q.unacked);
         this.consumers.set(labels, q.consumers);
       }
+      for (const [key, labels] of this.series) {
+        if (seen.has(key)) continue;
+        this.ready.remove(labels);
+        this.unacked.remove(labels);
+        this.consumers.remove(labels);
+      }
+      this.series = seen;
     };
   }
 
@@ -83,6 +94,7 @@ export class RabbitmqQueuesCollector implements Collector {
     this.ready.reset();
     this.unacked.reset();
     this.consumers.reset();
+    this.series.clear();
   }
 
   private async read(signal: AbortSignal): Promise<Iterable<QueueDepth>> {
