@@ -3,10 +3,12 @@
 import { parseArgs } from 'node:util';
 import { runPipelineBench } from './pipeline.js';
 import { runQueuesBench } from './queues.js';
+import { runSqlBench } from './sql.js';
 
 const benches: Record<string, (rounds: number) => Promise<void>> = {
   pipeline: runPipelineBench,
   queues: runQueuesBench,
+  sql: runSqlBench,
 };
 
 const { values, positionals } = parseArgs({
