@@ -34,16 +34,21 @@ function rssMb(pid: number): number {
   return Number(line.split(/\s+/)[1]) / 1024;
 }
 
+/** One call's latency and broker CPU; a failed call (error status, closed socket) is counted apart. */
 async function timed(
   url: string,
   headers: Record<string, string> = {},
-): Promise<{ seconds: number; cpu: number }> {
+): Promise<{ seconds: number; cpu: number } | Error> {
   const pid = brokerPid();
   const cpu0 = cpuSeconds(pid);
   const t0 = performance.now();
-  const res = await fetch(url, { headers });
-  await res.arrayBuffer();
-  if (!res.ok) throw new Error(`${url}: ${res.status}`);
+  try {
+    const res = await fetch(url, { headers, signal: AbortSignal.timeout(120_000) });
+    await res.arrayBuffer();
+    if (!res.ok) return new Error(`status ${res.status}`);
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
   return { seconds: (performance.now() - t0) / 1000, cpu: cpuSeconds(pid) - cpu0 };
 }
 
@@ -65,6 +70,12 @@ async function createQueues(vhostUrl: string, n: number): Promise<void> {
 
 interface Case {
   samples: { seconds: number; cpu: number }[];
+  failures: string[];
+}
+
+function record(c: Case, r: { seconds: number; cpu: number } | Error): void {
+  if (r instanceof Error) c.failures.push(r.message);
+  else c.samples.push(r);
 }
 
 async function measure(n: number, rounds: number, fullRounds: number) {
@@ -82,27 +93,32 @@ async function measure(n: number, rounds: number, fullRounds: number) {
     process.stderr.write(`queues bench: creating ${n} queues\n`);
     await createQueues(vhost.url, n);
     // The built exporter, run as `npm run exporter` runs it (docs/metrics.md says why the flag).
-    const exporter = spawn(process.execPath, ['--max-semi-space-size=2', 'exporter/dist/main.js'], {
-      cwd: REPO_ROOT,
-      env: {
-        PATH: process.env.PATH,
-        ACKTRAIL_PORT: '9479',
-        ACKTRAIL_CONFIG: config,
-        LOG_LEVEL: 'warn',
+    const exporter = spawn(
+      process.execPath,
+      ['--expose-gc', '--max-semi-space-size=2', 'exporter/dist/main.js'],
+      {
+        cwd: REPO_ROOT,
+        env: {
+          PATH: process.env.PATH,
+          ACKTRAIL_PORT: '9479',
+          ACKTRAIL_CONFIG: config,
+          LOG_LEVEL: 'warn',
+        },
+        stdio: 'ignore',
       },
-      stdio: 'ignore',
-    });
+    );
     try {
       await waitFor('the exporter', async () => (await fetch('http://127.0.0.1:9479/healthz')).ok, {
         timeoutMs: 30_000,
       });
       // First scrape: also the first (blocking) stats refresh; measured on its own below.
       const first = await timed('http://127.0.0.1:9479/metrics');
+      if (first instanceof Error) throw first;
       const cases: Record<string, Case> = {
-        acktrail: { samples: [] },
-        detailed: { samples: [] },
-        columns: { samples: [] },
-        full: { samples: [] },
+        acktrail: { samples: [], failures: [] },
+        detailed: { samples: [], failures: [] },
+        columns: { samples: [], failures: [] },
+        full: { samples: [], failures: [] },
       };
       const urls: Record<string, [string, Record<string, string>]> = {
         acktrail: ['http://127.0.0.1:9479/metrics', {}],
@@ -118,10 +134,10 @@ async function measure(n: number, rounds: number, fullRounds: number) {
       };
       for (let r = 0; r < rounds; r++) {
         for (const name of ['acktrail', 'detailed'] as const)
-          cases[name]!.samples.push(await timed(...urls[name]!));
+          record(cases[name]!, await timed(...urls[name]!));
         if (r < fullRounds)
           for (const name of ['columns', 'full'] as const)
-            cases[name]!.samples.push(await timed(...urls[name]!));
+            record(cases[name]!, await timed(...urls[name]!));
       }
       const rss = rssMb(exporter.pid!);
       return { n, cases, first, rss };
@@ -129,7 +145,8 @@ async function measure(n: number, rounds: number, fullRounds: number) {
       exporter.kill('SIGTERM');
     }
   } finally {
-    await vhost.drop();
+    // rabbitmqctl, not the HTTP API: deleting tens of thousands of queues outlasts an HTTP call.
+    execFileSync('rabbitmqctl', ['-q', 'delete_vhost', vhost.name]);
   }
 }
 
@@ -162,15 +179,19 @@ export async function runQueuesBench(rounds: number): Promise<void> {
       `\n## ${fmt(n)} queues (${r.cases.acktrail!.samples.length} scrapes; columns/full ${r.cases.full!.samples.length} calls)`,
     );
     for (const [name, c] of Object.entries(r.cases)) {
+      if (c.samples.length === 0) {
+        lines.push(`${name.padEnd(9)} every call failed: ${c.failures[0] ?? ''}`);
+        continue;
+      }
       const s = stat(c);
       lines.push(
-        `${name.padEnd(9)} p50 ${fmt(s.p50, 3)} s  p99 ${fmt(s.p99, 3)} s  broker CPU ${fmt(s.cpu, 3)} s/call   ratio to detailed: p99 ${fmt(s.p99 / base.p99, 2)}  CPU ${fmt(s.cpu / Math.max(base.cpu, 1 / TICKS), 2)}`,
+        `${name.padEnd(9)} p50 ${fmt(s.p50, 3)} s  p99 ${fmt(s.p99, 3)} s  broker CPU ${fmt(s.cpu, 3)} s/call   ratio to detailed: p99 ${fmt(s.p99 / base.p99, 2)}  CPU ${fmt(s.cpu / Math.max(base.cpu, 1 / TICKS), 2)}${c.failures.length ? `  (${c.failures.length} failed: ${c.failures[0]})` : ''}`,
       );
     }
     lines.push(
       `first scrape (blocking stats refresh): ${fmt(r.first.seconds, 3)} s, broker CPU ${fmt(r.first.cpu, 3)} s`,
     );
     lines.push(`exporter RSS after the scrapes: ${fmt(r.rss, 0)} MB`);
-    console.log(lines.slice(-7).join('\n'));
+    console.log(lines.slice(-8).join('\n'));
   }
 }

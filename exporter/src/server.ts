@@ -7,6 +7,8 @@ import { CollectorRunner, createCollectors } from './collectors/index.js';
 import type { Logger } from './log.js';
 import { VERSION } from './version.js';
 
+const LARGE_EXPOSITION = 1_000_000;
+
 export interface Exporter {
   app: express.Express;
   runner: CollectorRunner;
@@ -37,11 +39,23 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
 
   const app = express();
   app.disable('x-powered-by');
+  // An ETag would hash every multi-megabyte exposition; Prometheus never sends If-None-Match.
+  app.set('etag', false);
 
   app.get('/metrics', async (_req, res) => {
     await runner.collect();
     const [own, collectors] = await Promise.all([registry.metrics(), runner.exposition()]);
-    res.set('content-type', registry.contentType).send(own + collectors);
+    const body = own + collectors;
+    res.set('content-type', registry.contentType).send(body);
+    // A large exposition (thousands of queues) leaves megabytes of strings that V8 keeps in its
+    // large-object space until a full collection, which it puts off while memory grows: collect
+    // once the answer is out, when the process runs with --expose-gc (npm run exporter does).
+    const gc = globalThis.gc;
+    if (body.length > LARGE_EXPOSITION && gc) {
+      setImmediate(() => {
+        gc();
+      });
+    }
   });
 
   app.get('/healthz', (_req, res) => {

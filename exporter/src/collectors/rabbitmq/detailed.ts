@@ -67,7 +67,12 @@ function parseLabels(line: string, start: number): [Record<string, string>, numb
 /** Samples of the wanted metric names (null: all) from text exposition; other lines are skipped. */
 export function parseSamples(text: string, wanted: ReadonlySet<string> | null): Sample[] {
   const samples: Sample[] = [];
-  for (const line of text.split('\n')) {
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end);
+    start = end + 1;
     if (line === '' || line.startsWith('#')) continue;
     const brace = line.indexOf('{');
     const space = line.indexOf(' ');
