@@ -93,20 +93,16 @@ async function measure(n: number, rounds: number, fullRounds: number) {
     process.stderr.write(`queues bench: creating ${n} queues\n`);
     await createQueues(vhost.url, n);
     // The built exporter, run as `npm run exporter` runs it (docs/metrics.md says why the flag).
-    const exporter = spawn(
-      process.execPath,
-      ['--expose-gc', '--max-semi-space-size=2', 'exporter/dist/main.js'],
-      {
-        cwd: REPO_ROOT,
-        env: {
-          PATH: process.env.PATH,
-          ACKTRAIL_PORT: '9479',
-          ACKTRAIL_CONFIG: config,
-          LOG_LEVEL: 'warn',
-        },
-        stdio: 'ignore',
+    const exporter = spawn(process.execPath, ['--expose-gc', 'exporter/dist/main.js'], {
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH,
+        ACKTRAIL_PORT: '9479',
+        ACKTRAIL_CONFIG: config,
+        LOG_LEVEL: 'warn',
       },
-    );
+      stdio: 'ignore',
+    });
     try {
       await waitFor('the exporter', async () => (await fetch('http://127.0.0.1:9479/healthz')).ok, {
         timeoutMs: 30_000,

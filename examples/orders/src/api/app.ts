@@ -39,31 +39,34 @@ export function createApp(pool: Pool, log: Logger): express.Express {
     res.status(201).location(`/orders/${created.order_id}`).json(created);
   });
 
-  app.get('/orders/:id', async (req, res) => {
-    const id = orderId.safeParse(req.params.id);
+  // Every route with :id gets it validated once, as res.locals.orderId.
+  app.param('id', (_req, res, next, value: string) => {
+    const id = orderId.safeParse(value);
     if (!id.success) {
       res.status(400).json({ error: 'order id must be a positive integer' });
       return;
     }
-    const order = await getOrder(pool, id.data);
+    res.locals.orderId = id.data;
+    next();
+  });
+
+  app.get('/orders/:id', async (_req, res) => {
+    const id = res.locals.orderId as number;
+    const order = await getOrder(pool, id);
     if (!order) {
-      res.status(404).json({ error: `order ${id.data} not found` });
+      res.status(404).json({ error: `order ${id} not found` });
       return;
     }
     res.json(order);
   });
 
-  app.post('/orders/:id/cancel', async (req, res) => {
-    const id = orderId.safeParse(req.params.id);
-    if (!id.success) {
-      res.status(400).json({ error: 'order id must be a positive integer' });
-      return;
-    }
-    const result = await cancelOrder(pool, id.data);
-    if (result === 'not_found') res.status(404).json({ error: `order ${id.data} not found` });
+  app.post('/orders/:id/cancel', async (_req, res) => {
+    const id = res.locals.orderId as number;
+    const result = await cancelOrder(pool, id);
+    if (result === 'not_found') res.status(404).json({ error: `order ${id} not found` });
     else if (result === 'too_late')
-      res.status(409).json({ error: `order ${id.data} is already confirmed or failed` });
-    else res.json({ order_id: id.data, status: 'cancelled' });
+      res.status(409).json({ error: `order ${id} is already confirmed or failed` });
+    else res.json({ order_id: id, status: 'cancelled' });
   });
 
   app.use((_req, res) => {

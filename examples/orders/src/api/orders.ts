@@ -68,7 +68,7 @@ export async function getOrder(pool: Pool, id: number): Promise<OrderView | null
   return { ...row, events: events.rows, confirmation: confirmation.rows[0] ?? null };
 }
 
-/** Cancels an order that has not been confirmed yet; returns false when it cannot be. */
+/** Cancels an order whose notification is still pending; says why when it cannot. */
 export async function cancelOrder(
   pool: Pool,
   id: number,

@@ -23,6 +23,8 @@ const FIELDS: Record<string, keyof Pick<QueueDepth, 'ready' | 'unacked' | 'consu
   rabbitmq_detailed_queue_consumers: 'consumers',
 };
 
+const WANTED = new Set(Object.keys(FIELDS));
+
 export const queueKey = (vhost: string, queue: string) => `${vhost}\u0000${queue}`;
 
 export interface Sample {
@@ -67,6 +69,16 @@ function parseLabels(line: string, start: number): [Record<string, string>, numb
 /** Samples of the wanted metric names (null: all) from text exposition; other lines are skipped. */
 export function parseSamples(text: string, wanted: ReadonlySet<string> | null): Sample[] {
   const samples: Sample[] = [];
+  forEachSample(text, wanted, (name, labels, value) => samples.push({ name, labels, value }));
+  return samples;
+}
+
+/** Calls `onSample` for each sample of the wanted names, without building a list. */
+export function forEachSample(
+  text: string,
+  wanted: ReadonlySet<string> | null,
+  onSample: (name: string, labels: Record<string, string>, value: number) => void,
+): void {
   let start = 0;
   while (start < text.length) {
     let end = text.indexOf('\n', start);
@@ -89,23 +101,21 @@ export function parseSamples(text: string, wanted: ReadonlySet<string> | null): 
     }
     const raw = line.slice(rest).trim().split(' ')[0] ?? '';
     const value = SPECIAL[raw] ?? Number(raw);
-    if (!Number.isNaN(value)) samples.push({ name, labels, value });
+    if (!Number.isNaN(value)) onSample(name, labels, value);
   }
-  return samples;
 }
 
 export function parseDetailed(text: string): Map<string, QueueDepth> {
   const queues = new Map<string, QueueDepth>();
-  for (const s of parseSamples(text, new Set(Object.keys(FIELDS)))) {
-    const { vhost, queue } = s.labels;
-    if (vhost === undefined || queue === undefined) continue;
+  forEachSample(text, WANTED, (name, { vhost, queue }, value) => {
+    if (vhost === undefined || queue === undefined) return;
     const key = queueKey(vhost, queue);
     let q = queues.get(key);
     if (!q) {
       q = { vhost, queue, ready: 0, unacked: 0, consumers: 0 };
       queues.set(key, q);
     }
-    q[FIELDS[s.name]!] = s.value;
-  }
+    q[FIELDS[name]!] = value;
+  });
   return queues;
 }
