@@ -70,15 +70,26 @@ for (const source of ['prometheus', 'management'] as const) {
       const scrape = await waitFor('the known figures', async () => {
         const s = await exporter.scrape();
         return s.value('acktrail_queue_messages_ready', labels('jobs')) === 7 &&
-          s.value('acktrail_queue_messages_unacked', labels('jobs')) === 3
+          s.value('acktrail_queue_messages_unacked', labels('jobs')) === 3 &&
+          s.value('acktrail_queue_consumers', labels('jobs')) === 1 &&
+          s.value('acktrail_queue_messages_ready', labels('graveyard')) === 2
           ? s
           : undefined;
       });
+      // Both sources are refreshed by the broker's statistics timer: compare once both show the
+      // known figures.
       const broker = await waitFor('the management API to settle', async () => {
         const qs = (await management(
           `/queues/${encodeURIComponent(vhost.name)}`,
         )) as ManagementQueue[];
-        return qs.find((q) => q.name === 'jobs')?.messages_unacknowledged === 3 ? qs : undefined;
+        const jobs = qs.find((q) => q.name === 'jobs');
+        const graveyard = qs.find((q) => q.name === 'graveyard');
+        return jobs?.messages_ready === 7 &&
+          jobs.messages_unacknowledged === 3 &&
+          jobs.consumers === 1 &&
+          graveyard?.messages_ready === 2
+          ? qs
+          : undefined;
       });
       for (const q of broker) {
         assert.equal(
