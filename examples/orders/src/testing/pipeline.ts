@@ -119,15 +119,6 @@ export class TestPipeline {
     return (await res.json()) as { requests: number; sent: number; sent_for_key?: number };
   }
 
-  async setProvider(settings: Record<string, unknown>): Promise<void> {
-    const res = await fetch(`${this.providerUrl}/admin/settings`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(settings),
-    });
-    if (!res.ok) throw new Error(`provider settings: ${res.status}`);
-  }
-
   /** Ready-message count and consumer count, straight from the broker (no stats delay). */
   async queue(name: string): Promise<{ messageCount: number; consumerCount: number }> {
     const conn = await amqp.connect(this.vhost.url);

@@ -42,10 +42,6 @@ export class RoleProcess {
     this.exited = once(this.child, 'exit').then(([code]) => code as number | null);
   }
 
-  get pid(): number | undefined {
-    return this.child.pid;
-  }
-
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
   }

@@ -66,13 +66,14 @@ export function inferRoles(
     return names.flatMap((n) => byKey.get(key(q.vhost, n)) ?? []).filter((t) => t !== q);
   };
 
+  const compiled = overrides.map((o) => ({ ...o, re: new RegExp(o.match) }));
   const roles = new Map<string, Role>();
   const isTarget = new Set<QueueInfo>();
   for (const q of queues) for (const t of targets(q)) isTarget.add(t);
 
   for (const q of queues) {
-    const override = overrides.find(
-      (o) => (o.vhost === undefined || o.vhost === q.vhost) && new RegExp(o.match).test(q.name),
+    const override = compiled.find(
+      (o) => (o.vhost === undefined || o.vhost === q.vhost) && o.re.test(q.name),
     );
     let role: Role;
     if (override) role = override.role;
