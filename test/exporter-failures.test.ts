@@ -62,6 +62,19 @@ test('failure 1: relay down: outbox backlog and oldest age rise, then drain afte
 });
 
 test('failure 7: consumers stopped: ready grows, consumers 0, the API stays healthy', async () => {
+  // Start from an idle pipeline: every earlier order confirmed, nothing queued or in flight.
+  await waitFor('earlier orders confirmed', async () => {
+    const r = await p.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM orders WHERE notification_status = 'pending'`,
+    );
+    return r.rows[0]!.n === 0;
+  });
+  await until(
+    'the work queue idle',
+    (s) =>
+      s.value('acktrail_queue_messages_ready', queue('orders.confirmations')) === 0 &&
+      s.value('acktrail_queue_messages_unacked', queue('orders.confirmations')) === 0,
+  );
   await p.stop('worker');
   await until(
     'no consumer on the work queue',
