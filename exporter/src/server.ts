@@ -67,7 +67,8 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     const sources = runner.status();
     const down = sources.filter((s) => s.up === false).map((s) => s.collector);
     res.json({
-      status: down.length ? 'degraded' : 'ready',
+      // 'starting' until every collector has run once (the first scrape runs them).
+      status: down.length ? 'degraded' : sources.some((s) => s.up === null) ? 'starting' : 'ready',
       version: VERSION,
       config: config.configFile ?? 'defaults',
       down,

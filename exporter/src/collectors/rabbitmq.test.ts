@@ -173,6 +173,8 @@ describe('faults', () => {
       { rabbitmq: { ...scope(), prometheusUrl: 'http://127.0.0.1:1' } },
     );
     try {
+      const before = (await (await fetch(`${exporter.url}/readyz`)).json()) as { status: string };
+      assert.equal(before.status, 'starting', 'nothing collected before the first scrape');
       for (let i = 0; i < 3; i++) {
         const s = await exporter.scrape();
         assert.equal(s.success('rabbitmq'), 0);
