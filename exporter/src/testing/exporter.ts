@@ -71,25 +71,22 @@ export class Scrape {
   }
 
   /** Samples of a family; for a histogram, its _bucket, _sum and _count samples too. */
-  samples(name: string): (Sample & { metricName: string })[] {
+  samples(name: string): Sample[] {
     const names = new Set([name, `${name}_bucket`, `${name}_sum`, `${name}_count`]);
-    return this.all.filter((s) => names.has(s.name)).map((s) => ({ ...s, metricName: s.name }));
+    return this.all.filter((s) => names.has(s.name));
   }
 
   /** The value of the first sample whose labels include `labels`; undefined when absent. */
   value(name: string, labels: Record<string, string> = {}): number | undefined {
-    return this.samples(name).find((x) => x.metricName === name && matches(x.labels, labels))
-      ?.value;
+    return this.samples(name).find((x) => x.name === name && matches(x.labels, labels))?.value;
   }
 
   /** count, sum and cumulative buckets (by `le`) of one histogram series. */
   histogram(name: string, labels: Record<string, string> = {}) {
     const series = this.samples(name).filter((x) => matches(x.labels, labels));
-    const pick = (suffix: string) => series.find((x) => x.metricName === `${name}${suffix}`)?.value;
+    const pick = (suffix: string) => series.find((x) => x.name === `${name}${suffix}`)?.value;
     const buckets = Object.fromEntries(
-      series
-        .filter((x) => x.metricName === `${name}_bucket`)
-        .map((x) => [x.labels.le ?? '', x.value]),
+      series.filter((x) => x.name === `${name}_bucket`).map((x) => [x.labels.le ?? '', x.value]),
     );
     return { count: pick('_count'), sum: pick('_sum'), buckets };
   }

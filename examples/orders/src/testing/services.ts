@@ -89,17 +89,3 @@ export async function createTestVhost(prefix = 'acktrail_test'): Promise<TestVho
     },
   };
 }
-
-export interface QueueFigures {
-  name: string;
-  messages_ready: number;
-  messages_unacknowledged: number;
-  consumers: number;
-}
-
-/** Queue figures as the broker itself reports them. */
-export async function queueFigures(vhost: string, queue: string): Promise<QueueFigures> {
-  return (await management(
-    `/queues/${encodeURIComponent(vhost)}/${encodeURIComponent(queue)}?columns=name,messages_ready,messages_unacknowledged,consumers`,
-  )) as QueueFigures;
-}
