@@ -112,7 +112,39 @@ const provider = z.strictObject({
   timeoutSeconds: seconds(2),
 });
 
+const journeys = z.strictObject({
+  /** Receive OTLP spans on /v1/traces and serve the journey API; needs a journey store. */
+  enabled: z.boolean().default(true),
+  /** Whole days of steps kept; older daily partitions are dropped. */
+  retentionDays: z.number().int().min(1).max(3650).default(14),
+  /** Largest OTLP request body accepted, after gzip inflation (413 beyond). */
+  maxBodyBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(8 * 1024 * 1024),
+  /** An outbox row unpublished for this long makes its journey "stuck in the outbox". */
+  stuckAfterSeconds: seconds(60),
+  /** A delivery with no settle step after this long makes its journey "never acked". */
+  unackedAfterSeconds: seconds(300),
+  /** Columns of the pipeline's rows that a journey shows beside its steps (read-only role). */
+  pipeline: z
+    .strictObject({
+      outboxAggregateId: identifier.default('aggregate_id'),
+      outboxLastError: identifier.nullable().default('last_publish_error'),
+      attemptsEventId: identifier.default('event_id'),
+      attemptsStatusCode: identifier.nullable().default('status_code'),
+    })
+    .default({
+      outboxAggregateId: 'aggregate_id',
+      outboxLastError: 'last_publish_error',
+      attemptsEventId: 'event_id',
+      attemptsStatusCode: 'status_code',
+    }),
+});
+
 const fileSchema = z.strictObject({
+  journeys: journeys.default(journeys.parse({})),
   rabbitmq: rabbitmq.default(rabbitmq.parse({})),
   outbox: outbox.default(outbox.parse({})),
   confirmations: confirmations.default(confirmations.parse({})),
@@ -129,6 +161,11 @@ const envSchema = z.object({
   ACKTRAIL_PORT: z.coerce.number().int().min(0).max(65535).default(9470),
   ACKTRAIL_CONFIG: z.string().min(1).optional(),
   DATABASE_URL: z.url().optional(),
+  ACKTRAIL_DATABASE_URL: z.url().optional(),
+  ACKTRAIL_API_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters (for example: openssl rand -hex 24)')
+    .optional(),
   RABBITMQ_MANAGEMENT_URL: z.url().default('http://guest:guest@127.0.0.1:15672'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -143,6 +180,10 @@ export interface ValidatedConfig extends FileConfig {
   logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
   /** The pipeline's database, read with a read-only role; null turns the SQL collectors off. */
   databaseUrl: string | null;
+  /** The journey store (read-write); defaults to databaseUrl. null turns journeys off. */
+  storeUrl: string | null;
+  /** Bearer token of /api/events; null: the journey API answers 401 to everyone. */
+  apiToken: string | null;
   managementUrl: string;
   prometheusUrl: string;
   configFile: string | null;
@@ -199,6 +240,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ValidatedConfi
     port: e.data.ACKTRAIL_PORT,
     logLevel: e.data.LOG_LEVEL,
     databaseUrl: e.data.DATABASE_URL ?? null,
+    storeUrl: f.data.journeys.enabled
+      ? (e.data.ACKTRAIL_DATABASE_URL ?? e.data.DATABASE_URL ?? null)
+      : null,
+    apiToken: e.data.ACKTRAIL_API_TOKEN ?? null,
     managementUrl: e.data.RABBITMQ_MANAGEMENT_URL,
     prometheusUrl,
     configFile: file,

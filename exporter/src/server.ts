@@ -1,18 +1,31 @@
-// Routes only: GET /metrics, GET /healthz, GET /readyz. Wires the collectors and the registry.
+// Routes only: GET /metrics, GET /healthz, GET /readyz, POST /v1/traces, GET /api/events.
+// Wires the collectors, the registry, the journey store and the journey API.
 import express from 'express';
+import pg from 'pg';
 import { Gauge, Registry } from 'prom-client';
 import type { ValidatedConfig } from './config.js';
 import { createReadOnlyPool, type Pool } from './db/pool.js';
 import { CollectorRunner, createCollectors } from './collectors/index.js';
 import type { Logger } from './log.js';
 import { VERSION } from './version.js';
+import { eventsRouter } from './api/events.js';
+import { JourneyMetrics } from './journeys/metrics.js';
+import { migrateStore } from './journeys/migrate.js';
+import { PipelineReader } from './journeys/pipeline-rows.js';
+import { StepQueries } from './journeys/queries.js';
+import { StepStore } from './journeys/store.js';
+import { receiverRouter } from './receiver/route.js';
+import { errorMessage } from './log.js';
 
 const LARGE_EXPOSITION = 1_000_000;
+const RETENTION_EVERY_MS = 3_600_000;
 
 export interface Exporter {
   app: express.Express;
   runner: CollectorRunner;
   registry: Registry;
+  /** Resolves when the journey store is migrated (at once when there is none). */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -37,10 +50,36 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     );
   const runner = new CollectorRunner(createCollectors(config, registry, pool), registry, log);
 
+  const journeys = createJourneys(config, log);
+  const metrics = new JourneyMetrics(registry);
+
   const app = express();
   app.disable('x-powered-by');
   // An ETag would hash every multi-megabyte exposition; Prometheus never sends If-None-Match.
   app.set('etag', false);
+  app.use(
+    receiverRouter({
+      store: journeys.store,
+      metrics,
+      log,
+      maxBodyBytes: config.journeys.maxBodyBytes,
+      retentionDays: config.journeys.retentionDays,
+      ready: journeys.ready,
+    }),
+  );
+  app.use(
+    eventsRouter({
+      token: config.apiToken,
+      queries: journeys.queries,
+      pipeline: pool ? new PipelineReader(pool, config) : null,
+      assemble: {
+        stuckAfterSeconds: config.journeys.stuckAfterSeconds,
+        unackedAfterSeconds: config.journeys.unackedAfterSeconds,
+      },
+      log,
+      ready: journeys.ready,
+    }),
+  );
 
   app.get('/metrics', async (_req, res) => {
     await runner.collect();
@@ -80,8 +119,59 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     app,
     runner,
     registry,
+    ready: journeys.ready.catch(() => undefined),
     close: async () => {
-      await pool?.end();
+      journeys.stopRetention();
+      await journeys.ready.catch(() => undefined);
+      await Promise.all([pool?.end(), journeys.pool?.end()]);
+    },
+  };
+}
+
+/** The journey store: migrated at start, retention every hour. Absent without a store URL. */
+function createJourneys(config: ValidatedConfig, log: Logger) {
+  if (!config.storeUrl) {
+    log.warn('no journey store (ACKTRAIL_DATABASE_URL or DATABASE_URL): /v1/traces answers 503');
+    return {
+      pool: null,
+      store: null,
+      queries: null,
+      ready: Promise.resolve(),
+      stopRetention: () => undefined,
+    };
+  }
+  const pool = new pg.Pool({
+    connectionString: config.storeUrl,
+    max: 6,
+    connectionTimeoutMillis: 5000,
+    application_name: 'acktrail-journeys',
+  });
+  pool.on('error', () => undefined);
+  const store = new StepStore(pool);
+  const retention = async () => {
+    const dropped = await store.partitions.dropExpired(config.journeys.retentionDays);
+    if (dropped.length) log.info({ dropped }, 'journey partitions past retention dropped');
+  };
+  const ready = migrateStore(config.storeUrl).then(async (applied) => {
+    if (applied.length) log.info({ applied }, 'journey store migrated');
+    await retention();
+  });
+  ready.catch((err: unknown) => {
+    log.error({ err: errorMessage(err) }, 'journey store unavailable: migrations failed');
+  });
+  const timer = setInterval(() => {
+    retention().catch((err: unknown) => {
+      log.warn({ err: errorMessage(err) }, 'journey retention failed; will retry');
+    });
+  }, RETENTION_EVERY_MS);
+  timer.unref();
+  return {
+    pool,
+    store,
+    queries: new StepQueries(pool),
+    ready,
+    stopRetention: () => {
+      clearInterval(timer);
     },
   };
 }

@@ -46,6 +46,11 @@ const schema = z.object({
   /** Addresses the provider rejects for good; `*` matches any run of characters. */
   PROVIDER_REJECT_ADDRESSES: list,
 
+  /** OTLP/HTTP base URL (e.g. the acktrail exporter, http://127.0.0.1:9470); unset: no tracing. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  /** How often each process exports its buffered spans. */
+  OTEL_BSP_SCHEDULE_DELAY: int(1000, 1),
+
   /** Failure 2: exit after the broker confirmed a batch, before published_at is written. */
   FAULT_RELAY_EXIT_AFTER_CONFIRM: flag,
   /** Failure 5: publish with this routing key instead of order.created. */
@@ -80,6 +85,7 @@ export interface Config {
     hangMs: number;
     rejectAddresses: string[];
   };
+  tracing: { endpoint: string | null; exportIntervalMs: number };
   faults: {
     relayExitAfterConfirm: boolean;
     relayRoutingKey: string | null;
@@ -132,6 +138,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutRate: e.PROVIDER_TIMEOUT_RATE,
       hangMs: e.PROVIDER_HANG_MS,
       rejectAddresses: e.PROVIDER_REJECT_ADDRESSES,
+    },
+    tracing: {
+      endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
+      exportIntervalMs: e.OTEL_BSP_SCHEDULE_DELAY,
     },
     faults: {
       relayExitAfterConfirm: e.FAULT_RELAY_EXIT_AFTER_CONFIRM,

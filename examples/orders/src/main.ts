@@ -1,6 +1,8 @@
 // Entry point of every process of the reference pipeline: `tsx src/main.ts <role>`.
 // Roles: api, relay, worker, provider, loadgen, migrate. Each logs JSON lines; a line with
 // msg "ready" says it is up (and on which port). SIGTERM and SIGINT stop it cleanly.
+// Tracing starts first, before amqplib, pg and http are loaded (./tracing.ts).
+import { tracing } from './tracing.js';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { parseArgs } from 'node:util';
@@ -159,6 +161,7 @@ async function main(): Promise<void> {
     stopping = true;
     log.info({ signal }, 'stopping');
     stop()
+      .then(() => tracing?.shutdown())
       .then(() => process.exit(0))
       .catch((err: unknown) => {
         log.error({ err: coerceError(err).message }, 'unclean stop');

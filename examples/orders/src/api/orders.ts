@@ -1,5 +1,6 @@
 // SQL of the orders API. The order and its outbox row are written in one transaction.
 import { randomUUID } from 'node:crypto';
+import { withOutboxInsert } from '@acktrail/instrument';
 import { inTransaction, type Pool } from '../db/pool.js';
 import { ORDER_CREATED } from '../events.js';
 
@@ -13,7 +14,6 @@ export interface CreatedOrder {
 export async function createOrder(
   pool: Pool,
   input: { customer_email: string; total: number },
-  traceContext: Record<string, string> | null = null,
 ): Promise<CreatedOrder> {
   return inTransaction(pool, async (db) => {
     const order = await db.query<{ id: number }>(
@@ -22,10 +22,13 @@ export async function createOrder(
     );
     const orderId = order.rows[0]!.id;
     const eventId = randomUUID();
-    await db.query(
-      `INSERT INTO outbox_events (id, event_type, aggregate_id, schema_version, payload, trace_context)
-       VALUES ($1, $2, $3, 1, $4, $5)`,
-      [eventId, ORDER_CREATED, orderId, { order_id: orderId }, traceContext],
+    // The trace context goes into the row, so the relay's publish continues this trace.
+    await withOutboxInsert({ eventId, aggregateType: 'order', aggregateId: orderId }, (carrier) =>
+      db.query(
+        `INSERT INTO outbox_events (id, event_type, aggregate_id, schema_version, payload, trace_context)
+         VALUES ($1, $2, $3, 1, $4, $5)`,
+        [eventId, ORDER_CREATED, orderId, { order_id: orderId }, carrier],
+      ),
     );
     return {
       order_id: orderId,

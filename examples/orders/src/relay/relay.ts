@@ -3,12 +3,14 @@
 // publish came back unroutable (basic.return) stays unpublished and is retried after a pause.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChannelModel, ConfirmChannel, Message } from 'amqplib';
+import { continueFromOutbox, trackReturns } from '@acktrail/instrument';
 import type { Config } from '../config.js';
 import type { Pool } from '../db/pool.js';
 import { connectWithRecovery, type RecoveringConnection } from '../broker/connection.js';
 import { publishConfirmed } from '../broker/publish.js';
 import { EXCHANGE, HEADERS, ROUTING_KEY, assertTopology } from '../broker/topology.js';
 import { coerceError, type Logger } from '../log.js';
+import { exitAfterFlush } from '../tracing.js';
 import { claimBatch, markFailed, markPublished, type OutboxRow } from './outbox.js';
 
 export interface RelayStats {
@@ -51,6 +53,7 @@ export class Relay {
   private async setup(model: ChannelModel): Promise<void> {
     const ch = await model.createConfirmChannel();
     await assertTopology(ch, this.config.worker.maxAttempts);
+    trackReturns(ch);
     ch.on('return', (msg: Message) => {
       const id = msg.properties.messageId as string | undefined;
       if (id)
@@ -103,7 +106,7 @@ export class Relay {
           { events: rows.length },
           'FAULT: exiting after the confirm, before published_at',
         );
-        process.exit(1);
+        await exitAfterFlush(1);
       }
 
       const published: string[] = [];
@@ -150,24 +153,27 @@ export class Relay {
       schema_version: row.schema_version,
       ...row.payload,
     };
-    return publishConfirmed(
-      ch,
-      EXCHANGE,
-      this.config.faults.relayRoutingKey ?? ROUTING_KEY,
-      Buffer.from(JSON.stringify(body)),
-      {
-        persistent: true,
-        mandatory: true,
-        messageId: row.id,
-        type: row.event_type,
-        contentType: 'application/json',
-        timestamp: Math.floor(Date.now() / 1000),
-        headers: {
-          [HEADERS.aggregateType]: 'order',
-          [HEADERS.aggregateId]: String(row.aggregate_id),
-          ...(row.trace_context ?? {}),
+    // The publish span continues the trace stored with the row (instrumentation-amqplib injects
+    // the new traceparent and the baggage into the headers).
+    return continueFromOutbox(row.trace_context, row.id, () =>
+      publishConfirmed(
+        ch,
+        EXCHANGE,
+        this.config.faults.relayRoutingKey ?? ROUTING_KEY,
+        Buffer.from(JSON.stringify(body)),
+        {
+          persistent: true,
+          mandatory: true,
+          messageId: row.id,
+          type: row.event_type,
+          contentType: 'application/json',
+          timestamp: Math.floor(Date.now() / 1000),
+          headers: {
+            [HEADERS.aggregateType]: 'order',
+            [HEADERS.aggregateId]: String(row.aggregate_id),
+          },
         },
-      },
+      ),
     );
   }
 }

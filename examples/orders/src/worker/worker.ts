@@ -4,6 +4,7 @@
 // dead-letters permanent failures and exhausted retries with their reason.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
+import { recordResult, withProviderCall, withResultCommit } from '@acktrail/instrument';
 import type { Config } from '../config.js';
 import type { Pool } from '../db/pool.js';
 import { connectWithRecovery, type RecoveringConnection } from '../broker/connection.js';
@@ -17,6 +18,7 @@ import {
 } from '../broker/topology.js';
 import { parseOrderEvent } from '../events.js';
 import { coerceError, type Logger } from '../log.js';
+import { exitAfterFlush } from '../tracing.js';
 import { sendConfirmationMail } from './provider-client.js';
 import { loadOrder, recordAttempt } from './results.js';
 import { retryDelayMs } from './retry.js';
@@ -70,6 +72,7 @@ export class Worker {
   private async onDelivery(ch: Channel, pub: ConfirmChannel, msg: ConsumeMessage): Promise<void> {
     try {
       const settled = await this.handle(pub, msg);
+      recordResult(settled);
       ch.ack(msg);
       this.log.debug({ event_id: msg.properties.messageId as unknown, settled }, 'acked');
     } catch (err) {
@@ -112,29 +115,32 @@ export class Worker {
       return 'already_done';
     }
 
-    const result = await sendConfirmationMail(
-      this.config.provider.url,
-      this.config.worker.providerTimeoutMs,
-      {
-        to: order.customer_email,
-        orderId,
-        idempotencyKey: `order-confirmation:${orderId}`,
-      },
+    const idempotencyKey = `order-confirmation:${orderId}`;
+    const result = await withProviderCall(
+      { provider: this.config.provider.name, idempotencyKey },
+      () =>
+        sendConfirmationMail(this.config.provider.url, this.config.worker.providerTimeoutMs, {
+          to: order.customer_email,
+          orderId,
+          idempotencyKey,
+        }),
     );
     if (this.config.faults.workerExitAfterProviderCall) {
       log.fatal('FAULT: exiting after the provider call, before recording it');
-      process.exit(1);
+      await exitAfterFlush(1);
     }
-    const { attempt, verdict } = await recordAttempt(this.pool, {
-      eventId,
-      orderId,
-      provider: this.config.provider.name,
-      maxAttempts: this.config.worker.maxAttempts,
-      result,
-    });
+    const { attempt, verdict } = await withResultCommit(() =>
+      recordAttempt(this.pool, {
+        eventId,
+        orderId,
+        provider: this.config.provider.name,
+        maxAttempts: this.config.worker.maxAttempts,
+        result,
+      }),
+    );
     if (this.config.faults.workerExitAfterCommit) {
       log.fatal('FAULT: exiting after the commit, before the ack');
-      process.exit(1);
+      await exitAfterFlush(1);
     }
     if (verdict === 'sent') {
       log.debug({ attempt, outcome: result.outcome }, 'confirmation sent');

@@ -1,0 +1,218 @@
+// GET /api/events/:event_id (one journey, assembled) and
+// GET /api/events?aggregate_id=&anomaly=&since=&limit=&cursor= (keyset-paginated lists).
+import express, { type Request, type Response } from 'express';
+import { z } from 'zod';
+import { assemble, type AssembleOptions } from '../journeys/assemble.js';
+import type { PipelineReader } from '../journeys/pipeline-rows.js';
+import type { Cursor, EventSummary, StepQueries } from '../journeys/queries.js';
+import { STEP_ANOMALIES } from '../journeys/steps.js';
+import { errorMessage, type Logger } from '../log.js';
+import { requireToken } from './auth.js';
+
+export const LIST_ANOMALIES = [...STEP_ANOMALIES, 'published_twice', 'stuck_in_outbox'] as const;
+const ID = /^[\x21-\x7e]{1,128}$/;
+
+export interface EventsApiOptions {
+  token: string | null;
+  queries: StepQueries | null;
+  pipeline: PipelineReader | null;
+  assemble: Omit<AssembleOptions, 'nowMs'>;
+  log: Logger;
+  /** Resolves when the store is migrated; rejects when it cannot be. */
+  ready: Promise<void>;
+}
+
+const DURATION = /^(\d+)(s|m|h|d)$/;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `since`: an ISO 8601 time or a duration back from now (`90s`, `15m`, `6h`, `7d`). */
+const since = z
+  .string()
+  .optional()
+  .transform((s, ctx) => {
+    if (s === undefined) return Date.now() - UNIT_MS.d;
+    const m = DURATION.exec(s);
+    if (m) return Date.now() - Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+    const t = Date.parse(s);
+    if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}/.test(s)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be an ISO 8601 time or a duration like 15m, 6h, 7d',
+      });
+      return z.NEVER;
+    }
+    return t;
+  });
+
+const listQuery = z.strictObject({
+  aggregate_id: z.string().regex(ID, 'must be 1-128 printable ASCII characters').optional(),
+  anomaly: z.enum(LIST_ANOMALIES).optional(),
+  since,
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined) return null;
+      const [t, ...rest] = Buffer.from(s, 'base64url').toString('utf8').split('|');
+      const id = rest.join('|');
+      if (!t || !/^\d+$/.test(t) || !ID.test(id)) {
+        ctx.addIssue({ code: 'custom', message: 'is not a cursor returned by this API' });
+        return z.NEVER;
+      }
+      return { lastUs: Number(t), eventId: id } satisfies Cursor;
+    }),
+});
+
+const encodeCursor = (c: Cursor) => Buffer.from(`${c.lastUs}|${c.eventId}`).toString('base64url');
+const iso = (us: number) => new Date(us / 1000).toISOString();
+
+function summaryJson(s: EventSummary) {
+  return {
+    eventId: s.eventId,
+    aggregate: s.aggregateId ? { type: s.aggregateType, id: s.aggregateId } : null,
+    firstSeen: iso(s.firstSeenUs),
+    lastSeen: iso(s.lastSeenUs),
+    steps: s.steps,
+    anomalies: s.anomalies,
+  };
+}
+
+export function eventsRouter(opts: EventsApiOptions): express.Router {
+  const router = express.Router();
+  router.use('/api', requireToken(opts.token));
+
+  const available = async (res: Response): Promise<StepQueries | null> => {
+    if (!opts.queries) {
+      res
+        .status(503)
+        .json({ error: 'the journey store is not configured (ACKTRAIL_DATABASE_URL)' });
+      return null;
+    }
+    try {
+      await opts.ready;
+    } catch {
+      res
+        .status(503)
+        .json({ error: 'the journey store could not be prepared; see the exporter log' });
+      return null;
+    }
+    return opts.queries;
+  };
+
+  const failed = (res: Response, err: unknown) => {
+    opts.log.error({ err: errorMessage(err) }, 'journey API query failed');
+    res.status(503).json({ error: 'the journey store is unavailable; retry later' });
+  };
+
+  router.get('/api/events/:eventId', async (req: Request<{ eventId: string }>, res: Response) => {
+    const { eventId } = req.params;
+    if (!ID.test(eventId)) {
+      res.status(400).json({ error: 'event_id must be 1-128 printable ASCII characters' });
+      return;
+    }
+    const queries = await available(res);
+    if (!queries) return;
+    try {
+      const steps = await queries.steps(eventId);
+      const aggregateId = steps.find((s) => s.aggregateId)?.aggregateId ?? null;
+      const rows = opts.pipeline ? await opts.pipeline.forEvent(eventId, aggregateId) : null;
+      if (steps.length === 0 && !rows?.outbox) {
+        res.status(404).json({ error: `no journey for event_id ${eventId}` });
+        return;
+      }
+      res.json(assemble(eventId, steps, rows, { ...opts.assemble, nowMs: Date.now() }));
+    } catch (err) {
+      failed(res, err);
+    }
+  });
+
+  router.get('/api/events', async (req: Request, res: Response) => {
+    const parsed = listQuery.safeParse(req.query);
+    if (!parsed.success) {
+      res.status(400).json({
+        error: parsed.error.issues
+          .map((i) =>
+            i.code === 'unrecognized_keys'
+              ? `unknown parameter(s): ${i.keys.join(', ')}`
+              : `${i.path.join('.')}: ${i.message}`,
+          )
+          .join('; '),
+      });
+      return;
+    }
+    const q = parsed.data;
+    const queries = await available(res);
+    if (!queries) return;
+    try {
+      if (q.anomaly === 'stuck_in_outbox') {
+        if (!opts.pipeline) {
+          res.status(400).json({ error: 'stuck_in_outbox needs DATABASE_URL (the pipeline)' });
+          return;
+        }
+        const before = q.cursor
+          ? { at: new Date(q.cursor.lastUs / 1000), id: q.cursor.eventId }
+          : null;
+        const rows = await opts.pipeline.stuck(
+          opts.assemble.stuckAfterSeconds,
+          new Date(q.since),
+          before,
+          q.limit,
+        );
+        const summaries = await queries.summaries(rows.map((r) => r.eventId));
+        const last = rows.at(-1);
+        res.json({
+          events: rows.map((r) => ({
+            ...(summaries.get(r.eventId)
+              ? summaryJson(summaries.get(r.eventId)!)
+              : { eventId: r.eventId, aggregate: null, steps: 0, anomalies: [] }),
+            outboxCreatedAt: r.createdAt.toISOString(),
+          })),
+          nextCursor:
+            last && rows.length === q.limit
+              ? encodeCursor({ lastUs: last.createdAt.getTime() * 1000, eventId: last.eventId })
+              : null,
+        });
+        return;
+      }
+      const ids = await queries.eventIds(
+        {
+          aggregateId: q.aggregate_id,
+          anomaly: q.anomaly === 'published_twice' ? undefined : q.anomaly,
+          publishedTwice: q.anomaly === 'published_twice',
+        },
+        q.since * 1000,
+        q.cursor,
+        q.limit,
+      );
+      const summaries = await queries.summaries(ids.map((i) => i.eventId));
+      const events = ids.flatMap((i) => {
+        const s = summaries.get(i.eventId);
+        return s ? [summaryJson(s)] : [];
+      });
+      // An order's events that have no span yet (still in the outbox) are listed too.
+      if (q.aggregate_id !== undefined && !q.cursor && opts.pipeline) {
+        const known = new Set(events.map((e) => e.eventId));
+        for (const row of await opts.pipeline.eventsOfAggregate(q.aggregate_id)) {
+          if (!known.has(row.eventId) && row.createdAt.getTime() >= q.since)
+            events.push({
+              eventId: row.eventId,
+              aggregate: { type: null, id: q.aggregate_id },
+              firstSeen: row.createdAt.toISOString(),
+              lastSeen: row.createdAt.toISOString(),
+              steps: 0,
+              anomalies: [],
+            });
+        }
+      }
+      const last = ids.at(-1);
+      res.json({
+        events,
+        nextCursor: last && ids.length === q.limit ? encodeCursor(last) : null,
+      });
+    } catch (err) {
+      failed(res, err);
+    }
+  });
+  return router;
+}

@@ -1,0 +1,348 @@
+// A journey: the stored steps of one event and the pipeline's own rows, on one time line, with the
+// gaps between them, a classification and a one-line verdict. Steps come from several services
+// whose clocks differ: a wait that comes out negative is never shown as such; it is reported as
+// clock skew instead.
+import type { AttributeValue } from '../receiver/spans.js';
+import type { PipelineRows } from './pipeline-rows.js';
+import type { StoredRow } from './queries.js';
+
+export const JOURNEY_KINDS = [
+  'delivered_once',
+  'published_twice',
+  'redelivered',
+  'retried',
+  'dead_lettered',
+  'unroutable',
+  'stuck_in_outbox',
+  'order_missing',
+  'duplicate_provider_call',
+  'never_acked',
+  'in_flight',
+] as const;
+export type JourneyKind = (typeof JOURNEY_KINDS)[number];
+
+export interface TimelineEntry {
+  at: string;
+  stage: string;
+  source: 'span' | 'pipeline';
+  service: string | null;
+  name: string;
+  durationMs: number | null;
+  /** Since the previous entry on the time line. */
+  gapMs: number | null;
+  /** Since the end of the causal parent (e.g. publish -> deliver); null when unknown or skewed. */
+  waitMs: number | null;
+  /** How far this step starts before its parent ended, when the clocks disagree. */
+  skewMs: number | null;
+  status: string;
+  statusMessage: string | null;
+  note: string | null;
+  traceId: string | null;
+  spanId: string | null;
+  parentSpanId: string | null;
+  attributes: Record<string, AttributeValue>;
+}
+
+export interface Journey {
+  eventId: string;
+  aggregate: { type: string | null; id: string } | null;
+  verdict: string;
+  kinds: JourneyKind[];
+  publishes: number;
+  deliveries: number;
+  retries: { count: number; delaysMs: number[] };
+  deadLetter: { reason: string } | null;
+  attempts: {
+    attempt: number;
+    outcome: string;
+    statusCode: number | null;
+    at: string;
+    durationMs: number;
+  }[];
+  traceIds: string[];
+  timeline: TimelineEntry[];
+}
+
+export interface AssembleOptions {
+  nowMs: number;
+  stuckAfterSeconds: number;
+  unackedAfterSeconds: number;
+}
+
+const ms = (us: number) => Math.round(us / 1000);
+const clock = (d: Date) => d.toISOString().slice(11, 19);
+const times = (n: number) => (n === 1 ? 'once' : n === 2 ? 'twice' : `${n} times`);
+
+function humanDuration(msValue: number): string {
+  const s = Math.round(msValue / 1000);
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${Math.round(s / 3600)} h`;
+}
+
+function spanEntry(s: StoredRow): TimelineEntry & { atUs: number; endUs: number } {
+  const note =
+    s.stage === 'deliver'
+      ? [
+          s.attrs['acktrail.delivery.redelivered'] === true ? 'redelivered' : null,
+          Number(s.attrs['acktrail.delivery.attempt'] ?? 1) > 1
+            ? `attempt ${String(s.attrs['acktrail.delivery.attempt'])}`
+            : null,
+          typeof s.attrs['acktrail.result'] === 'string'
+            ? s.attrs['acktrail.result'].replace(/_/g, ' ')
+            : null,
+        ]
+          .filter(Boolean)
+          .join(', ') || null
+      : s.stage === 'settle'
+        ? String(s.attrs['acktrail.settle.outcome'] ?? '')
+        : s.stage === 'dead_letter'
+          ? String(s.attrs['acktrail.dead_letter.reason'] ?? '')
+          : s.stage === 'provider.call'
+            ? String(s.attrs['acktrail.provider.outcome'] ?? '')
+            : s.stage === 'outbox.publish' && s.attrs['acktrail.publish.outcome'] === 'unroutable'
+              ? 'unroutable'
+              : null;
+  return {
+    atUs: s.timeUs,
+    endUs: s.timeUs + s.durationUs,
+    at: new Date(s.timeUs / 1000).toISOString(),
+    stage: s.stage,
+    source: 'span',
+    service: s.service,
+    name: s.name,
+    durationMs: s.durationUs / 1000,
+    gapMs: null,
+    waitMs: null,
+    skewMs: null,
+    status: s.status,
+    statusMessage: s.statusMessage,
+    note: note || null,
+    traceId: s.traceId,
+    spanId: s.spanId,
+    parentSpanId: s.parentSpanId,
+    attributes: s.attrs,
+  };
+}
+
+function rowEntry(stage: string, at: Date, name: string, note: string | null = null) {
+  const atUs = at.getTime() * 1000;
+  return {
+    atUs,
+    endUs: atUs,
+    at: at.toISOString(),
+    stage,
+    source: 'pipeline' as const,
+    service: null,
+    name,
+    durationMs: null,
+    gapMs: null,
+    waitMs: null,
+    skewMs: null,
+    status: 'unset',
+    statusMessage: null,
+    note,
+    traceId: null,
+    spanId: null,
+    parentSpanId: null,
+    attributes: {},
+  };
+}
+
+export function assemble(
+  eventId: string,
+  steps: StoredRow[],
+  rows: PipelineRows | null,
+  opts: AssembleOptions,
+): Journey {
+  const entries = steps.map(spanEntry);
+  if (rows?.order) entries.push(rowEntry('order.created', rows.order.createdAt, 'order row'));
+  if (rows?.outbox) {
+    entries.push(rowEntry('outbox.created', rows.outbox.createdAt, 'outbox row'));
+    if (rows.outbox.publishedAt)
+      entries.push(rowEntry('outbox.published', rows.outbox.publishedAt, 'outbox published_at'));
+  }
+  for (const a of rows?.attempts ?? [])
+    entries.push(
+      rowEntry(
+        'provider.attempt',
+        a.createdAt,
+        `attempt ${a.attempt}`,
+        `${a.outcome}${a.statusCode === null ? '' : ` (${a.statusCode})`}`,
+      ),
+    );
+  if (rows?.confirmation)
+    entries.push(
+      rowEntry('confirmation.committed', rows.confirmation.createdAt, 'confirmation row'),
+    );
+  entries.sort((a, b) => a.atUs - b.atUs || a.stage.localeCompare(b.stage));
+
+  const bySpan = new Map(entries.filter((e) => e.spanId).map((e) => [e.spanId, e]));
+  entries.forEach((e, i) => {
+    const prev = entries[i - 1];
+    e.gapMs = prev ? ms(e.atUs - prev.atUs) : null;
+    const parent = e.parentSpanId ? bySpan.get(e.parentSpanId) : undefined;
+    // A child that starts before its parent started is clock skew between the two services (a
+    // consumer may legitimately start before the publisher's span ends: the confirm comes later).
+    if (parent && e.atUs < parent.atUs) e.skewMs = ms(parent.atUs - e.atUs);
+    // A delivery waits from the moment the message was sent (the confirm may come after it).
+    else if (parent && (parent.stage === 'outbox.publish' || parent.stage === 'retry.publish'))
+      e.waitMs = ms(e.atUs - parent.atUs);
+    else if (parent && e.stage !== 'settle' && parent.stage !== 'deliver')
+      e.waitMs = Math.max(0, ms(e.atUs - parent.endUs));
+  });
+
+  const of = (stage: string) => steps.filter((s) => s.stage === stage);
+  const publishSteps = of('outbox.publish');
+  const unroutable = publishSteps.filter(
+    (s) => s.attrs['acktrail.publish.outcome'] === 'unroutable',
+  );
+  const publishes = publishSteps.length - unroutable.length;
+  const delivers = of('deliver');
+  const settles = of('settle');
+  const redelivered = delivers.filter((s) => s.attrs['acktrail.delivery.redelivered'] === true);
+  const maxAttempt = Math.max(
+    1,
+    ...delivers.map((s) => Number(s.attrs['acktrail.delivery.attempt'] ?? 1)),
+  );
+  const retrySteps = of('retry.publish');
+  const retryCount = Math.max(maxAttempt - 1, retrySteps.length);
+  const delaysMs = retrySteps
+    .map((s) => Number(s.attrs['acktrail.retry.delay_ms']))
+    .filter((n) => Number.isFinite(n));
+  const deadLetterStep = of('dead_letter').at(-1);
+  const providerCalls = of('provider.call');
+  const attempts = rows?.attempts ?? [];
+  const keys = providerCalls.map((s) => String(s.attrs['acktrail.provider.idempotency_key'] ?? ''));
+  const duplicateCall =
+    providerCalls.some((s) => s.attrs['acktrail.provider.outcome'] === 'idempotent_replay') ||
+    attempts.some((a) => a.outcome === 'idempotent_replay') ||
+    new Set(keys.filter(Boolean)).size < keys.filter(Boolean).length;
+  const aggregateId =
+    rows?.outbox?.aggregateId ?? steps.find((s) => s.aggregateId)?.aggregateId ?? null;
+  const aggregateType = steps.find((s) => s.aggregateType)?.aggregateType ?? null;
+  const sentAt =
+    rows?.confirmation?.createdAt ??
+    (() => {
+      const s = settles.find((x) => x.attrs['acktrail.result'] === 'sent');
+      return s ? new Date(s.timeUs / 1000) : null;
+    })();
+  const failed = rows?.order?.notificationStatus === 'failed';
+  const deadLetterReason = deadLetterStep
+    ? String(deadLetterStep.attrs['acktrail.dead_letter.reason'] ?? 'unknown')
+    : null;
+  const stuck =
+    rows?.outbox !== null &&
+    rows?.outbox !== undefined &&
+    rows.outbox.publishedAt === null &&
+    opts.nowMs - rows.outbox.createdAt.getTime() > opts.stuckAfterSeconds * 1000;
+  const orderMissing =
+    rows !== null && aggregateId !== null && rows.order === null && steps.length > 0;
+  const lastDeliver = delivers.at(-1);
+  const neverAcked =
+    lastDeliver !== undefined &&
+    !settles.some((s) => s.timeUs >= lastDeliver.timeUs) &&
+    (lastDeliver.status === 'error' ||
+      opts.nowMs - lastDeliver.timeUs / 1000 > opts.unackedAfterSeconds * 1000);
+
+  const kinds: JourneyKind[] = [];
+  if (publishes > 1) kinds.push('published_twice');
+  if (redelivered.length > 0) kinds.push('redelivered');
+  if (retryCount > 0) kinds.push('retried');
+  if (deadLetterStep || failed) kinds.push('dead_lettered');
+  if (unroutable.length > 0) kinds.push('unroutable');
+  if (stuck) kinds.push('stuck_in_outbox');
+  if (orderMissing) kinds.push('order_missing');
+  if (duplicateCall) kinds.push('duplicate_provider_call');
+  if (neverAcked) kinds.push('never_acked');
+  if (kinds.length === 0) kinds.push(sentAt ? 'delivered_once' : 'in_flight');
+
+  const errorCodes = attempts
+    .filter((a) => a.outcome !== 'success' && a.outcome !== 'idempotent_replay')
+    .map((a) => (a.statusCode === null ? a.outcome.replace(/_/g, ' ') : String(a.statusCode)));
+  const codeSummary = [...new Set(errorCodes)]
+    .map((c) => `${c} ${times(errorCodes.filter((x) => x === c).length)}`)
+    .join(', ');
+
+  const parts: string[] = [];
+  if (stuck && rows.outbox) {
+    parts.push(
+      `stuck in the outbox for ${humanDuration(opts.nowMs - rows.outbox.createdAt.getTime())}: not published` +
+        (unroutable.length > 0
+          ? ` (returned as unroutable ${times(unroutable.length)})`
+          : rows.outbox.lastError
+            ? ` (last error: ${rows.outbox.lastError})`
+            : ''),
+    );
+  } else if (unroutable.length > 0 && publishes === 0) {
+    parts.push(
+      `unroutable: the broker returned it ${times(unroutable.length)}; still in the outbox`,
+    );
+  }
+  if (orderMissing)
+    parts.push(`order ${aggregateId} no longer exists (database restored to an earlier point?)`);
+  if (deadLetterStep || failed) {
+    const n = Math.max(maxAttempt, attempts.length);
+    parts.push(
+      `dead-lettered after ${n} attempt${n === 1 ? '' : 's'}: ${deadLetterReason ?? 'failed'}`,
+    );
+  } else if (sentAt) {
+    const retries =
+      retryCount > 0
+        ? ` after ${retryCount} retr${retryCount === 1 ? 'y' : 'ies'}${codeSummary ? ` (provider ${codeSummary})` : ''}`
+        : '';
+    parts.push(`confirmation sent once at ${clock(sentAt)}${retries}`);
+  } else if (parts.length === 0) {
+    parts.push(
+      delivers.length > 0
+        ? neverAcked
+          ? 'delivered but never acked'
+          : 'delivered, still being processed'
+        : publishes > 0
+          ? 'published, not yet delivered'
+          : 'not yet published',
+    );
+  }
+  if (publishes > 1) {
+    const ignored = delivers.filter((s) => s.attrs['acktrail.result'] === 'already_done').length;
+    parts.push(
+      `published ${times(publishes)}` +
+        (ignored > 0
+          ? `, ${ignored === 1 ? 'second copy' : `${ignored} copies`} ignored by the consumer (already done)`
+          : ''),
+    );
+  }
+  if (redelivered.length > 0 && publishes <= 1)
+    parts.push(
+      `redelivered ${times(redelivered.length)}` +
+        (redelivered.some((s) => s.attrs['acktrail.result'] === 'already_done')
+          ? ', recognised as already done'
+          : ''),
+    );
+  if (duplicateCall)
+    parts.push('provider called again with the same idempotency key and answered with a replay');
+
+  return {
+    eventId,
+    aggregate: aggregateId ? { type: aggregateType, id: aggregateId } : null,
+    verdict: parts.join('; '),
+    kinds,
+    publishes,
+    deliveries: delivers.length,
+    retries: { count: retryCount, delaysMs },
+    deadLetter: deadLetterReason
+      ? { reason: deadLetterReason }
+      : failed
+        ? { reason: 'failed' }
+        : null,
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      outcome: a.outcome,
+      statusCode: a.statusCode,
+      at: a.createdAt.toISOString(),
+      durationMs: Math.round(a.durationSeconds * 1000),
+    })),
+    traceIds: [...new Set(steps.map((s) => s.traceId))],
+    timeline: entries.map(({ atUs: _a, endUs: _e, ...e }) => e),
+  };
+}

@@ -1,0 +1,130 @@
+// Metrics derived from the steps as they are stored. Only steps that were new count, so an SDK
+// that retries an export never inflates them. Labels are bounded: queue, exchange and routing key
+// come from the pipeline's topology, and free-text dead-letter reasons fold into "other" past a
+// limit.
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { BoundedLabel } from '../collectors/watermark.js';
+import type { WriteResult } from './store.js';
+
+const STAGE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+export class JourneyMetrics {
+  readonly spansReceived: Counter<'outcome'>;
+  private readonly stageDuration: Histogram<'stage'>;
+  private readonly duplicatePublishes: Counter;
+  private readonly redeliveries: Counter<'queue'>;
+  private readonly deadLettered: Counter<'queue' | 'reason'>;
+  private readonly unroutable: Counter<'exchange' | 'routing_key'>;
+  private readonly stored: Counter;
+  private readonly queues = new BoundedLabel(200);
+  private readonly reasons = new BoundedLabel(20);
+  private readonly routes = new BoundedLabel(50);
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.spansReceived = new Counter({
+      name: 'acktrail_spans_received_total',
+      help: 'Spans received on /v1/traces by outcome: accepted (stored as a journey step), ignored (no event_id or stage), rejected (invalid; reported in partialSuccess).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    for (const outcome of ['accepted', 'ignored', 'rejected'])
+      this.spansReceived.inc({ outcome }, 0);
+    this.stageDuration = new Histogram({
+      name: 'acktrail_stage_duration_seconds',
+      help: 'Duration of each stage of an event journey, from its spans.',
+      labelNames: ['stage'],
+      buckets: STAGE_BUCKETS,
+      registers,
+    });
+    this.duplicatePublishes = new Counter({
+      name: 'acktrail_duplicate_publishes_total',
+      help: 'Publishes of an event_id that had already been published.',
+      registers,
+    });
+    this.redeliveries = new Counter({
+      name: 'acktrail_redeliveries_total',
+      help: 'Deliveries with the redelivered flag set, from journey steps.',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.deadLettered = new Counter({
+      name: 'acktrail_dead_lettered_total',
+      help: 'Events dead-lettered, by the queue they left and the reason.',
+      labelNames: ['queue', 'reason'],
+      registers,
+    });
+    this.unroutable = new Counter({
+      name: 'acktrail_unroutable_publishes_total',
+      help: 'Mandatory publishes returned by the broker as unroutable.',
+      labelNames: ['exchange', 'routing_key'],
+      registers,
+    });
+    this.stored = new Counter({
+      name: 'acktrail_journey_steps_stored_total',
+      help: 'Journey steps committed to the store (retried exports of stored spans excluded).',
+      registers,
+    });
+  }
+
+  observe(result: WriteResult): void {
+    this.stored.inc(result.inserted.length);
+    const newPublishes = new Map<string, number>();
+    for (const { step, parent } of result.inserted) {
+      const a = step.attrs;
+      const seconds = step.durationUs / 1e6;
+      const queue = this.queues.of(String(a['acktrail.queue'] ?? 'unknown'));
+      switch (step.stage) {
+        case 'outbox.publish':
+          newPublishes.set(step.eventId, (newPublishes.get(step.eventId) ?? 0) + 1);
+          if (a['acktrail.publish.outcome'] === 'unroutable') {
+            this.unroutable.inc({
+              exchange: this.routes.of(String(a['messaging.destination.name'] ?? '')),
+              routing_key: this.routes.of(
+                String(a['messaging.rabbitmq.destination.routing_key'] ?? ''),
+              ),
+            });
+          } else {
+            this.stageDuration.observe({ stage: 'publish_confirm' }, seconds);
+          }
+          if (parent?.stage === 'outbox.insert')
+            this.wait('outbox_wait', step.timeUs - parent.endUs);
+          break;
+        case 'deliver':
+          this.stageDuration.observe({ stage: 'processing' }, seconds);
+          if (a['acktrail.delivery.redelivered'] === true) this.redeliveries.inc({ queue });
+          if (parent?.stage === 'outbox.publish')
+            // From the send, not the confirm: a consumer may get the message first.
+            this.wait('queue_wait', step.timeUs - parent.timeUs);
+          break;
+        case 'provider.call':
+          this.stageDuration.observe({ stage: 'provider_call' }, seconds);
+          break;
+        case 'dead_letter':
+          this.deadLettered.inc({
+            queue,
+            reason: this.reasons.of(String(a['acktrail.dead_letter.reason'] ?? 'unknown')),
+          });
+          break;
+        case 'settle': {
+          const createdUs = result.insertedAt.get(step.eventId);
+          if (a['acktrail.result'] === 'sent' && createdUs !== undefined)
+            this.wait('end_to_end', step.timeUs - createdUs);
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    for (const [eventId, fresh] of newPublishes) {
+      const total = result.publishes.get(eventId) ?? fresh;
+      const duplicates = Math.min(fresh, total - 1);
+      if (duplicates > 0) this.duplicatePublishes.inc(duplicates);
+    }
+  }
+
+  /** A wait between two services' clocks: skewed (negative) ones are not observed. */
+  private wait(stage: string, us: number): void {
+    if (us >= 0) this.stageDuration.observe({ stage }, us / 1e6);
+  }
+}

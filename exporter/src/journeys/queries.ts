@@ -1,0 +1,159 @@
+// Reads of the journey store for the API: one event's steps, and lists of events by aggregate or
+// anomaly with keyset pagination on (last step time, event_id).
+import type pg from 'pg';
+import type { AttributeValue } from '../receiver/spans.js';
+import type { Stage } from './steps.js';
+
+export interface StoredRow {
+  eventId: string;
+  timeUs: number;
+  durationUs: number;
+  stage: Stage;
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  status: string;
+  statusMessage: string | null;
+  aggregateType: string | null;
+  aggregateId: string | null;
+  anomaly: string | null;
+  attrs: Record<string, AttributeValue>;
+}
+
+export interface EventSummary {
+  eventId: string;
+  aggregateType: string | null;
+  aggregateId: string | null;
+  firstSeenUs: number;
+  lastSeenUs: number;
+  steps: number;
+  anomalies: string[];
+}
+
+export interface Cursor {
+  lastUs: number;
+  eventId: string;
+}
+
+const MAX_STEPS = 2000;
+
+export class StepQueries {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async steps(eventId: string): Promise<StoredRow[]> {
+    const res = await this.pool.query<{
+      event_id: string;
+      t: number;
+      duration_us: string;
+      stage: Stage;
+      service: string;
+      trace_id: string;
+      span_id: string;
+      parent_span_id: string | null;
+      name: string;
+      status: string;
+      status_message: string | null;
+      aggregate_type: string | null;
+      aggregate_id: string | null;
+      anomaly: string | null;
+      attrs: Record<string, AttributeValue>;
+    }>(
+      `SELECT event_id, (extract(epoch FROM time) * 1e6)::float8 AS t, duration_us, stage, service,
+              trace_id, span_id, parent_span_id, name, status, status_message, aggregate_type,
+              aggregate_id, anomaly, attrs
+         FROM journey_steps WHERE event_id = $1 ORDER BY time, span_id LIMIT ${MAX_STEPS}`,
+      [eventId],
+    );
+    return res.rows.map((r) => ({
+      eventId: r.event_id,
+      timeUs: Math.round(r.t),
+      durationUs: Number(r.duration_us),
+      stage: r.stage,
+      service: r.service,
+      traceId: r.trace_id,
+      spanId: r.span_id,
+      parentSpanId: r.parent_span_id,
+      name: r.name,
+      status: r.status,
+      statusMessage: r.status_message,
+      aggregateType: r.aggregate_type,
+      aggregateId: r.aggregate_id,
+      anomaly: r.anomaly,
+      attrs: r.attrs,
+    }));
+  }
+
+  /** Event ids whose steps match, newest last step first, after the cursor. */
+  async eventIds(
+    filter: { aggregateId?: string; anomaly?: string; publishedTwice?: boolean },
+    sinceUs: number,
+    cursor: Cursor | null,
+    limit: number,
+  ): Promise<Cursor[]> {
+    const where = ['time >= to_timestamp($1 / 1e6)'];
+    const params: unknown[] = [sinceUs];
+    if (filter.aggregateId !== undefined) {
+      params.push(filter.aggregateId);
+      where.push(`aggregate_id = $${params.length}`);
+    }
+    if (filter.anomaly !== undefined) {
+      params.push(filter.anomaly);
+      where.push(`anomaly = $${params.length}`);
+    }
+    let having = '';
+    if (filter.publishedTwice) {
+      where.push(`stage = 'outbox.publish' AND anomaly IS NULL`);
+      having = 'count(*) > 1';
+    }
+    if (cursor) {
+      params.push(cursor.lastUs, cursor.eventId);
+      const c = `(max(time), event_id) < (to_timestamp($${params.length - 1} / 1e6), $${params.length})`;
+      having = having ? `${having} AND ${c}` : c;
+    }
+    params.push(limit);
+    const res = await this.pool.query<{ event_id: string; t: number }>(
+      `SELECT event_id, (extract(epoch FROM max(time)) * 1e6)::float8 AS t
+         FROM journey_steps WHERE ${where.join(' AND ')}
+        GROUP BY event_id ${having ? `HAVING ${having}` : ''}
+        ORDER BY max(time) DESC, event_id DESC LIMIT $${params.length}`,
+      params,
+    );
+    return res.rows.map((r) => ({ eventId: r.event_id, lastUs: Math.round(r.t) }));
+  }
+
+  async summaries(eventIds: string[]): Promise<Map<string, EventSummary>> {
+    if (eventIds.length === 0) return new Map();
+    const res = await this.pool.query<{
+      event_id: string;
+      aggregate_type: string | null;
+      aggregate_id: string | null;
+      first: number;
+      last: number;
+      n: number;
+      anomalies: string[] | null;
+    }>(
+      `SELECT event_id, max(aggregate_type) AS aggregate_type, max(aggregate_id) AS aggregate_id,
+              (extract(epoch FROM min(time)) * 1e6)::float8 AS first,
+              (extract(epoch FROM max(time)) * 1e6)::float8 AS last, count(*)::int AS n,
+              array_agg(DISTINCT anomaly) FILTER (WHERE anomaly IS NOT NULL) AS anomalies
+         FROM journey_steps WHERE event_id = ANY($1) GROUP BY event_id`,
+      [eventIds],
+    );
+    return new Map(
+      res.rows.map((r) => [
+        r.event_id,
+        {
+          eventId: r.event_id,
+          aggregateType: r.aggregate_type,
+          aggregateId: r.aggregate_id,
+          firstSeenUs: Math.round(r.first),
+          lastSeenUs: Math.round(r.last),
+          steps: r.n,
+          anomalies: r.anomalies ?? [],
+        },
+      ]),
+    );
+  }
+}

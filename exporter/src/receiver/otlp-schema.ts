@@ -1,0 +1,75 @@
+// The part of the OTLP trace protocol acktrail reads, written from the field numbers of
+// opentelemetry-proto (collector/trace/v1/trace_service.proto, trace/v1/trace.proto,
+// common/v1/common.proto, resource/v1/resource.proto) and google.rpc.Status.
+//
+// Fields acktrail does not read are left out on purpose: the decoder skips unknown fields, as the
+// spec requires. That includes span events and links, and AnyValue's array, kvlist and bytes
+// values, so no body, however deeply it nests, makes the decoder recurse.
+import protobuf from 'protobufjs/light.js';
+
+const root = protobuf.Root.fromJSON({
+  nested: {
+    otlp: {
+      nested: {
+        ExportTraceServiceRequest: {
+          fields: { resourceSpans: { rule: 'repeated', type: 'ResourceSpans', id: 1 } },
+        },
+        ResourceSpans: {
+          fields: {
+            resource: { type: 'Resource', id: 1 },
+            scopeSpans: { rule: 'repeated', type: 'ScopeSpans', id: 2 },
+          },
+        },
+        Resource: { fields: { attributes: { rule: 'repeated', type: 'KeyValue', id: 1 } } },
+        ScopeSpans: {
+          fields: {
+            scope: { type: 'InstrumentationScope', id: 1 },
+            spans: { rule: 'repeated', type: 'Span', id: 2 },
+          },
+        },
+        InstrumentationScope: { fields: { name: { type: 'string', id: 1 } } },
+        Span: {
+          fields: {
+            traceId: { type: 'bytes', id: 1 },
+            spanId: { type: 'bytes', id: 2 },
+            parentSpanId: { type: 'bytes', id: 4 },
+            name: { type: 'string', id: 5 },
+            kind: { type: 'int32', id: 6 },
+            startTimeUnixNano: { type: 'fixed64', id: 7 },
+            endTimeUnixNano: { type: 'fixed64', id: 8 },
+            attributes: { rule: 'repeated', type: 'KeyValue', id: 9 },
+            status: { type: 'Status', id: 15 },
+          },
+        },
+        Status: { fields: { message: { type: 'string', id: 2 }, code: { type: 'int32', id: 3 } } },
+        KeyValue: {
+          fields: { key: { type: 'string', id: 1 }, value: { type: 'AnyValue', id: 2 } },
+        },
+        AnyValue: {
+          fields: {
+            stringValue: { type: 'string', id: 1 },
+            boolValue: { type: 'bool', id: 2 },
+            intValue: { type: 'int64', id: 3 },
+            doubleValue: { type: 'double', id: 4 },
+          },
+        },
+        ExportTraceServiceResponse: {
+          fields: { partialSuccess: { type: 'ExportTracePartialSuccess', id: 1 } },
+        },
+        ExportTracePartialSuccess: {
+          fields: {
+            rejectedSpans: { type: 'int64', id: 1 },
+            errorMessage: { type: 'string', id: 2 },
+          },
+        },
+        RpcStatus: {
+          fields: { code: { type: 'int32', id: 1 }, message: { type: 'string', id: 2 } },
+        },
+      },
+    },
+  },
+});
+
+export const ExportTraceServiceRequest = root.lookupType('otlp.ExportTraceServiceRequest');
+export const ExportTraceServiceResponse = root.lookupType('otlp.ExportTraceServiceResponse');
+export const RpcStatus = root.lookupType('otlp.RpcStatus');

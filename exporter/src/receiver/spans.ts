@@ -1,0 +1,22 @@
+// The span shape the receiver hands on, whatever the wire format was.
+export type AttributeValue = string | number | boolean;
+
+export interface ReceivedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  /** OTLP SpanKind: 1 internal, 2 server, 3 client, 4 producer, 5 consumer. */
+  kind: number;
+  /** Microseconds since the epoch. */
+  startUs: number;
+  endUs: number;
+  attributes: Map<string, AttributeValue>;
+  /** OTLP StatusCode: 0 unset, 1 ok, 2 error. */
+  statusCode: number;
+  statusMessage: string;
+  /** Resource attribute service.name. */
+  service: string;
+}
+
+export class DecodeError extends Error {}

@@ -1,0 +1,222 @@
+// Hooks for @opentelemetry/instrumentation-amqplib that add what the stock instrumentation lacks:
+// the event id, aggregate, stage, redelivered flag, delivery tag, attempt, queue, dead-letter
+// reason (from x-death or the pipeline's header), publish outcome (confirmed, nacked, unroutable)
+// and a settle span per ack, nack or reject, as the messaging semantic conventions ask.
+import { context, propagation, trace, SpanStatusCode, type Span } from '@opentelemetry/api';
+import {
+  AmqplibInstrumentation,
+  EndOperation,
+  type AmqplibInstrumentationConfig,
+} from '@opentelemetry/instrumentation-amqplib';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { ATTR, EVENT_BAGGAGE, SEMCONV, type Stage } from './attributes.js';
+
+export interface AmqpConventions {
+  /** Header with the delivery attempt number (1 for the first); else x-death counts are used. */
+  attemptHeader?: string;
+  /** Header a consumer sets on a message it dead-letters itself, with the reason. */
+  deadLetterReasonHeader?: string;
+  aggregateTypeHeader?: string;
+  aggregateIdHeader?: string;
+  aggregateVersionHeader?: string;
+  /** Routing keys (to the default exchange) of retry queues: publishes to them are retries. */
+  retryQueue?: RegExp;
+}
+
+const DEFAULTS: Required<AmqpConventions> = {
+  attemptHeader: 'x-acktrail-attempt',
+  deadLetterReasonHeader: 'x-acktrail-dead-letter-reason',
+  aggregateTypeHeader: 'x-acktrail-aggregate-type',
+  aggregateIdHeader: 'x-acktrail-aggregate-id',
+  aggregateVersionHeader: 'x-acktrail-aggregate-version',
+  retryQueue: /\.retry(\.|$)/,
+};
+
+type Headers = Record<string, unknown>;
+
+/** messageId -> reply text of a mandatory publish the broker returned (see trackReturns). */
+const returned = new Map<string, string>();
+const MAX_RETURNED = 10_000;
+/** The queue each consumer span is for, so that publishes made while handling it know it. */
+const queueOfSpan = new WeakMap<Span, string>();
+
+/**
+ * Records basic.return on a channel, so that the publish span of a returned message says
+ * "unroutable" (the return arrives before the confirm).
+ */
+export function trackReturns(channel: {
+  on(event: 'return', listener: (msg: { properties: { messageId?: unknown } }) => void): unknown;
+}): void {
+  channel.on('return', (msg) => {
+    const id = msg.properties.messageId;
+    if (typeof id !== 'string') return;
+    if (returned.size >= MAX_RETURNED) returned.clear();
+    const replyText = (msg as { fields?: { replyText?: string } }).fields?.replyText;
+    returned.set(id, replyText ?? 'NO_ROUTE');
+  });
+}
+
+/** Sets what the handler decided (sent, already_done, retry...) on the delivery's span. */
+export function recordResult(result: string): void {
+  trace.getActiveSpan()?.setAttribute(ATTR.result, result);
+}
+
+function str(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (Buffer.isBuffer(v)) return v.toString('utf8');
+  return undefined;
+}
+
+function eventIdOf(messageId: unknown, headers: Headers): string | undefined {
+  return (
+    str(messageId) ??
+    str(headers[ATTR.eventId]) ??
+    propagation.getBaggage(context.active())?.getEntry(EVENT_BAGGAGE)?.value
+  );
+}
+
+function setCommon(span: Span, c: Required<AmqpConventions>, id: string | undefined, h: Headers) {
+  span.setAttribute(SEMCONV.system, 'rabbitmq');
+  if (id !== undefined) {
+    span.setAttribute(ATTR.eventId, id);
+    span.setAttribute(SEMCONV.messageId, id);
+  }
+  const type = str(h[c.aggregateTypeHeader]);
+  const aggregate = str(h[c.aggregateIdHeader]);
+  const version = Number(h[c.aggregateVersionHeader]);
+  if (type !== undefined) span.setAttribute(ATTR.aggregateType, type);
+  if (aggregate !== undefined) span.setAttribute(ATTR.aggregateId, aggregate);
+  if (Number.isInteger(version)) span.setAttribute(ATTR.aggregateVersion, version);
+}
+
+function xDeath(headers: Headers): { count: number; reason?: string; queue?: string } | null {
+  const deaths = headers['x-death'];
+  if (!Array.isArray(deaths) || deaths.length === 0) return null;
+  let count = 0;
+  for (const d of deaths as Headers[]) count += Number(d.count ?? 1);
+  const first = deaths[0] as Headers;
+  return { count, reason: str(first.reason), queue: str(first.queue) };
+}
+
+function settleOutcome(op: EndOperation, span: Span): string | null {
+  switch (op) {
+    case EndOperation.Ack:
+    case EndOperation.AckAll:
+    case EndOperation.AutoAck:
+      return 'ack';
+    case EndOperation.Nack:
+    case EndOperation.NackAll: {
+      const message = (span as unknown as ReadableSpan).status.message ?? '';
+      return message.endsWith('with requeue') ? 'nack_requeue' : 'nack';
+    }
+    case EndOperation.Reject:
+      return 'reject';
+    default:
+      // channel closed, channel error, instrumentation timeout: the message was never settled
+      return null;
+  }
+}
+
+/** The stock amqplib instrumentation, configured with acktrail's hooks. */
+export function amqplibInstrumentation(conventions: AmqpConventions = {}): AmqplibInstrumentation {
+  const c = { ...DEFAULTS, ...conventions };
+  const tracer = trace.getTracer('@acktrail/instrument');
+  const config: AmqplibInstrumentationConfig = {
+    publishHook(span, info) {
+      const headers = (info.options?.headers ?? {}) as Headers;
+      const id = eventIdOf(info.options?.messageId, headers);
+      setCommon(span, c, id, headers);
+      span.setAttribute(SEMCONV.operationType, 'send');
+      span.setAttribute(SEMCONV.destination, info.exchange);
+      span.setAttribute(SEMCONV.routingKey, info.routingKey);
+      const reason = str(headers[c.deadLetterReasonHeader]);
+      let stage: Stage = 'outbox.publish';
+      if (reason !== undefined) {
+        stage = 'dead_letter';
+        span.setAttribute(ATTR.deadLetterReason, reason);
+      } else if (info.exchange === '' && c.retryQueue.test(info.routingKey)) {
+        stage = 'retry.publish';
+        const delay = Number(info.options?.expiration);
+        if (Number.isFinite(delay)) span.setAttribute(ATTR.retryDelayMs, delay);
+      }
+      span.setAttribute(ATTR.stage, stage);
+      const parent = trace.getActiveSpan();
+      const queue = parent ? queueOfSpan.get(parent) : undefined;
+      if (queue) span.setAttribute(ATTR.queue, queue);
+    },
+    publishConfirmHook(span, info) {
+      const id = str(info.options?.messageId);
+      const replyText = id === undefined ? undefined : returned.get(id);
+      if (id !== undefined) returned.delete(id);
+      if (replyText !== undefined) {
+        span.setAttribute(ATTR.publishOutcome, 'unroutable');
+        span.setStatus({ code: SpanStatusCode.ERROR, message: `unroutable: ${replyText}` });
+      } else {
+        span.setAttribute(ATTR.publishOutcome, info.confirmError ? 'nacked' : 'confirmed');
+      }
+    },
+    consumeHook(span, { msg }) {
+      const headers = (msg.properties.headers ?? {}) as Headers;
+      setCommon(span, c, eventIdOf(msg.properties.messageId, headers), headers);
+      // The stock span is named "<queue> process".
+      const queue = (span as unknown as ReadableSpan).name.replace(/ process$/, '');
+      queueOfSpan.set(span, queue);
+      span.setAttribute(ATTR.stage, 'deliver');
+      span.setAttribute(ATTR.queue, queue);
+      span.setAttribute(SEMCONV.operationType, 'process');
+      span.setAttribute(ATTR.redelivered, msg.fields.redelivered);
+      span.setAttribute(SEMCONV.deliveryTag, msg.fields.deliveryTag);
+      const death = xDeath(headers);
+      const attempt = Number(headers[c.attemptHeader]);
+      span.setAttribute(
+        ATTR.attempt,
+        Number.isInteger(attempt) && attempt > 0 ? attempt : 1 + (death?.count ?? 0),
+      );
+      const reason = str(headers[c.deadLetterReasonHeader]) ?? death?.reason;
+      if (death || headers[c.deadLetterReasonHeader] !== undefined)
+        span.setAttribute(ATTR.deadLetterReason, reason ?? 'unknown');
+    },
+    consumeEndHook(span, { msg, endOperation }) {
+      const outcome = settleOutcome(endOperation, span);
+      if (outcome === null) return;
+      const readable = span as unknown as ReadableSpan;
+      const a = readable.attributes;
+      const settle = tracer.startSpan(
+        `${outcome === 'ack' ? 'ack' : outcome === 'reject' ? 'reject' : 'nack'} ${String(a[ATTR.queue] ?? '')}`.trim(),
+        {
+          attributes: {
+            [ATTR.stage]: 'settle',
+            [SEMCONV.system]: 'rabbitmq',
+            [SEMCONV.operationType]: 'settle',
+            [SEMCONV.operationName]:
+              endOperation === EndOperation.Reject ? 'reject' : outcome === 'ack' ? 'ack' : 'nack',
+            [ATTR.settleOutcome]: outcome,
+            [SEMCONV.deliveryTag]: msg.fields.deliveryTag,
+            ...pick(a, [
+              ATTR.eventId,
+              SEMCONV.messageId,
+              ATTR.queue,
+              ATTR.aggregateType,
+              ATTR.aggregateId,
+              ATTR.result,
+              ATTR.attempt,
+            ]),
+          },
+        },
+        trace.setSpan(context.active(), span),
+      );
+      settle.end();
+    },
+  };
+  return new AmqplibInstrumentation(config);
+}
+
+function pick(attrs: ReadableSpan['attributes'], names: string[]) {
+  const out: Record<string, string | number | boolean> = {};
+  for (const n of names) {
+    const v = attrs[n];
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[n] = v;
+  }
+  return out;
+}

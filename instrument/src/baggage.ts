@@ -1,0 +1,29 @@
+// Baggage carries acktrail.event_id across processes (W3C baggage header, in HTTP requests and
+// AMQP message headers); this processor copies it onto every span as it starts, so database and
+// HTTP spans of the same work carry the event id too.
+import { propagation, type Context } from '@opentelemetry/api';
+import type { Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ATTR, EVENT_BAGGAGE } from './attributes.js';
+
+export class EventBaggageSpanProcessor implements SpanProcessor {
+  onStart(span: Span, parentContext: Context): void {
+    const entry = propagation.getBaggage(parentContext)?.getEntry(EVENT_BAGGAGE);
+    if (entry && span.attributes[ATTR.eventId] === undefined)
+      span.setAttribute(ATTR.eventId, entry.value);
+  }
+  onEnd(): void {
+    // nothing to do when a span ends
+  }
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+/** `ctx` with the event id in its baggage (kept alongside any other entries). */
+export function withEventBaggage(ctx: Context, eventId: string): Context {
+  const current = propagation.getBaggage(ctx) ?? propagation.createBaggage();
+  return propagation.setBaggage(ctx, current.setEntry(EVENT_BAGGAGE, { value: eventId }));
+}

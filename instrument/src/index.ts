@@ -1,0 +1,22 @@
+// @acktrail/instrument: OpenTelemetry for Node pipelines on RabbitMQ.
+export { startTracing, type Tracing, type TracingOptions } from './sdk.js';
+export {
+  amqplibInstrumentation,
+  recordResult,
+  trackReturns,
+  type AmqpConventions,
+} from './amqplib.js';
+export { EventBaggageSpanProcessor, withEventBaggage } from './baggage.js';
+export {
+  continueFromOutbox,
+  withOutboxInsert,
+  type OutboxEvent,
+  type TraceCarrier,
+} from './outbox.js';
+export {
+  withProviderCall,
+  withResultCommit,
+  type ProviderCall,
+  type ProviderOutcome,
+} from './spans.js';
+export { ATTR, SEMCONV, EVENT_BAGGAGE, type Stage } from './attributes.js';
