@@ -7,7 +7,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { amqplibInstrumentation, type AmqpConventions } from './amqplib.js';
 import { EventBaggageSpanProcessor } from './baggage.js';
 
@@ -20,6 +20,8 @@ export interface TracingOptions {
   exportIntervalMs?: number;
   /** pg and http spans too (they carry the event id from baggage). */
   instrumentPgAndHttp?: boolean;
+  /** Another exporter instead of OTLP/HTTP protobuf to `endpoint` (tests, other backends). */
+  spanExporter?: SpanExporter;
 }
 
 export interface Tracing {
@@ -29,9 +31,9 @@ export interface Tracing {
 }
 
 export function startTracing(options: TracingOptions): Tracing {
-  const exporter = new OTLPTraceExporter({
-    url: `${options.endpoint.replace(/\/$/, '')}/v1/traces`,
-  });
+  const exporter =
+    options.spanExporter ??
+    new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/$/, '')}/v1/traces` });
   const batch = new BatchSpanProcessor(exporter, {
     scheduledDelayMillis: options.exportIntervalMs ?? 1000,
     maxExportBatchSize: 1024,

@@ -37,9 +37,10 @@ const EMAIL = /[^\s@<>"',;:]+@[^\s@<>"',;:]+\.[A-Za-z]{2,}/g;
 const EVENT_ID_SHAPE = /^[\x21-\x7e]{1,128}$/;
 const STAGE_SET = new Set<string>(STAGES);
 
-/** Masks e-mail addresses and bounds the length of a string that will be stored. */
+/** Masks e-mail addresses, drops NUL and bounds the length of a string that will be stored. */
 export function scrub(s: string): string {
-  const masked = s.replace(EMAIL, '<email>');
+  // PostgreSQL text cannot hold NUL; a hostile or corrupted span must not fail the whole batch.
+  const masked = s.replace(EMAIL, '<email>').replace(/\0/g, '');
   return masked.length > MAX_STRING ? `${masked.slice(0, MAX_STRING)}…` : masked;
 }
 

@@ -1,0 +1,84 @@
+// Sends spans to a receiver with the real OpenTelemetry Node SDK exporters (protobuf and JSON), as
+// a pipeline would, and reads the journey store back.
+import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type Context } from '@opentelemetry/api';
+import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
+import pg from 'pg';
+
+export interface SpanSpec {
+  name: string;
+  kind?: SpanKind;
+  attributes: Attributes;
+  /** Start, ms since the epoch (default now); the span lasts durationMs. */
+  startMs?: number;
+  durationMs?: number;
+  parent?: Context;
+}
+
+/** Real SDK spans, finished, ready to hand to an exporter. */
+export function makeSpans(specs: SpanSpec[], service = 'test-service'): ReadableSpan[] {
+  const memory = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': service }),
+    spanProcessors: [new SimpleSpanProcessor(memory)],
+  });
+  const tracer = provider.getTracer('acktrail-test');
+  for (const s of specs) {
+    const start = s.startMs ?? Date.now();
+    const span = tracer.startSpan(
+      s.name,
+      { kind: s.kind ?? SpanKind.INTERNAL, attributes: s.attributes, startTime: start },
+      s.parent,
+    );
+    span.end(start + (s.durationMs ?? 1));
+  }
+  return memory.getFinishedSpans();
+}
+
+/** A context whose active span is `parent`, to start children of it. */
+export const childOf = (parent: ReadableSpan): Context =>
+  trace.setSpanContext(ROOT_CONTEXT, parent.spanContext());
+
+export type Protocol = 'protobuf' | 'json' | 'json+gzip' | 'protobuf+gzip';
+
+/** Exports with the SDK's own OTLP/HTTP exporter; resolves with its result code (0: success). */
+export async function exportSpans(
+  baseUrl: string,
+  spans: ReadableSpan[],
+  protocol: Protocol,
+): Promise<{ code: number; error?: Error }> {
+  const url = `${baseUrl}/v1/traces`;
+  type Compression = NonNullable<
+    NonNullable<ConstructorParameters<typeof ProtoExporter>[0]>['compression']
+  >;
+  const compression = (protocol.endsWith('+gzip') ? 'gzip' : 'none') as Compression;
+  const exporter = protocol.startsWith('protobuf')
+    ? new ProtoExporter({ url, compression })
+    : new JsonExporter({ url, compression });
+  const result = await new Promise<{ code: number; error?: Error }>((resolve) => {
+    exporter.export(spans, resolve);
+  });
+  await exporter.shutdown();
+  return result;
+}
+
+export async function countSteps(storeUrl: string, where = 'true', params: unknown[] = []) {
+  const client = new pg.Client({ connectionString: storeUrl });
+  await client.connect();
+  try {
+    const r = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM journey_steps WHERE ${where}`,
+      params,
+    );
+    return r.rows[0]!.n;
+  } finally {
+    await client.end();
+  }
+}

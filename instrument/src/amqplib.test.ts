@@ -1,0 +1,121 @@
+// The amqplib hooks against the real broker: the attributes the stock instrumentation lacks,
+// settle spans per ack / nack / reject, x-death reasons and unroutable publishes.
+import { memory, tracing } from './testing/memory-tracing.js';
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import amqp from 'amqplib';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { createTestVhost, waitFor, type TestVhost } from '@acktrail/orders-example/testing';
+import { trackReturns } from './index.js';
+
+let vhost: TestVhost;
+before(async () => {
+  vhost = await createTestVhost('acktrail_instr');
+});
+after(async () => {
+  await tracing.shutdown();
+  await vhost.drop();
+});
+
+const attr = (s: ReadableSpan, name: string) => s.attributes[name];
+
+async function spansOf(eventId: string, count: number): Promise<ReadableSpan[]> {
+  return waitFor(`${count} spans of ${eventId}`, async () => {
+    await tracing.flush();
+    const spans = memory.getFinishedSpans().filter((s) => attr(s, 'acktrail.event_id') === eventId);
+    return spans.length >= count ? spans : null;
+  });
+}
+
+test('publish, redelivery after nack with requeue, reject to a dead-letter queue', async () => {
+  const conn = await amqp.connect(vhost.url);
+  const ch = await conn.createConfirmChannel();
+  await ch.assertExchange('dlx', 'fanout');
+  await ch.assertQueue('work', { arguments: { 'x-dead-letter-exchange': 'dlx' } });
+  await ch.assertQueue('dead');
+  await ch.bindQueue('dead', 'dlx', '');
+
+  await new Promise<void>((resolve, reject) => {
+    ch.publish(
+      '',
+      'work',
+      Buffer.from('{}'),
+      {
+        messageId: 'ev-1',
+        headers: { 'x-acktrail-aggregate-type': 'order', 'x-acktrail-aggregate-id': '42' },
+      },
+      (err: unknown) => {
+        if (err) reject(err);
+        else resolve();
+      },
+    );
+  });
+
+  let deliveries = 0;
+  await ch.consume('work', (msg) => {
+    if (!msg) return;
+    deliveries++;
+    if (deliveries === 1) ch.nack(msg, false, true);
+    else ch.reject(msg, false);
+  });
+  await ch.consume('dead', (msg) => {
+    if (msg) ch.ack(msg);
+  });
+
+  const spans = await spansOf('ev-1', 7);
+  const byStage = (stage: string) => spans.filter((s) => attr(s, 'acktrail.stage') === stage);
+
+  const [publish] = byStage('outbox.publish');
+  assert.ok(publish);
+  assert.equal(attr(publish, 'acktrail.publish.outcome'), 'confirmed');
+  assert.equal(attr(publish, 'acktrail.aggregate_id'), '42');
+  assert.equal(attr(publish, 'messaging.message.id'), 'ev-1');
+
+  const delivers = byStage('deliver').sort(
+    (a, b) =>
+      Number(attr(a, 'messaging.rabbitmq.message.delivery_tag')) -
+      Number(attr(b, 'messaging.rabbitmq.message.delivery_tag')),
+  );
+  const work = delivers.filter((s) => attr(s, 'acktrail.queue') === 'work');
+  assert.deepEqual(
+    work.map((s) => attr(s, 'acktrail.delivery.redelivered')),
+    [false, true],
+  );
+  const dead = delivers.find((s) => attr(s, 'acktrail.queue') === 'dead');
+  assert.ok(dead, 'the dead-lettered copy is delivered from the DLQ');
+  assert.equal(attr(dead, 'acktrail.dead_letter.reason'), 'rejected');
+  assert.equal(attr(dead, 'acktrail.delivery.attempt'), 2);
+  // Every delivery belongs to the publisher's trace.
+  for (const d of delivers) assert.equal(d.spanContext().traceId, publish.spanContext().traceId);
+
+  const outcomes = byStage('settle')
+    .map(
+      (s) => `${String(attr(s, 'acktrail.queue'))}:${String(attr(s, 'acktrail.settle.outcome'))}`,
+    )
+    .sort();
+  assert.deepEqual(outcomes, ['dead:ack', 'work:nack_requeue', 'work:reject']);
+  await conn.close();
+});
+
+test('an unroutable mandatory publish is marked on its span', async () => {
+  const conn = await amqp.connect(vhost.url);
+  const ch = await conn.createConfirmChannel();
+  trackReturns(ch);
+  await ch.assertExchange('events', 'topic');
+  await new Promise<void>((resolve) => {
+    ch.publish(
+      'events',
+      'nowhere',
+      Buffer.from('{}'),
+      { messageId: 'ev-2', mandatory: true },
+      () => {
+        resolve();
+      },
+    );
+  });
+  const [publish] = await spansOf('ev-2', 1);
+  assert.ok(publish);
+  assert.equal(attr(publish, 'acktrail.publish.outcome'), 'unroutable');
+  assert.equal(attr(publish, 'messaging.rabbitmq.destination.routing_key'), 'nowhere');
+  await conn.close();
+});
