@@ -45,7 +45,7 @@ test('publish, redelivery after nack with requeue, reject to a dead-letter queue
         headers: { 'x-acktrail-aggregate-type': 'order', 'x-acktrail-aggregate-id': '42' },
       },
       (err: unknown) => {
-        if (err) reject(err);
+        if (err) reject(err instanceof Error ? err : new Error('nacked'));
         else resolve();
       },
     );

@@ -171,7 +171,7 @@ function validProtobuf(eventId: string): Buffer {
                   spanId: Buffer.from(`aaaaaaaaaaaaaa${String(10 + i)}`, 'hex'),
                   name: 'publish',
                   kind: 4,
-                  startTimeUnixNano: { low: 0, high: 0, unsigned: true, ...nanos(now) },
+                  startTimeUnixNano: nanos(now),
                   endTimeUnixNano: nanos(now + 1),
                   attributes: [
                     { key: 'acktrail.event_id', value: { stringValue: eventId } },

@@ -3,6 +3,7 @@
 import { ROOT_CONTEXT, SpanKind, trace, type Attributes, type Context } from '@opentelemetry/api';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BasicTracerProvider,
@@ -55,13 +56,16 @@ export async function exportSpans(
   protocol: Protocol,
 ): Promise<{ code: number; error?: Error }> {
   const url = `${baseUrl}/v1/traces`;
-  type Compression = NonNullable<
-    NonNullable<ConstructorParameters<typeof ProtoExporter>[0]>['compression']
-  >;
-  const compression = (protocol.endsWith('+gzip') ? 'gzip' : 'none') as Compression;
+  const gzip = protocol.endsWith('+gzip');
   const exporter = protocol.startsWith('protobuf')
-    ? new ProtoExporter({ url, compression })
-    : new JsonExporter({ url, compression });
+    ? new ProtoExporter({
+        url,
+        compression: gzip ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
+      })
+    : new JsonExporter({
+        url,
+        compression: gzip ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
+      });
   const result = await new Promise<{ code: number; error?: Error }>((resolve) => {
     exporter.export(spans, resolve);
   });
