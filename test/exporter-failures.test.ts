@@ -61,7 +61,7 @@ test('failure 1: relay down: outbox backlog and oldest age rise, then drain afte
   assert.equal(drained.value('acktrail_outbox_oldest_unpublished_age_seconds', OUTBOX), 0);
 });
 
-test('failure 7: consumers stopped: ready grows, consumers 0, the API stays healthy', async () => {
+test('failure 7: consumers stopped: ready grows, consumers 0, head age grows, the API stays healthy', async () => {
   // Start from an idle pipeline: every earlier order confirmed, nothing queued or in flight.
   await waitFor('earlier orders confirmed', async () => {
     const r = await p.pool.query<{ n: number }>(
@@ -93,13 +93,24 @@ test('failure 7: consumers stopped: ready grows, consumers 0, the API stays heal
   );
   assert.equal((await fetch(`${p.apiUrl}/healthz`)).status, 200);
   assert.ok(s.value('acktrail_oldest_pending_confirmation_age_seconds')! > 0);
+  // The head's timestamp (seconds) comes with the stats refresh; its age then grows.
+  const head = await until(
+    'a head age on the work queue',
+    (x) => x.value('acktrail_queue_head_age_seconds', queue('orders.confirmations'))! > 0,
+  );
+  const age = head.value('acktrail_queue_head_age_seconds', queue('orders.confirmations'))!;
+  await until(
+    'the head age growing',
+    (x) => x.value('acktrail_queue_head_age_seconds', queue('orders.confirmations'))! > age,
+  );
 
   await p.start('worker');
   await until(
     'the queue drained by the new consumer',
     (x) =>
       x.value('acktrail_queue_messages_ready', queue('orders.confirmations')) === 0 &&
-      x.value('acktrail_queue_consumers', queue('orders.confirmations')) === 1,
+      x.value('acktrail_queue_consumers', queue('orders.confirmations')) === 1 &&
+      x.value('acktrail_queue_head_age_seconds', queue('orders.confirmations')) === 0,
   );
 });
 

@@ -16,6 +16,7 @@ import { inferRoles, type BindingInfo, type QueueInfo } from './rabbitmq/roles.j
 import { QUEUE_LABELS } from './rabbitmq.js';
 
 interface StatsQueue extends QueueInfo {
+  head_message_timestamp?: number | null;
   message_stats?: { publish?: number; deliver_get?: number; ack?: number; redeliver?: number };
 }
 
@@ -76,7 +77,7 @@ export class RabbitmqStatsCollector implements Collector {
     const started = performance.now();
     const { vhosts, roles: overrides } = this.config.rabbitmq;
     const columns =
-      'columns=vhost,name,arguments,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
+      'columns=vhost,name,arguments,head_message_timestamp,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
     const bindingColumns = 'columns=vhost,source,destination,destination_type';
     const per = (path: string, cols: string) =>
       vhosts.length
@@ -94,7 +95,11 @@ export class RabbitmqStatsCollector implements Collector {
     this.lastRunMs = performance.now() - started;
     return () => {
       this.cachedText = null;
-      this.catalog.update(roles);
+      const heads = new Map<string, number>();
+      for (const q of queues)
+        if (typeof q.head_message_timestamp === 'number')
+          heads.set(queueKey(q.vhost, q.name), q.head_message_timestamp);
+      this.catalog.update(roles, heads);
       for (const c of Object.values(this.counters)) c.reset();
       for (const q of queues) {
         if (!this.inScope(q.vhost, q.name)) continue;

@@ -25,6 +25,7 @@ export class RabbitmqQueuesCollector implements Collector {
   private readonly ready: Gauge;
   private readonly unacked: Gauge;
   private readonly consumers: Gauge;
+  private readonly headAge: Gauge;
   private readonly inScope: (vhost: string, queue: string) => boolean;
   private series = new Map<string, Record<string, string>>();
 
@@ -54,6 +55,12 @@ export class RabbitmqQueuesCollector implements Collector {
       labelNames,
       registers: [registry],
     });
+    this.headAge = new Gauge({
+      name: 'acktrail_queue_head_age_seconds',
+      help: 'Age of the oldest ready message, from its timestamp property (broker statistics); 0 when the queue is empty or its messages carry no timestamp.',
+      labelNames,
+      registers: [registry],
+    });
   }
 
   async collect(signal: AbortSignal): Promise<() => void> {
@@ -68,6 +75,7 @@ export class RabbitmqQueuesCollector implements Collector {
       // Update in place and remove only the series of queues that are gone: resetting and
       // re-adding every series each scrape would churn memory with many queues.
       const seen = new Map<string, Record<string, string>>();
+      const now = Date.now();
       for (const q of depths) {
         if (!this.inScope(q.vhost, q.queue)) continue;
         const labels = {
@@ -79,12 +87,14 @@ export class RabbitmqQueuesCollector implements Collector {
         this.ready.set(labels, q.ready);
         this.unacked.set(labels, q.unacked);
         this.consumers.set(labels, q.consumers);
+        this.headAge.set(labels, this.catalog.headAge(q.vhost, q.queue, q.ready, now));
       }
       for (const [key, labels] of this.series) {
         if (seen.has(key)) continue;
         this.ready.remove(labels);
         this.unacked.remove(labels);
         this.consumers.remove(labels);
+        this.headAge.remove(labels);
       }
       this.series = seen;
     };
@@ -94,6 +104,7 @@ export class RabbitmqQueuesCollector implements Collector {
     this.ready.reset();
     this.unacked.reset();
     this.consumers.reset();
+    this.headAge.reset();
     this.series.clear();
   }
 
