@@ -112,6 +112,8 @@ export async function createReadOnlyRole(
   await admin.connect();
   try {
     await admin.query(`CREATE ROLE "${name}" LOGIN PASSWORD 'readonly'`);
+    // Membership lets the test's admin end this role's sessions, as a database restore does.
+    await admin.query(`GRANT "${name}" TO CURRENT_USER`);
     await admin.query(`GRANT CONNECT ON DATABASE "${dbName}" TO "${name}"`);
     await admin.query(`GRANT USAGE ON SCHEMA public TO "${name}"`);
     await admin.query(
