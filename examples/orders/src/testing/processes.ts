@@ -25,8 +25,11 @@ export class RoleProcess {
     readonly role: string,
     env: Record<string, string>,
     args: string[] = [],
+    /** The entry module; the pipeline's main.ts (which takes the role as its argument) by default. */
+    script?: string,
   ) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', MAIN, role, ...args], {
+    const argv = script ? [script, ...args] : [MAIN, role, ...args];
+    this.child = spawn(process.execPath, ['--import', 'tsx', ...argv], {
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
