@@ -1,7 +1,8 @@
 // `npm run demo`: the reference pipeline under a steady load, with some failures mixed in
-// (5 % provider 503s, 2 % orders to an address the provider rejects). Prints what runs where;
-// Ctrl-C stops everything cleanly.
+// (5 % provider 503s, 2 % orders to an address the provider rejects), traced into the exporter's
+// journey store. Prints what runs where and the journey API's token; Ctrl-C stops everything.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
 import { migrate } from '@acktrail/orders-example';
@@ -11,6 +12,11 @@ const ADMIN_URL =
   env.DEMO_ADMIN_DATABASE_URL ?? 'postgres://acktrail:acktrail@127.0.0.1:5432/postgres';
 const DB_NAME = 'acktrail_demo';
 const DATABASE_URL = env.DATABASE_URL ?? `postgres://acktrail:acktrail@127.0.0.1:5432/${DB_NAME}`;
+const STORE_NAME = 'acktrail_journeys';
+const STORE_URL =
+  env.ACKTRAIL_DATABASE_URL ?? `postgres://acktrail:acktrail@127.0.0.1:5432/${STORE_NAME}`;
+// The journey API's token: the one in the environment, or a new one printed below.
+const API_TOKEN = env.ACKTRAIL_API_TOKEN ?? randomBytes(24).toString('hex');
 const RABBITMQ_URL = env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const API_PORT = env.ORDERS_API_PORT ?? '8080';
 const PROVIDER_PORT = env.PROVIDER_PORT ?? '8090';
@@ -40,6 +46,8 @@ const orders = (role: string, ...args: string[]) => [
 const common = {
   DATABASE_URL,
   RABBITMQ_URL,
+  // Every pipeline process sends its spans to the exporter's /v1/traces.
+  OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${EXPORTER_PORT}`,
   ORDERS_API_PORT: API_PORT,
   PROVIDER_PORT,
   PROVIDER_URL: `http://127.0.0.1:${PROVIDER_PORT}`,
@@ -47,6 +55,18 @@ const common = {
 };
 
 const services: Service[] = [
+  {
+    name: 'exporter',
+    args: ['--import', 'tsx', 'exporter/src/main.ts'],
+    env: {
+      DATABASE_URL: readerUrl(),
+      ACKTRAIL_DATABASE_URL: STORE_URL,
+      ACKTRAIL_API_TOKEN: API_TOKEN,
+      ACKTRAIL_PORT: EXPORTER_PORT,
+      ACKTRAIL_CONFIG: 'examples/orders/acktrail.yaml',
+    },
+    where: `acktrail exporter http://127.0.0.1:${EXPORTER_PORT}/metrics  (/readyz says which sources answer)`,
+  },
   {
     name: 'provider',
     args: orders('provider'),
@@ -76,16 +96,6 @@ const services: Service[] = [
     name: 'worker-2',
     args: orders('worker'),
     where: 'worker 2         consumes orders.confirmations',
-  },
-  {
-    name: 'exporter',
-    args: ['--import', 'tsx', 'exporter/src/main.ts'],
-    env: {
-      DATABASE_URL: readerUrl(),
-      ACKTRAIL_PORT: EXPORTER_PORT,
-      ACKTRAIL_CONFIG: 'examples/orders/acktrail.yaml',
-    },
-    where: `acktrail exporter http://127.0.0.1:${EXPORTER_PORT}/metrics  (/readyz says which sources answer)`,
   },
   {
     name: 'prometheus',
@@ -143,13 +153,20 @@ function readerUrl(): string {
   return url.toString();
 }
 
-async function ensureDatabase(): Promise<void> {
-  if (env.DATABASE_URL) return;
+/** Creates the demo's pipeline database and journey store unless their URLs were given. */
+async function ensureDatabases(): Promise<void> {
+  const wanted = [
+    ...(env.DATABASE_URL ? [] : [DB_NAME]),
+    ...(env.ACKTRAIL_DATABASE_URL ? [] : [STORE_NAME]),
+  ];
+  if (wanted.length === 0) return;
   const admin = new pg.Client({ connectionString: ADMIN_URL });
   await admin.connect();
   try {
-    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DB_NAME]);
-    if (!exists.rowCount) await admin.query(`CREATE DATABASE ${DB_NAME}`);
+    for (const name of wanted) {
+      const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (!exists.rowCount) await admin.query(`CREATE DATABASE ${name}`);
+    }
   } finally {
     await admin.end();
   }
@@ -176,7 +193,7 @@ async function ensureReader(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  await ensureDatabase();
+  await ensureDatabases();
   const applied = await migrate(DATABASE_URL);
   await ensureReader();
   console.log(
@@ -208,8 +225,17 @@ async function main(): Promise<void> {
   for (const s of services) console.log(`  ${s.where}`);
   console.log(`  RabbitMQ         http://127.0.0.1:15672 (guest/guest)`);
   console.log(
-    '\nTry: curl -s localhost:' + API_PORT + '/orders/1 | jq   ·   Ctrl-C stops everything\n',
+    `\nJourney API token${env.ACKTRAIL_API_TOKEN ? ' (from ACKTRAIL_API_TOKEN)' : ' (new; set ACKTRAIL_API_TOKEN to choose one)'}:\n  ${API_TOKEN}`,
   );
+  console.log('\nTry:');
+  console.log(`  curl -s localhost:${API_PORT}/orders/1 | jq`);
+  console.log(
+    `  curl -s -H "Authorization: Bearer ${API_TOKEN}" 'localhost:${EXPORTER_PORT}/api/events?aggregate_id=1' | jq`,
+  );
+  console.log(
+    `  curl -s -H "Authorization: Bearer ${API_TOKEN}" 'localhost:${EXPORTER_PORT}/api/events?anomaly=dead_lettered' | jq`,
+  );
+  console.log('Ctrl-C stops everything\n');
 
   const stop = () => {
     if (stopping) return;

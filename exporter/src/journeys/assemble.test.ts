@@ -61,7 +61,20 @@ test('retries with their delays and provider codes in the verdict', () => {
   const steps = [
     step('outbox.publish', 0),
     step('deliver', 10, { attrs: { 'acktrail.delivery.attempt': 1, 'acktrail.result': 'retry' } }),
+    step('provider.call', 12, {
+      attrs: {
+        'acktrail.provider.idempotency_key': 'k',
+        'acktrail.provider.outcome': 'transient_error',
+      },
+    }),
     step('retry.publish', 20, { attrs: { 'acktrail.retry.delay_ms': 5000 } }),
+    // A retry calls the provider with the same key: that is no duplicate call.
+    step('provider.call', 5032, {
+      attrs: {
+        'acktrail.provider.idempotency_key': 'k',
+        'acktrail.provider.outcome': 'transient_error',
+      },
+    }),
     step('deliver', 5030, {
       attrs: { 'acktrail.delivery.attempt': 2, 'acktrail.result': 'retry' },
     }),

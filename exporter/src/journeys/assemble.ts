@@ -213,11 +213,11 @@ export function assemble(
   const deadLetterStep = of('dead_letter').at(-1);
   const providerCalls = of('provider.call');
   const attempts = rows?.attempts ?? [];
-  const keys = providerCalls.map((s) => String(s.attrs['acktrail.provider.idempotency_key'] ?? ''));
+  // Retries re-use the idempotency key by design; a duplicate is a call the provider had already
+  // served, which it answers with a replay.
   const duplicateCall =
     providerCalls.some((s) => s.attrs['acktrail.provider.outcome'] === 'idempotent_replay') ||
-    attempts.some((a) => a.outcome === 'idempotent_replay') ||
-    new Set(keys.filter(Boolean)).size < keys.filter(Boolean).length;
+    attempts.some((a) => a.outcome === 'idempotent_replay');
   const aggregateId =
     rows?.outbox?.aggregateId ?? steps.find((s) => s.aggregateId)?.aggregateId ?? null;
   const aggregateType = steps.find((s) => s.aggregateType)?.aggregateType ?? null;
