@@ -31,17 +31,32 @@ const KEPT: Record<string, string[]> = {
   'http.response.status_code': ['http.response.status_code', 'http.status_code'],
   'error.type': ['error.type'],
 };
+const KEPT_ENTRIES = Object.entries(KEPT);
 const EVENT_ID = ['acktrail.event_id', 'messaging.message.id', 'messaging.message_id'];
 const MAX_STRING = 200;
 const EMAIL = /[^\s@<>"',;:]+@[^\s@<>"',;:]+\.[A-Za-z]{2,}/g;
 const EVENT_ID_SHAPE = /^[\x21-\x7e]{1,128}$/;
 const STAGE_SET = new Set<string>(STAGES);
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE.source, 'g');
+const TRACE_ID = /^[0-9a-f]{32}$/;
+const SPAN_ID = /^[0-9a-f]{16}$/;
+const ZERO_TRACE = '0'.repeat(32);
+const ZERO_SPAN = '0'.repeat(16);
 
-/** Masks e-mail addresses, drops NUL and bounds the length of a string that will be stored. */
+/**
+ * Masks e-mail addresses, drops NUL, replaces lone surrogates and bounds the length of a string
+ * that will be stored.
+ */
 export function scrub(s: string): string {
+  let out = s;
+  // The checks first: most strings have neither, and the regular expressions cost more.
+  if (out.includes('@')) out = out.replace(EMAIL, '<email>');
   // PostgreSQL text cannot hold NUL; a hostile or corrupted span must not fail the whole batch.
-  const masked = s.replace(EMAIL, '<email>').replace(/\0/g, '');
-  return masked.length > MAX_STRING ? `${masked.slice(0, MAX_STRING)}…` : masked;
+  if (out.includes('\0')) out = out.replace(/\0/g, '');
+  // Nor can it hold a lone UTF-16 surrogate (JSON bodies can carry one).
+  if (LONE_SURROGATE.test(out)) out = out.replace(LONE_SURROGATE_ALL, '\ufffd');
+  return out.length > MAX_STRING ? `${out.slice(0, MAX_STRING)}…` : out;
 }
 
 function first(attrs: Map<string, AttributeValue>, names: string[]): AttributeValue | undefined {
@@ -102,9 +117,9 @@ export function normalise(span: ReceivedSpan, window: Window): Normalised {
   const eventId = String(rawId);
   if (!EVENT_ID_SHAPE.test(eventId))
     return { kind: 'rejected', reason: 'event_id must be 1-128 printable ASCII characters' };
-  if (!/^[0-9a-f]{32}$/.test(span.traceId) || /^0+$/.test(span.traceId))
+  if (!TRACE_ID.test(span.traceId) || span.traceId === ZERO_TRACE)
     return { kind: 'rejected', reason: 'traceId must be 16 bytes, not all zero' };
-  if (!/^[0-9a-f]{16}$/.test(span.spanId) || /^0+$/.test(span.spanId))
+  if (!SPAN_ID.test(span.spanId) || span.spanId === ZERO_SPAN)
     return { kind: 'rejected', reason: 'spanId must be 8 bytes, not all zero' };
   if (!Number.isFinite(span.startUs) || !Number.isFinite(span.endUs) || span.endUs < span.startUs)
     return { kind: 'rejected', reason: 'start and end times must be set, end not before start' };
@@ -112,7 +127,7 @@ export function normalise(span: ReceivedSpan, window: Window): Normalised {
     return { kind: 'rejected', reason: 'start time outside the retention window' };
 
   const kept: Record<string, AttributeValue> = {};
-  for (const [name, sources] of Object.entries(KEPT)) {
+  for (const [name, sources] of KEPT_ENTRIES) {
     const v = first(attrs, sources);
     if (v !== undefined) kept[name] = typeof v === 'string' ? scrub(v) : v;
   }
@@ -128,7 +143,7 @@ export function normalise(span: ReceivedSpan, window: Window): Normalised {
       service: scrub(span.service),
       traceId: span.traceId,
       spanId: span.spanId,
-      parentSpanId: /^[0-9a-f]{16}$/.test(span.parentSpanId) ? span.parentSpanId : null,
+      parentSpanId: SPAN_ID.test(span.parentSpanId) ? span.parentSpanId : null,
       name: scrub(span.name),
       status: span.statusCode === 2 ? 'error' : span.statusCode === 1 ? 'ok' : 'unset',
       statusMessage: span.statusMessage ? scrub(span.statusMessage) : null,

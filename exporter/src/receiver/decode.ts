@@ -24,8 +24,22 @@ function nanosToMicros(v: unknown): number {
   return Number.NaN;
 }
 
+/** int64 (a Long from protobufjs, or a number) -> number; exact up to 2^53. */
+function int64(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (v && typeof v === 'object' && 'low' in v && 'high' in v) {
+    const { low, high } = v as LongLike;
+    return high * 4_294_967_296 + (low >>> 0);
+  }
+  return Number(v);
+}
+
 function hex(bytes: unknown): string {
-  return bytes instanceof Uint8Array ? Buffer.from(bytes).toString('hex') : '';
+  if (Buffer.isBuffer(bytes)) return bytes.toString('hex');
+  // A view on the same memory, not a copy.
+  return bytes instanceof Uint8Array
+    ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
+    : '';
 }
 
 interface PbKeyValue {
@@ -41,7 +55,7 @@ function pbAttributes(list: PbKeyValue[] | undefined): Map<string, AttributeValu
     if (!v) continue;
     // protobufjs sets only the field present on the wire as an own property.
     if (Object.hasOwn(v, 'stringValue')) out.set(kv.key, v.stringValue!);
-    else if (Object.hasOwn(v, 'intValue')) out.set(kv.key, Number(v.intValue));
+    else if (Object.hasOwn(v, 'intValue')) out.set(kv.key, int64(v.intValue));
     else if (Object.hasOwn(v, 'boolValue')) out.set(kv.key, v.boolValue!);
     else if (Object.hasOwn(v, 'doubleValue')) out.set(kv.key, v.doubleValue!);
   }

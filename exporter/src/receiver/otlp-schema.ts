@@ -7,6 +7,11 @@
 // values, so no body, however deeply it nests, makes the decoder recurse.
 import protobuf from 'protobufjs/light.js';
 
+// 64-bit integers as JavaScript numbers instead of Long objects: fewer allocations per span. Times
+// in nanoseconds since 1970 then keep a precision of 256 ns, finer than the microseconds stored.
+protobuf.util.Long = undefined as unknown as typeof protobuf.util.Long;
+protobuf.configure();
+
 const root = protobuf.Root.fromJSON({
   nested: {
     otlp: {

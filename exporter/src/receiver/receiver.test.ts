@@ -128,6 +128,16 @@ test('invalid spans are rejected in partialSuccess; the valid ones are stored', 
                 jsonSpan({}),
                 jsonSpan({ spanId: 'abc' }),
                 jsonSpan({ spanId: 'eee19b7ec3c1b175', startTimeUnixNano: '1000' }),
+                // NUL and a lone surrogate: stored without them, never failing the batch
+                jsonSpan({
+                  spanId: 'eee19b7ec3c1b176',
+                  name: 'bad\u0000name\ud800',
+                  attributes: [
+                    { key: 'acktrail.event_id', value: { stringValue: 'ev-partial' } },
+                    { key: 'acktrail.stage', value: { stringValue: 'deliver' } },
+                    { key: 'acktrail.queue', value: { stringValue: 'q\u0000\udc00' } },
+                  ],
+                }),
               ],
             },
           ],
@@ -143,7 +153,14 @@ test('invalid spans are rejected in partialSuccess; the valid ones are stored', 
   assert.equal(body.partialSuccess.rejectedSpans, 2);
   assert.match(body.partialSuccess.errorMessage, /spanId must be 8 bytes/);
   assert.match(body.partialSuccess.errorMessage, /retention window/);
-  assert.equal(await countSteps(store.url, 'event_id = $1', ['ev-partial']), 1);
+  assert.equal(await countSteps(store.url, 'event_id = $1', ['ev-partial']), 2);
+  assert.equal(
+    await countSteps(store.url, `name = $1 AND attrs->>'acktrail.queue' = $2`, [
+      'badname\ufffd',
+      'q\ufffd',
+    ]),
+    1,
+  );
 });
 
 test('a protobuf request is answered in protobuf', async () => {

@@ -1,0 +1,341 @@
+// The journey store on 10M steps, side by side in one run:
+//   ingest   OTLP/HTTP protobuf bodies (made by the real SDK exporter) -> POST /v1/traces of an
+//            exporter process -> committed rows, 4 concurrent senders; steps/s
+//   copy     the same rows (new span ids) by a raw `COPY journey_steps FROM STDIN` (psql \copy)
+//            into the same table at the same size; rows/s
+//   lookup   GET /api/events/{id} (steps + the pipeline's rows, assembled) against
+//   select   a bare indexed select of the same event's 5 steps; ms per call, p50 / p99
+// The store (10M steps: 2M events x 5 stages over 6 days of daily partitions) is loaded once and
+// kept in acktrail_bench_journeys; the pipeline database holds 100k orders with their outbox rows,
+// confirmations and attempts for the looked-up events.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { migrate } from '@acktrail/orders-example';
+import {
+  ADMIN_DATABASE_URL,
+  REPO_ROOT,
+  RoleProcess,
+  databaseUrl,
+} from '@acktrail/orders-example/testing';
+import { SpanKind } from '@opentelemetry/api';
+import { exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
+import { migrateStore } from '../exporter/src/journeys/migrate.js';
+import { Partitions } from '../exporter/src/journeys/partitions.js';
+import { fmt, interleaved, median, quantile } from './lib.js';
+
+const STORE_DB = 'acktrail_bench_journeys';
+const PIPELINE_DB = 'acktrail_bench_pipeline';
+const EVENTS = Number(process.env.BENCH_JOURNEY_EVENTS ?? 2_000_000);
+const STAGES = ['outbox.insert', 'outbox.publish', 'deliver', 'provider.call', 'settle'];
+const PIPELINE_ORDERS = 100_000;
+const BODY_SPANS = 500;
+const ROUND_STEPS = 100_000;
+const SENDERS = 4;
+const LOOKUPS = 1000;
+const TOKEN = 'bench-token-0123456789abcdef';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function ensureDb(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect();
+  if (!(await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount)
+    await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return databaseUrl(name);
+}
+
+async function loadStore(url: string): Promise<void> {
+  await migrateStore(url);
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const want = EVENTS * STAGES.length;
+    const have = Number(
+      (await db.query<{ n: string }>('SELECT count(*) AS n FROM journey_steps')).rows[0]!.n,
+    );
+    if (have >= want) return;
+    log(`journeys bench: loading ${fmt(want)} steps (minutes; kept in ${STORE_DB})`);
+    await db.query('TRUNCATE journey_steps');
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const now = Date.now();
+    const spanMs = 250; // one event every 0.25 s: 2M events cover 5.8 days
+    const days = [];
+    for (let t = now - EVENTS * spanMs - 86_400_000; t <= now + 86_400_000; t += 86_400_000)
+      days.push(t * 1000);
+    await new Partitions(pool).ensure(days);
+    await pool.end();
+    await db.query('SET synchronous_commit = off');
+    const chunk = 200_000;
+    const t0 = performance.now();
+    for (let from = 1; from <= EVENTS; from += chunk) {
+      await db.query(
+        `INSERT INTO journey_steps (event_id, time, duration_us, stage, service, trace_id, span_id,
+            parent_span_id, name, status, aggregate_type, aggregate_id, anomaly, attrs)
+         SELECT md5(e::text)::uuid::text,
+                to_timestamp(($4::float8 - ($3 - e) * 250 + s * 5) / 1000),
+                2000, ($5::text[])[s], 'bench', md5('trace' || e), lpad(to_hex(e * 8 + s), 16, '0'),
+                CASE WHEN s > 1 THEN lpad(to_hex(e * 8 + s - 1), 16, '0') END,
+                ($5::text[])[s], 'unset', 'order', e::text, NULL,
+                jsonb_build_object('acktrail.queue', 'orders.confirmations', 'acktrail.delivery.attempt', 1)
+           FROM generate_series($1::int, $2::int) e, generate_series(1, 5) s`,
+        [from, Math.min(EVENTS, from + chunk - 1), EVENTS, now, STAGES],
+      );
+      log(
+        `  ${fmt(Math.min(EVENTS, from + chunk - 1) * 5)} steps, ${fmt((performance.now() - t0) / 1000)} s`,
+      );
+    }
+    await db.query('VACUUM ANALYZE journey_steps');
+    log(`  vacuum analyze: ${fmt((performance.now() - t0) / 1000)} s`);
+  } finally {
+    await db.end();
+  }
+}
+
+async function loadPipeline(url: string): Promise<void> {
+  await migrate(url);
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const n = Number(
+      (await db.query<{ n: string }>('SELECT count(*) AS n FROM orders')).rows[0]!.n,
+    );
+    if (n >= PIPELINE_ORDERS) return;
+    await db.query('TRUNCATE notification_attempts, order_confirmations, outbox_events, orders');
+    await db.query(
+      `INSERT INTO orders (id, total, customer_email, notification_status)
+       SELECT g, 10, 'bench@example.com', 'sent' FROM generate_series(1, $1) g`,
+      [PIPELINE_ORDERS],
+    );
+    await db.query(
+      `INSERT INTO outbox_events (id, event_type, aggregate_id, schema_version, payload, published_at)
+       SELECT md5(g::text)::uuid, 'order.created', g, 1, '{}', now() FROM generate_series(1, $1) g`,
+      [PIPELINE_ORDERS],
+    );
+    await db.query(
+      `INSERT INTO order_confirmations (event_id, order_id)
+       SELECT md5(g::text)::uuid, g FROM generate_series(1, $1) g`,
+      [PIPELINE_ORDERS],
+    );
+    await db.query(
+      `INSERT INTO notification_attempts (event_id, attempt, provider, outcome, status_code, duration)
+       SELECT md5(g::text)::uuid, 1, 'mailer', 'success', 202, interval '40 ms' FROM generate_series(1, $1) g`,
+      [PIPELINE_ORDERS],
+    );
+    await db.query('VACUUM ANALYZE');
+  } finally {
+    await db.end();
+  }
+}
+
+/** Captures the bodies the real SDK's OTLP/HTTP protobuf exporter sends. */
+async function sdkBodies(count: number, tag: string): Promise<Buffer[]> {
+  const bodies: Buffer[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      bodies.push(Buffer.concat(chunks));
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as { port: number }).port;
+  for (let b = 0; b < count; b++) {
+    const spans = makeSpans(
+      Array.from({ length: BODY_SPANS }, (_, i) => ({
+        name: 'orders.confirmations process',
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'acktrail.event_id': `${tag}-${b}-${i}`,
+          'acktrail.stage': 'deliver',
+          'acktrail.aggregate_type': 'order',
+          'acktrail.aggregate_id': String(b * BODY_SPANS + i),
+          'acktrail.queue': 'orders.confirmations',
+          'acktrail.delivery.redelivered': false,
+          'acktrail.delivery.attempt': 1,
+          'messaging.system': 'rabbitmq',
+          'messaging.operation.type': 'process',
+          'messaging.destination.name': 'orders.events',
+          'messaging.rabbitmq.destination.routing_key': 'order.created',
+          'messaging.rabbitmq.message.delivery_tag': i + 1,
+          'net.peer.name': '127.0.0.1',
+        },
+      })),
+      'orders-worker',
+    );
+    const result = await exportSpans(`http://127.0.0.1:${port}`, spans, 'protobuf');
+    if (result.code !== 0) throw new Error('capture failed');
+  }
+  server.close();
+  return bodies;
+}
+
+/** The same rows as a round of ingest, as CSV for COPY (own ids, so nothing conflicts). */
+function copyCsv(rows: number, tag: string): string {
+  const now = Date.now();
+  const lines: string[] = [];
+  const attrs = JSON.stringify({
+    'acktrail.queue': 'orders.confirmations',
+    'acktrail.delivery.redelivered': false,
+    'acktrail.delivery.attempt': 1,
+    'messaging.system': 'rabbitmq',
+    'messaging.operation.type': 'process',
+    'messaging.destination.name': 'orders.events',
+    'messaging.rabbitmq.destination.routing_key': 'order.created',
+    'messaging.rabbitmq.message.delivery_tag': 1,
+  }).replace(/"/g, '""');
+  for (let i = 0; i < rows; i++) {
+    const t = new Date(now + i).toISOString();
+    const trace = `${tag}${String(i).padStart(32 - tag.length, '0')}`;
+    lines.push(
+      `${tag}-${i},${t},1000,deliver,orders-worker,${trace},${String(i + 1).padStart(16, '0')},,orders.confirmations process,unset,,order,${i},,"${attrs}"`,
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+async function ingestRound(url: string, bodies: Buffer[]): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  const sender = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++]!;
+      const res = await fetch(`${url}/v1/traces`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf' },
+        body,
+      });
+      if (res.status !== 200) throw new Error(`ingest answered ${res.status}`);
+      await res.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: SENDERS }, sender));
+  return (bodies.length * BODY_SPANS) / ((performance.now() - started) / 1000);
+}
+
+async function copyRound(storeUrl: string, csvPath: string, rows: number): Promise<number> {
+  const started = performance.now();
+  const psql = spawn(
+    'psql',
+    [
+      storeUrl,
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-qc',
+      `\\copy journey_steps (event_id, time, duration_us, stage, service, trace_id, span_id, parent_span_id, name, status, status_message, aggregate_type, aggregate_id, anomaly, attrs) FROM '${csvPath}' CSV`,
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const [code] = (await once(psql, 'exit')) as [number];
+  if (code !== 0) throw new Error(`psql \\copy exited ${code}`);
+  return rows / ((performance.now() - started) / 1000);
+}
+
+async function lookups(exporterUrl: string, storeUrl: string, ids: string[]) {
+  const api: number[] = [];
+  const bare: number[] = [];
+  const db = new pg.Client({ connectionString: storeUrl });
+  await db.connect();
+  for (const id of ids) {
+    let t = performance.now();
+    const res = await fetch(`${exporterUrl}/api/events/${id}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    const j = (await res.json()) as { timeline?: unknown[] };
+    api.push(performance.now() - t);
+    if (res.status !== 200 || (j.timeline?.length ?? 0) < 9)
+      throw new Error(`lookup of ${id}: ${res.status}, ${j.timeline?.length ?? 0} entries`);
+    t = performance.now();
+    const r = await db.query('SELECT * FROM journey_steps WHERE event_id = $1', [id]);
+    bare.push(performance.now() - t);
+    if (r.rowCount !== 5) throw new Error(`select of ${id}: ${r.rowCount} rows`);
+  }
+  await db.end();
+  return { api, bare };
+}
+
+export async function runJourneysBench(rounds: number): Promise<void> {
+  const storeUrl = await ensureDb(STORE_DB);
+  const pipelineUrl = await ensureDb(PIPELINE_DB);
+  await loadStore(storeUrl);
+  await loadPipeline(pipelineUrl);
+
+  const dir = mkdtempSync(join(tmpdir(), 'acktrail-bench-'));
+  const configPath = join(dir, 'acktrail.json');
+  writeFileSync(configPath, JSON.stringify({ rabbitmq: { enabled: false } }));
+  const exporter = new RoleProcess(
+    'exporter',
+    {
+      ACKTRAIL_DATABASE_URL: storeUrl,
+      DATABASE_URL: pipelineUrl,
+      ACKTRAIL_API_TOKEN: TOKEN,
+      ACKTRAIL_PORT: '0',
+      ACKTRAIL_CONFIG: configPath,
+    },
+    [],
+    join(REPO_ROOT, 'exporter/src/main.ts'),
+  );
+  const ready = await exporter.waitForLog((l) => l.msg === 'ready', 'ready');
+  const url = `http://127.0.0.1:${String(ready.port)}`;
+  try {
+    const perRound = ROUND_STEPS / BODY_SPANS;
+    log(`journeys bench: making ${rounds * perRound} SDK bodies of ${BODY_SPANS} spans`);
+    const bodies = await sdkBodies(rounds * perRound + 10, `b${Date.now().toString(36)}`);
+    const warm = bodies.splice(0, 10);
+    await ingestRound(url, warm);
+    const csvs = Array.from({ length: rounds }, (_, r) => {
+      const path = join(dir, `round-${r}.csv`);
+      writeFileSync(path, copyCsv(ROUND_STEPS, `c${r}${Date.now().toString(36)}`));
+      return path;
+    });
+    let round = 0;
+    const rates = await interleaved(rounds, {
+      ingest: () => ingestRound(url, bodies.slice(round * perRound, (round + 1) * perRound)),
+      copy: () => copyRound(storeUrl, csvs[round++]!, ROUND_STEPS),
+    });
+
+    const ids = Array.from({ length: LOOKUPS }, (_, i) =>
+      md5Uuid(1 + ((i * 7919) % Math.min(EVENTS, PIPELINE_ORDERS))),
+    );
+    await lookups(url, storeUrl, ids.slice(0, 50)); // warm the caches
+    const l = await lookups(url, storeUrl, ids);
+
+    const ingest = median(rates.ingest);
+    const copy = median(rates.copy);
+    console.log(`\n## journey store, ${fmt(EVENTS * STAGES.length)} steps stored before the run`);
+    console.log(
+      `ingest  OTLP protobuf -> committed rows  median ${fmt(ingest)} steps/s  (rounds: ${rates.ingest.map((x) => fmt(x)).join(', ')})`,
+    );
+    console.log(
+      `copy    psql \\copy of the same rows       median ${fmt(copy)} rows/s   (rounds: ${rates.copy.map((x) => fmt(x)).join(', ')})`,
+    );
+    console.log(
+      `ratio   ingest / copy = ${fmt(ingest / copy, 2)}  (target >= 0.5; ingest target >= 20,000 steps/s)`,
+    );
+    console.log(
+      `lookup  GET /api/events/{id}  p50 ${fmt(quantile(l.api, 0.5), 2)} ms  p99 ${fmt(quantile(l.api, 0.99), 2)} ms  (${l.api.length} calls; target p99 <= 10 ms)`,
+    );
+    console.log(
+      `select  5 steps by event_id   p50 ${fmt(quantile(l.bare, 0.5), 2)} ms  p99 ${fmt(quantile(l.bare, 0.99), 2)} ms`,
+    );
+    console.log(
+      `ratio   lookup p99 / select p99 = ${fmt(quantile(l.api, 0.99) / quantile(l.bare, 0.99), 1)}`,
+    );
+  } finally {
+    await exporter.stop();
+  }
+}
+
+/** md5(n::text)::uuid, as the loaders write them. */
+function md5Uuid(n: number): string {
+  const h = createHash('md5').update(String(n)).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
