@@ -1,7 +1,8 @@
 // The journey store on 10M steps, side by side in one run:
 //   ingest   OTLP/HTTP protobuf bodies (made by the real SDK exporter) -> POST /v1/traces of an
 //            exporter process -> committed rows, 4 concurrent senders; steps/s
-//   copy     the same rows (new span ids) by a raw `COPY journey_steps FROM STDIN` (psql \copy)
+//   copy     the same rows (other SDK bodies of the same kind, decoded and normalised by the
+//            receiver's code) by a raw `COPY journey_steps FROM` (psql \copy)
 //            into the same table at the same size; rows/s
 //   lookup   GET /api/events/{id} (steps + the pipeline's rows, assembled) against
 //   select   a bare indexed select of the same event's 5 steps; ms per call, p50 / p99
@@ -27,6 +28,8 @@ import { SpanKind } from '@opentelemetry/api';
 import { exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
 import { migrateStore } from '../exporter/src/journeys/migrate.js';
 import { Partitions } from '../exporter/src/journeys/partitions.js';
+import { normalise } from '../exporter/src/journeys/normalize.js';
+import { decodeProtobuf } from '../exporter/src/receiver/decode.js';
 import { fmt, interleaved, median, quantile } from './lib.js';
 
 const STORE_DB = 'acktrail_bench_journeys';
@@ -178,26 +181,44 @@ async function sdkBodies(count: number, tag: string): Promise<Buffer[]> {
   return bodies;
 }
 
-/** The same rows as a round of ingest, as CSV for COPY (own ids, so nothing conflicts). */
-function copyCsv(rows: number, tag: string): string {
-  const now = Date.now();
+/**
+ * The same rows as a round of ingest, as CSV for COPY: other bodies made the same way by the SDK
+ * (so ids are just as random and nothing conflicts), decoded and normalised by the receiver's own
+ * code, each step written as the INSERT would write it.
+ */
+function copyCsv(bodies: Buffer[]): string {
+  const csv = (v: string | number | null) =>
+    v === null ? '' : typeof v === 'number' ? String(v) : `"${v.replace(/"/g, '""')}"`;
+  const now = Date.now() * 1000;
+  const window = { fromUs: now - 86_400_000_000, toUs: now + 86_400_000_000 };
   const lines: string[] = [];
-  const attrs = JSON.stringify({
-    'acktrail.queue': 'orders.confirmations',
-    'acktrail.delivery.redelivered': false,
-    'acktrail.delivery.attempt': 1,
-    'messaging.system': 'rabbitmq',
-    'messaging.operation.type': 'process',
-    'messaging.destination.name': 'orders.events',
-    'messaging.rabbitmq.destination.routing_key': 'order.created',
-    'messaging.rabbitmq.message.delivery_tag': 1,
-  }).replace(/"/g, '""');
-  for (let i = 0; i < rows; i++) {
-    const t = new Date(now + i).toISOString();
-    const trace = `${tag}${String(i).padStart(32 - tag.length, '0')}`;
-    lines.push(
-      `${tag}-${i},${t},1000,deliver,orders-worker,${trace},${String(i + 1).padStart(16, '0')},,orders.confirmations process,unset,,order,${i},,"${attrs}"`,
-    );
+  for (const body of bodies) {
+    for (const span of decodeProtobuf(body)) {
+      const n = normalise(span, window);
+      if (n.kind !== 'step') throw new Error('bench span not a step');
+      const s = n.step;
+      lines.push(
+        [
+          s.eventId,
+          new Date(s.timeUs / 1000).toISOString(),
+          s.durationUs,
+          s.stage,
+          s.service,
+          s.traceId,
+          s.spanId,
+          s.parentSpanId,
+          s.name,
+          s.status,
+          s.statusMessage,
+          s.aggregateType,
+          s.aggregateId,
+          s.anomaly,
+          JSON.stringify(s.attrs),
+        ]
+          .map(csv)
+          .join(','),
+      );
+    }
   }
   return lines.join('\n') + '\n';
 }
@@ -287,13 +308,14 @@ export async function runJourneysBench(rounds: number): Promise<void> {
   const url = `http://127.0.0.1:${String(ready.port)}`;
   try {
     const perRound = ROUND_STEPS / BODY_SPANS;
-    log(`journeys bench: making ${rounds * perRound} SDK bodies of ${BODY_SPANS} spans`);
+    log(`journeys bench: making ${2 * rounds * perRound} SDK bodies of ${BODY_SPANS} spans`);
     const bodies = await sdkBodies(rounds * perRound + 10, `b${Date.now().toString(36)}`);
     const warm = bodies.splice(0, 10);
     await ingestRound(url, warm);
+    const copyBodies = await sdkBodies(rounds * perRound, `c${Date.now().toString(36)}`);
     const csvs = Array.from({ length: rounds }, (_, r) => {
       const path = join(dir, `round-${r}.csv`);
-      writeFileSync(path, copyCsv(ROUND_STEPS, `c${r}${Date.now().toString(36)}`));
+      writeFileSync(path, copyCsv(copyBodies.slice(r * perRound, (r + 1) * perRound)));
       return path;
     });
     let round = 0;

@@ -63,6 +63,8 @@ class Rig {
       { rabbitmq: { enabled: false }, journeys: { stuckAfterSeconds: 1 } },
     );
     await exporter.exporter.ready;
+    // The first scrape sets the incremental collectors' watermarks: they count from here on.
+    await exporter.scrape();
     return new Rig(p, exporter, role);
   }
 
@@ -239,6 +241,11 @@ test('failure 4: worker dies after the provider call: two calls with one key, an
     /provider called again with the same idempotency key and answered with a replay$/,
   );
   assert.deepEqual(await r.listed('anomaly=duplicate_provider_call'), [order.event_id]);
+  // The duplicate-call count, from the pipeline's attempts.
+  const replays = { provider: 'mailer', outcome: 'idempotent_replay' };
+  await waitFor('the replay counted', async () => {
+    return (await r.metric('acktrail_provider_requests_total', replays)) === 1;
+  });
 });
 
 test('failure 5: wrong routing key: unroutable publishes, the row stays in the outbox', async () => {
@@ -354,6 +361,14 @@ test('failure 8: database restored: vanished orders and events published again a
     );
     assert.ok(jc.kinds.includes('published_twice'));
     assert.match(jc.verdict, /published twice/);
+    assert.equal(await r.metric('acktrail_duplicate_publishes_total'), 1);
+    assert.equal(
+      await r.metric('acktrail_dead_lettered_total', {
+        queue: WORK_QUEUE,
+        reason: 'order not found',
+      }),
+      1,
+    );
   } finally {
     await dropDatabase(ADMIN_DATABASE_URL, snapshot);
   }

@@ -1,23 +1,16 @@
 // The journey API over a real store: bearer token, validation, 404, keyset pagination.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createTestDatabase, type TestDatabase } from '@acktrail/orders-example/testing';
 import { TestExporter } from '../testing/exporter.js';
 import { exportSpans, makeSpans } from '../testing/otlp.js';
 
 const TOKEN = 'api-test-token-0123456789';
-let store: TestDatabase;
-let exporter: TestExporter;
+let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 const get = (path: string, token: string | null = TOKEN) =>
   fetch(`${exporter.url}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
 
 before(async () => {
-  store = await createTestDatabase();
-  exporter = await TestExporter.start(
-    { ACKTRAIL_DATABASE_URL: store.url, ACKTRAIL_API_TOKEN: TOKEN },
-    { rabbitmq: { enabled: false } },
-  );
-  await exporter.exporter.ready;
+  exporter = await TestExporter.withStore({ ACKTRAIL_API_TOKEN: TOKEN });
   // Seven events of aggregate A, one second apart, each published and delivered; the third is
   // redelivered.
   const t0 = Date.now() - 60_000;
@@ -49,7 +42,6 @@ before(async () => {
 });
 after(async () => {
   await exporter.close();
-  await store.drop();
 });
 
 test('no token, a wrong token: 401 that says how to authenticate', async () => {

@@ -3,6 +3,7 @@
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { assemble, type AssembleOptions } from '../journeys/assemble.js';
+import { findOrdering } from '../journeys/ordering.js';
 import type { PipelineReader } from '../journeys/pipeline-rows.js';
 import type { Cursor, EventSummary, StepQueries } from '../journeys/queries.js';
 import { STEP_ANOMALIES } from '../journeys/steps.js';
@@ -121,7 +122,15 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
         res.status(404).json({ error: `no journey for event_id ${eventId}` });
         return;
       }
-      res.json(assemble(eventId, steps, rows, { ...opts.assemble, nowMs: Date.now() }));
+      const journey = assemble(eventId, steps, rows, { ...opts.assemble, nowMs: Date.now() });
+      const versioned = steps.some((s) => s.attrs['acktrail.aggregate_version'] !== undefined);
+      const ordering =
+        versioned && journey.aggregate
+          ? findOrdering(await queries.versionedDeliveries(journey.aggregate.id)).filter(
+              (f) => f.eventId === eventId,
+            )
+          : [];
+      res.json({ ...journey, ordering });
     } catch (err) {
       failed(res, err);
     }
@@ -206,9 +215,20 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
         }
       }
       const last = ids.at(-1);
+      // An aggregate whose deliveries carry versions: the order they were processed in.
+      const deliveries =
+        q.aggregate_id !== undefined ? await queries.versionedDeliveries(q.aggregate_id) : [];
       res.json({
         events,
         nextCursor: last && ids.length === q.limit ? encodeCursor(last) : null,
+        ...(deliveries.length
+          ? {
+              ordering: {
+                processed: deliveries.map((d) => ({ eventId: d.eventId, version: d.version })),
+                findings: findOrdering(deliveries),
+              },
+            }
+          : {}),
       });
     } catch (err) {
       failed(res, err);

@@ -4,6 +4,7 @@
 // limit.
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { BoundedLabel } from '../collectors/watermark.js';
+import { ORDERING_KINDS } from './ordering.js';
 import type { WriteResult } from './store.js';
 
 const STAGE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -11,11 +12,13 @@ const STAGE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 
 export class JourneyMetrics {
   readonly spansReceived: Counter<'outcome'>;
   private readonly stageDuration: Histogram<'stage'>;
+  private readonly stageChildren = new Map<string, ReturnType<Histogram<'stage'>['labels']>>();
   private readonly duplicatePublishes: Counter;
   private readonly redeliveries: Counter<'queue'>;
   private readonly deadLettered: Counter<'queue' | 'reason'>;
   private readonly unroutable: Counter<'exchange' | 'routing_key'>;
   private readonly stored: Counter;
+  private readonly ordering: Counter<'kind'>;
   private readonly queues = new BoundedLabel(200);
   private readonly reasons = new BoundedLabel(20);
   private readonly routes = new BoundedLabel(50);
@@ -60,6 +63,13 @@ export class JourneyMetrics {
       labelNames: ['exchange', 'routing_key'],
       registers,
     });
+    this.ordering = new Counter({
+      name: 'acktrail_aggregate_ordering_total',
+      help: 'Deliveries out of an aggregate version order, by kind: gap (versions skipped), out_of_order (an older version after a newer one), stale_skipped (the consumer skipped a stale event).',
+      labelNames: ['kind'],
+      registers,
+    });
+    for (const kind of ORDERING_KINDS) this.ordering.inc({ kind }, 0);
     this.stored = new Counter({
       name: 'acktrail_journey_steps_stored_total',
       help: 'Journey steps committed to the store (retried exports of stored spans excluded).',
@@ -69,6 +79,7 @@ export class JourneyMetrics {
 
   observe(result: WriteResult): void {
     this.stored.inc(result.inserted.length);
+    for (const f of result.ordering) this.ordering.inc({ kind: f.kind });
     const newPublishes = new Map<string, number>();
     for (const { step, parent } of result.inserted) {
       const a = step.attrs;
@@ -85,20 +96,20 @@ export class JourneyMetrics {
               ),
             });
           } else {
-            this.stageDuration.observe({ stage: 'publish_confirm' }, seconds);
+            this.stage('publish_confirm').observe(seconds);
           }
           if (parent?.stage === 'outbox.insert')
             this.wait('outbox_wait', step.timeUs - parent.endUs);
           break;
         case 'deliver':
-          this.stageDuration.observe({ stage: 'processing' }, seconds);
+          this.stage('processing').observe(seconds);
           if (a['acktrail.delivery.redelivered'] === true) this.redeliveries.inc({ queue });
           if (parent?.stage === 'outbox.publish')
             // From the send, not the confirm: a consumer may get the message first.
             this.wait('queue_wait', step.timeUs - parent.timeUs);
           break;
         case 'provider.call':
-          this.stageDuration.observe({ stage: 'provider_call' }, seconds);
+          this.stage('provider_call').observe(seconds);
           break;
         case 'dead_letter':
           this.deadLettered.inc({
@@ -125,6 +136,16 @@ export class JourneyMetrics {
 
   /** A wait between two services' clocks: skewed (negative) ones are not observed. */
   private wait(stage: string, us: number): void {
-    if (us >= 0) this.stageDuration.observe({ stage }, us / 1e6);
+    if (us >= 0) this.stage(stage).observe(us / 1e6);
+  }
+
+  /** The histogram's child for a stage, made once: labels are not hashed for every step. */
+  private stage(name: string) {
+    let child = this.stageChildren.get(name);
+    if (!child) {
+      child = this.stageDuration.labels({ stage: name });
+      this.stageChildren.set(name, child);
+    }
+    return child;
   }
 }

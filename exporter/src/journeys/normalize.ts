@@ -131,6 +131,10 @@ export function normalise(span: ReceivedSpan, window: Window): Normalised {
     const v = first(attrs, sources);
     if (v !== undefined) kept[name] = typeof v === 'string' ? scrub(v) : v;
   }
+  // A version is kept only as a whole number: the store compares versions numerically.
+  const version = kept['acktrail.aggregate_version'];
+  if (version !== undefined && (typeof version !== 'number' || !Number.isSafeInteger(version)))
+    delete kept['acktrail.aggregate_version'];
   const aggregateId = attrs.get('acktrail.aggregate_id');
   const aggregateType = attrs.get('acktrail.aggregate_type');
   return {

@@ -2,6 +2,7 @@
 // anomaly with keyset pagination on (last step time, event_id).
 import type pg from 'pg';
 import type { AttributeValue } from '../receiver/spans.js';
+import type { VersionedDelivery } from './ordering.js';
 import type { Stage } from './steps.js';
 
 export interface StoredRow {
@@ -121,6 +122,30 @@ export class StepQueries {
       params,
     );
     return res.rows.map((r) => ({ eventId: r.event_id, lastUs: Math.round(r.t) }));
+  }
+
+  /** The versioned deliveries of an aggregate, oldest first (at most 1000). */
+  async versionedDeliveries(aggregateId: string): Promise<VersionedDelivery[]> {
+    const res = await this.pool.query<{
+      event_id: string;
+      v: string;
+      t: number;
+      result: string | null;
+    }>(
+      `SELECT event_id, (attrs->>'acktrail.aggregate_version')::bigint::text AS v,
+              (extract(epoch FROM time) * 1e6)::float8 AS t, attrs->>'acktrail.result' AS result
+         FROM journey_steps
+        WHERE aggregate_id = $1 AND stage = 'deliver' AND attrs ? 'acktrail.aggregate_version'
+        ORDER BY time LIMIT 1000`,
+      [aggregateId],
+    );
+    return res.rows.map((r) => ({
+      eventId: r.event_id,
+      aggregateId,
+      version: Number(r.v),
+      timeUs: Math.round(r.t),
+      result: r.result,
+    }));
   }
 
   async summaries(eventIds: string[]): Promise<Map<string, EventSummary>> {

@@ -5,17 +5,18 @@
 // NOTHING makes a retried export a no-op, and the rows actually inserted come back so that the
 // derived metrics count each step once.
 import type pg from 'pg';
+import { findOrdering, type OrderingFinding, type VersionedDelivery } from './ordering.js';
 import { Partitions } from './partitions.js';
 import type { Step } from './steps.js';
 
 const MAX_BATCH = 5000;
 /**
- * Transactions in flight at once: two let PostgreSQL work on one batch while the next is decoded
- * and the one before commits (measured in docs/benchmarks.md). Two writes of the same event_id in
+ * Transactions in flight at once: several let PostgreSQL work on one batch while the next is
+ * decoded and the one before commits (measured in docs/benchmarks.md). Two writes of the same event_id in
  * flight together do not see each other's publishes, so a duplicate publish arriving within the
  * same moment as the first can go uncounted; the journey itself still shows both.
  */
-const WRITERS = 2;
+const WRITERS = 3;
 
 export interface StoredStep {
   step: Step;
@@ -30,12 +31,30 @@ export interface WriteResult {
   publishes: Map<string, number>;
   /** event_id -> start of its outbox.insert step, for events settled in this write. */
   insertedAt: Map<string, number>;
+  /** Departures from version order among the new versioned deliveries. */
+  ordering: OrderingFinding[];
 }
 
 interface Pending {
   steps: Step[];
   resolve: (r: WriteResult) => void;
   reject: (e: unknown) => void;
+}
+
+/** A delivery step that carries an aggregate version, as the ordering check reads it. */
+function versionedDelivery(s: Step): VersionedDelivery[] {
+  const version = s.attrs['acktrail.aggregate_version'];
+  if (s.stage !== 'deliver' || s.aggregateId === null || typeof version !== 'number') return [];
+  const result = s.attrs['acktrail.result'];
+  return [
+    {
+      eventId: s.eventId,
+      aggregateId: s.aggregateId,
+      version,
+      timeUs: s.timeUs,
+      result: typeof result === 'string' ? result : null,
+    },
+  ];
 }
 
 export class StepStore {
@@ -50,7 +69,12 @@ export class StepStore {
   /** Resolves once every step is committed (or was already stored). */
   write(steps: Step[]): Promise<WriteResult> {
     if (steps.length === 0)
-      return Promise.resolve({ inserted: [], publishes: new Map(), insertedAt: new Map() });
+      return Promise.resolve({
+        inserted: [],
+        publishes: new Map(),
+        insertedAt: new Map(),
+        ordering: [],
+      });
     return new Promise((resolve, reject) => {
       this.queue.push({ steps, resolve, reject });
       if (this.writers < WRITERS) void this.drain();
@@ -85,6 +109,7 @@ export class StepStore {
       inserted: result.inserted.filter((s) => mine.has(s.step)),
       publishes: result.publishes,
       insertedAt: result.insertedAt,
+      ordering: result.ordering.filter((f) => steps.some((s) => s.eventId === f.eventId)),
     };
   }
 
@@ -93,6 +118,7 @@ export class StepStore {
     const db = await this.pool.connect();
     try {
       await db.query('BEGIN');
+      const priorMax = await this.versionMax(db, steps.flatMap(versionedDelivery));
       // One JSON document: cheaper to send and to parse than 15 parallel arrays (measured).
       const res = await db.query<{ trace_id: string; span_id: string }>(
         `INSERT INTO journey_steps (event_id, time, duration_us, stage, service, trace_id, span_id,
@@ -125,6 +151,7 @@ export class StepStore {
         })),
         publishes,
         insertedAt,
+        ordering: findOrdering(inserted.flatMap(versionedDelivery), priorMax),
       };
     } catch (err) {
       await db.query('ROLLBACK').catch(() => undefined);
@@ -132,6 +159,23 @@ export class StepStore {
     } finally {
       db.release();
     }
+  }
+
+  /** The highest version of each aggregate processed before this write. */
+  private async versionMax(
+    db: pg.PoolClient,
+    versioned: VersionedDelivery[],
+  ): Promise<Map<string, number>> {
+    if (versioned.length === 0) return new Map();
+    const res = await db.query<{ aggregate_id: string; v: string }>(
+      `SELECT aggregate_id, max((attrs->>'acktrail.aggregate_version')::bigint)::text AS v
+         FROM journey_steps
+        WHERE aggregate_id = ANY($1) AND stage = 'deliver' AND attrs ? 'acktrail.aggregate_version'
+          AND coalesce(attrs->>'acktrail.result', '') <> 'stale_skipped'
+        GROUP BY aggregate_id`,
+      [[...new Set(versioned.map((v) => v.aggregateId))]],
+    );
+    return new Map(res.rows.map((r) => [r.aggregate_id, Number(r.v)]));
   }
 
   /** Parents of new publish and deliver steps (outbox wait, queue wait). */

@@ -3,25 +3,19 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { SpanKind } from '@opentelemetry/api';
-import { createTestDatabase, type TestDatabase } from '@acktrail/orders-example/testing';
 import { TestExporter } from '../testing/exporter.js';
 import { childOf, countSteps, exportSpans, makeSpans, type Protocol } from '../testing/otlp.js';
 import { ExportTraceServiceRequest } from './otlp-schema.js';
 
-let store: TestDatabase;
-let exporter: TestExporter;
+let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
+let store: { url: string };
 
 before(async () => {
-  store = await createTestDatabase();
-  exporter = await TestExporter.start(
-    { ACKTRAIL_DATABASE_URL: store.url, RABBITMQ_MANAGEMENT_URL: 'http://127.0.0.1:1' },
-    { rabbitmq: { enabled: false }, journeys: { maxBodyBytes: 64 * 1024 } },
-  );
-  await exporter.exporter.ready;
+  exporter = await TestExporter.withStore({}, { journeys: { maxBodyBytes: 64 * 1024 } });
+  store = { url: exporter.storeUrl };
 });
 after(async () => {
   await exporter.close();
-  await store.drop();
 });
 
 function journeySpans(eventId: string) {

@@ -8,7 +8,11 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import pg from 'pg';
-import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/orders-example/testing';
+import {
+  ADMIN_DATABASE_URL,
+  createTestDatabase,
+  databaseUrl,
+} from '@acktrail/orders-example/testing';
 import { loadConfig } from '../config.js';
 import { parseSamples, type Sample } from '../collectors/rabbitmq/detailed.js';
 import { createExporter, type Exporter } from '../server.js';
@@ -50,6 +54,23 @@ export class TestExporter {
     return new TestExporter(exporter, server, `http://127.0.0.1:${port}`, logs);
   }
 
+  /**
+   * An exporter with a journey store of its own (a new database, dropped on close) and the
+   * broker collectors off.
+   */
+  static async withStore(env: Record<string, string> = {}, fileConfig: object = {}) {
+    const store = await createTestDatabase();
+    const exporter = await TestExporter.start(
+      { ACKTRAIL_DATABASE_URL: store.url, ...env },
+      { rabbitmq: { enabled: false }, ...fileConfig },
+    );
+    exporter.onClose = () => store.drop();
+    await exporter.exporter.ready;
+    return Object.assign(exporter, { storeUrl: store.url });
+  }
+
+  private onClose: () => Promise<void> = () => Promise.resolve();
+
   /** GET /metrics, as Prometheus does; promtool checks the same text in metrics.test.ts. */
   async scrape(): Promise<Scrape> {
     const res = await fetch(`${this.url}/metrics`);
@@ -61,6 +82,7 @@ export class TestExporter {
     this.server.close();
     this.server.closeAllConnections();
     await this.exporter.close();
+    await this.onClose();
   }
 }
 

@@ -1,0 +1,68 @@
+// One side of bench/instrument.ts, in its own process: publish-with-confirm then consume-with-ack
+// of N messages, bare amqplib or with @acktrail/instrument (its spans exported over OTLP to the
+// URL given). `window` is how many publishes wait for their confirms together (1: each publish
+// waits for its confirm) and the consumer's prefetch. Prints {"publish": msgs/s, "consume":
+// msgs/s} on stdout.
+import { randomUUID } from 'node:crypto';
+
+const [mode, amqpUrl, countText, otlpUrl, windowText] = process.argv.slice(2);
+const count = Number(countText);
+const WINDOW = Number(windowText);
+const tracing =
+  mode === 'instrumented'
+    ? (await import('../instrument/src/index.js')).startTracing({
+        serviceName: 'bench',
+        endpoint: otlpUrl!,
+        instrumentPgAndHttp: false,
+      })
+    : null;
+// Loaded after the SDK started, as a pipeline's entry module does.
+const { default: amqp } = await import('amqplib');
+
+const conn = await amqp.connect(amqpUrl!);
+const ch = await conn.createConfirmChannel();
+const { queue } = await ch.assertQueue('', { exclusive: true });
+const body = Buffer.from(JSON.stringify({ event_id: randomUUID(), order_id: 1 }));
+
+let t = performance.now();
+for (let sent = 0; sent < count; sent += WINDOW) {
+  await Promise.all(
+    Array.from(
+      { length: Math.min(WINDOW, count - sent) },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          ch.publish(
+            '',
+            queue,
+            body,
+            {
+              persistent: true,
+              messageId: randomUUID(),
+              headers: { 'x-acktrail-aggregate-type': 'order', 'x-acktrail-aggregate-id': '1' },
+            },
+            (err: unknown) => {
+              if (err) reject(new Error('nacked'));
+              else resolve();
+            },
+          );
+        }),
+    ),
+  );
+}
+const publish = count / ((performance.now() - t) / 1000);
+
+const consumer = await conn.createChannel();
+await consumer.prefetch(WINDOW);
+t = performance.now();
+await new Promise<void>((resolve) => {
+  let acked = 0;
+  void consumer.consume(queue, (msg) => {
+    if (!msg) return;
+    consumer.ack(msg);
+    if (++acked === count) resolve();
+  });
+});
+const consume = count / ((performance.now() - t) / 1000);
+await conn.close();
+await tracing?.shutdown();
+console.log(JSON.stringify({ publish, consume }));

@@ -1,0 +1,97 @@
+// Instrumentation cost: publish-with-confirm and consume-with-ack throughput of bare amqplib
+// against the same code with @acktrail/instrument (stock amqplib instrumentation + acktrail's
+// hooks + settle spans, exported over OTLP/HTTP protobuf), each in its own process, interleaved
+// by round, on the same broker. The spans go to a sink that answers 200 at once, so that only the
+// instrumented process's own cost is measured. Two shapes: pipelined (100 publishes awaiting their
+// confirms together, prefetch 100: CPU-bound, the relay's and worker's batch shape) and one at a
+// time (each publish awaits its confirm, prefetch 1: latency-bound). Prints msgs/s, medians,
+// ratios and the added cost per message.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { createTestVhost } from '@acktrail/orders-example/testing';
+import { fmt, interleaved, median } from './lib.js';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const SHAPES = [
+  { name: 'pipelined (window 100)', window: 100, messages: 20_000 },
+  { name: 'one at a time (window 1)', window: 1, messages: 3_000 },
+];
+
+async function child(
+  mode: string,
+  amqpUrl: string,
+  sink: string,
+  window: number,
+  messages: number,
+) {
+  const proc = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'bench/amqp-child.ts',
+      mode,
+      amqpUrl,
+      String(messages),
+      sink,
+      String(window),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  const [code] = (await once(proc, 'exit')) as [number];
+  if (code !== 0) throw new Error(`${mode} child exited ${code}`);
+  return JSON.parse(out) as { publish: number; consume: number };
+}
+
+export async function runInstrumentBench(rounds: number): Promise<void> {
+  const vhost = await createTestVhost('acktrail_bench_instr');
+  let spansBytes = 0;
+  const sink = createServer((req, res) => {
+    req.on('data', (c: Buffer) => (spansBytes += c.length));
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end());
+  });
+  sink.listen(0, '127.0.0.1');
+  await once(sink, 'listening');
+  const sinkUrl = `http://127.0.0.1:${(sink.address() as { port: number }).port}`;
+  try {
+    for (const shape of SHAPES) {
+      const results: Record<'bare' | 'instrumented', { publish: number; consume: number }[]> = {
+        bare: [],
+        instrumented: [],
+      };
+      log(`instrument bench: ${shape.name}, ${fmt(shape.messages)} messages per run`);
+      await interleaved(rounds, {
+        bare: async () => {
+          const r = await child('bare', vhost.url, sinkUrl, shape.window, shape.messages);
+          results.bare.push(r);
+          return r.publish;
+        },
+        instrumented: async () => {
+          const r = await child('instrumented', vhost.url, sinkUrl, shape.window, shape.messages);
+          results.instrumented.push(r);
+          return r.publish;
+        },
+      });
+      const m = (k: 'bare' | 'instrumented', f: 'publish' | 'consume') =>
+        median(results[k].map((r) => r[f]));
+      console.log(
+        `\n## instrumentation cost, ${shape.name}, ${fmt(shape.messages)} messages per run, ${rounds} rounds`,
+      );
+      for (const f of ['publish', 'consume'] as const) {
+        const bare = m('bare', f);
+        const inst = m('instrumented', f);
+        console.log(
+          `${f.padEnd(8)} bare ${fmt(bare)} msgs/s  instrumented ${fmt(inst)} msgs/s  ratio ${fmt(inst / bare, 2)} (target >= 0.9)  added ${fmt(1e6 / inst - 1e6 / bare, 1)} us/msg`,
+        );
+      }
+    }
+  } finally {
+    sink.close();
+    await vhost.drop();
+  }
+  console.log(`spans exported: ${fmt(spansBytes / 1e6, 1)} MB of OTLP protobuf in all`);
+}
