@@ -9,7 +9,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { createTestVhost } from '@acktrail/orders-example/testing';
+import { TestPipeline, createTestVhost } from '@acktrail/orders-example/testing';
+import { e2e, relay } from './pipeline.js';
 import { fmt, interleaved, median } from './lib.js';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -89,9 +90,45 @@ export async function runInstrumentBench(rounds: number): Promise<void> {
         );
       }
     }
+    await pipelineShape(rounds, sinkUrl);
   } finally {
     sink.close();
     await vhost.drop();
   }
   console.log(`spans exported: ${fmt(spansBytes / 1e6, 1)} MB of OTLP protobuf in all`);
+}
+
+/**
+ * The same comparison inside the reference pipeline, where publish-with-confirm and
+ * consume-with-ack carry real work: the relay alone (20,000 outbox rows -> published) and end to
+ * end (2,000 orders through the API, relay and two workers), each traced (amqplib, pg and http
+ * instrumentations, spans to the sink) and not.
+ */
+async function pipelineShape(rounds: number, sinkUrl: string): Promise<void> {
+  log(
+    'instrument bench: the reference pipeline, relay (20,000 rows) and end to end (2,000 orders)',
+  );
+  const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl };
+  const p = await TestPipeline.create({ RELAY_POLL_INTERVAL_MS: '20', WORKER_PREFETCH: '32' });
+  try {
+    await p.start('provider');
+    await p.start('api');
+    const r = await interleaved(rounds, {
+      relayBare: () => relay(p, 100),
+      relayTraced: () => relay(p, 100, traced),
+      e2eBare: () => e2e(p),
+      e2eTraced: () => e2e(p, traced),
+    });
+    console.log(`\n## instrumentation cost in the reference pipeline, ${rounds} rounds`);
+    for (const [name, bare, inst, unit] of [
+      ['relay, outbox -> confirmed publishes', r.relayBare, r.relayTraced, 'msgs/s'],
+      ['end to end, POST -> confirmation acked', r.e2eBare, r.e2eTraced, 'orders/s'],
+    ] as const) {
+      console.log(
+        `${name.padEnd(40)} bare ${fmt(median(bare))} ${unit}  traced ${fmt(median(inst))} ${unit}  ratio ${fmt(median(inst) / median(bare), 2)} (target >= 0.9)`,
+      );
+    }
+  } finally {
+    await p.close();
+  }
 }

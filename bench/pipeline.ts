@@ -54,8 +54,12 @@ async function purgeWorkQueue(p: TestPipeline): Promise<void> {
 }
 
 /** One relay process alone (no consumers compete for the two cores), with the given batch size. */
-async function relay(p: TestPipeline, batchSize: number): Promise<number> {
-  await p.start('relay', { RELAY_BATCH_SIZE: String(batchSize) }, 'bench-relay');
+export async function relay(
+  p: TestPipeline,
+  batchSize: number,
+  env: Record<string, string> = {},
+): Promise<number> {
+  await p.start('relay', { RELAY_BATCH_SIZE: String(batchSize), ...env }, 'bench-relay');
   await p.pool.query('TRUNCATE order_confirmations, notification_attempts, outbox_events, orders');
   await p.pool.query(
     `INSERT INTO orders (id, total, customer_email) VALUES (1, 1, 'bench@example.com')`,
@@ -84,12 +88,12 @@ async function relay(p: TestPipeline, batchSize: number): Promise<number> {
 }
 
 /** API, relay and two workers, as in the demo. */
-async function e2e(p: TestPipeline): Promise<number> {
+export async function e2e(p: TestPipeline, env: Record<string, string> = {}): Promise<number> {
   await p.pool.query('TRUNCATE order_confirmations, notification_attempts, outbox_events, orders');
   await Promise.all([
-    p.start('relay', {}, 'e2e-relay'),
-    p.start('worker', {}, 'worker-1'),
-    p.start('worker', {}, 'worker-2'),
+    p.start('relay', env, 'e2e-relay'),
+    p.start('worker', env, 'worker-1'),
+    p.start('worker', env, 'worker-2'),
   ]);
   const started = performance.now();
   let next = 0;
