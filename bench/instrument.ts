@@ -109,6 +109,7 @@ async function pipelineShape(rounds: number, sinkUrl: string): Promise<void> {
     'instrument bench: the reference pipeline, relay (20,000 rows) and end to end (2,000 orders)',
   );
   const traced = { OTEL_EXPORTER_OTLP_ENDPOINT: sinkUrl };
+  const amqpOnly = { ...traced, TRACE_PG_AND_HTTP: 'false' };
   const p = await TestPipeline.create({ RELAY_POLL_INTERVAL_MS: '20', WORKER_PREFETCH: '32' });
   try {
     await p.start('provider');
@@ -116,13 +117,17 @@ async function pipelineShape(rounds: number, sinkUrl: string): Promise<void> {
     const r = await interleaved(rounds, {
       relayBare: () => relay(p, 100),
       relayTraced: () => relay(p, 100, traced),
+      relayAmqpOnly: () => relay(p, 100, amqpOnly),
       e2eBare: () => e2e(p),
       e2eTraced: () => e2e(p, traced),
+      e2eAmqpOnly: () => e2e(p, amqpOnly),
     });
     console.log(`\n## instrumentation cost in the reference pipeline, ${rounds} rounds`);
     for (const [name, bare, inst, unit] of [
-      ['relay, outbox -> confirmed publishes', r.relayBare, r.relayTraced, 'msgs/s'],
-      ['end to end, POST -> confirmation acked', r.e2eBare, r.e2eTraced, 'orders/s'],
+      ['relay, amqplib + pg + http traced', r.relayBare, r.relayTraced, 'msgs/s'],
+      ['relay, amqplib traced', r.relayBare, r.relayAmqpOnly, 'msgs/s'],
+      ['end to end, amqplib + pg + http traced', r.e2eBare, r.e2eTraced, 'orders/s'],
+      ['end to end, amqplib traced', r.e2eBare, r.e2eAmqpOnly, 'orders/s'],
     ] as const) {
       console.log(
         `${name.padEnd(40)} bare ${fmt(median(bare))} ${unit}  traced ${fmt(median(inst))} ${unit}  ratio ${fmt(median(inst) / median(bare), 2)} (target >= 0.9)`,

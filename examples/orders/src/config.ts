@@ -50,6 +50,11 @@ const schema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
   /** How often each process exports its buffered spans. */
   OTEL_BSP_SCHEDULE_DELAY: int(1000, 1),
+  /** Spans for every SQL query and HTTP call too (they carry the event id from baggage). */
+  TRACE_PG_AND_HTTP: z
+    .enum(['0', '1', 'true', 'false'])
+    .default('true')
+    .transform((v) => v === '1' || v === 'true'),
 
   /** Failure 2: exit after the broker confirmed a batch, before published_at is written. */
   FAULT_RELAY_EXIT_AFTER_CONFIRM: flag,
@@ -85,7 +90,7 @@ export interface Config {
     hangMs: number;
     rejectAddresses: string[];
   };
-  tracing: { endpoint: string | null; exportIntervalMs: number };
+  tracing: { endpoint: string | null; exportIntervalMs: number; pgAndHttp: boolean };
   faults: {
     relayExitAfterConfirm: boolean;
     relayRoutingKey: string | null;
@@ -142,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tracing: {
       endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,
       exportIntervalMs: e.OTEL_BSP_SCHEDULE_DELAY,
+      pgAndHttp: e.TRACE_PG_AND_HTTP,
     },
     faults: {
       relayExitAfterConfirm: e.FAULT_RELAY_EXIT_AFTER_CONFIRM,

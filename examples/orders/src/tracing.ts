@@ -8,8 +8,9 @@ import { HEADERS } from './broker/topology.js';
 function start(): Tracing | null {
   let endpoint: string | null;
   let exportIntervalMs: number;
+  let pgAndHttp: boolean;
   try {
-    ({ endpoint, exportIntervalMs } = loadConfig().tracing);
+    ({ endpoint, exportIntervalMs, pgAndHttp } = loadConfig().tracing);
   } catch {
     return null;
   }
@@ -19,6 +20,7 @@ function start(): Tracing | null {
     serviceName: `orders-${role}`,
     endpoint,
     exportIntervalMs,
+    instrumentPgAndHttp: pgAndHttp,
     amqp: {
       attemptHeader: HEADERS.attempt,
       deadLetterReasonHeader: HEADERS.deadLetterReason,
