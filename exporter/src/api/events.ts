@@ -26,12 +26,15 @@ export interface EventsApiOptions {
 const DURATION = /^(\d+)(s|m|h|d)$/;
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
-/** `since`: an ISO 8601 time or a duration back from now (`90s`, `15m`, `6h`, `7d`). */
+/**
+ * `since`: an ISO 8601 time or a duration back from now (`90s`, `15m`, `6h`, `7d`). Unset: the
+ * last 24 hours, except for rows stuck in the outbox, which are listed however old they are.
+ */
 const since = z
   .string()
   .optional()
   .transform((s, ctx) => {
-    if (s === undefined) return Date.now() - UNIT_MS.d;
+    if (s === undefined) return null;
     const m = DURATION.exec(s);
     if (m) return Date.now() - Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
     const t = Date.parse(s);
@@ -164,7 +167,7 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
           : null;
         const rows = await opts.pipeline.stuck(
           opts.assemble.stuckAfterSeconds,
-          new Date(q.since),
+          new Date(q.since ?? 0),
           before,
           q.limit,
         );
@@ -190,7 +193,7 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
           anomaly: q.anomaly === 'published_twice' ? undefined : q.anomaly,
           publishedTwice: q.anomaly === 'published_twice',
         },
-        q.since * 1000,
+        (q.since ?? Date.now() - UNIT_MS.d) * 1000,
         q.cursor,
         q.limit,
       );
@@ -203,7 +206,10 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
       if (q.aggregate_id !== undefined && !q.cursor && opts.pipeline) {
         const known = new Set(events.map((e) => e.eventId));
         for (const row of await opts.pipeline.eventsOfAggregate(q.aggregate_id)) {
-          if (!known.has(row.eventId) && row.createdAt.getTime() >= q.since)
+          if (
+            !known.has(row.eventId) &&
+            row.createdAt.getTime() >= (q.since ?? Date.now() - UNIT_MS.d)
+          )
             events.push({
               eventId: row.eventId,
               aggregate: { type: null, id: q.aggregate_id },
