@@ -3,3 +3,4 @@ export { loadConfig, ConfigError, type ValidatedConfig } from './config.js';
 export { createExporter, type Exporter } from './server.js';
 export type { Collector } from './collectors/collector.js';
 export { VERSION } from './version.js';
+export type { Journey, JourneyKind, TimelineEntry } from './journeys/assemble.js';
