@@ -23,6 +23,7 @@ const PROVIDER_PORT = env.PROVIDER_PORT ?? '8090';
 const RATE = env.DEMO_RATE ?? '5';
 const EXPORTER_PORT = env.ACKTRAIL_PORT ?? '9470';
 const PROMETHEUS_PORT = env.DEMO_PROMETHEUS_PORT ?? '9090';
+const DASHBOARD_PORT = env.DEMO_DASHBOARD_PORT ?? '3000';
 // The exporter reads the pipeline's database as this read-only role (docs/metrics.md).
 const READER = { user: 'acktrail_reader', password: 'acktrail_reader' };
 
@@ -32,6 +33,7 @@ interface Service {
   command?: string;
   args: string[];
   env?: Record<string, string>;
+  cwd?: string;
   where: string;
 }
 
@@ -107,6 +109,18 @@ const services: Service[] = [
       '--log.level=warn',
     ],
     where: `Prometheus       http://127.0.0.1:${PROMETHEUS_PORT}  (try acktrail_outbox_oldest_unpublished_age_seconds)`,
+  },
+  {
+    name: 'dashboard',
+    // Built by `npm run demo` before this script starts.
+    args: ['../node_modules/next/dist/bin/next', 'start', '-p', DASHBOARD_PORT, '-H', '127.0.0.1'],
+    cwd: 'dashboard',
+    env: {
+      ACKTRAIL_API_URL: `http://127.0.0.1:${EXPORTER_PORT}`,
+      ACKTRAIL_API_TOKEN: API_TOKEN,
+      NEXT_TELEMETRY_DISABLED: '1',
+    },
+    where: `dashboard        http://127.0.0.1:${DASHBOARD_PORT}  (event lookup and timelines)`,
   },
   {
     name: 'loadgen',
@@ -205,6 +219,7 @@ async function main(): Promise<void> {
   for (const s of services) {
     const child = spawn(s.command ?? process.execPath, s.args, {
       env: { ...env, ...common, ...s.env },
+      cwd: s.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.set(s.name, child);

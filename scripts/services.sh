@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the local services acktrail needs are installed, running and answering:
 # RabbitMQ (with the management and prometheus plugins), PostgreSQL (with the acktrail role) and
-# Prometheus with promtool.
+# Prometheus with promtool, and Chromium for the dashboard's browser tests.
 # Idempotent and quiet when all is well; installs from the OS packages when missing (needs root).
 set -euo pipefail
 
@@ -80,6 +80,8 @@ ensure_tools() {
   command -v curl >/dev/null || apt_install curl
   # Prometheus (the demo's and the tests' server) and promtool (metric and rule checks).
   command -v promtool >/dev/null && command -v prometheus >/dev/null || apt_install prometheus
+  # Headless Chromium for the dashboard's browser tests (driven by playwright-core).
+  [ -x /usr/bin/chromium ] || apt_install chromium
 }
 
 ensure_tools

@@ -78,7 +78,12 @@ export class TestExporter {
     return new Scrape(await res.text());
   }
 
+  private closed = false;
+
+  /** Stops serving and closes the pools; a second call does nothing. */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     this.server.close();
     this.server.closeAllConnections();
     await this.exporter.close();

@@ -1,0 +1,155 @@
+// /events/{event_id}: the journey: verdict, ids, attempts, dead-letter reason, the waterfall and
+// every entry with its raw attributes on demand.
+import { notFound } from 'next/navigation';
+import { getJourney, traceLink } from '@/lib/api';
+import { DownBanner } from '@/ui/banner';
+import { CopyButton } from '@/ui/events/CopyButton';
+import { SearchBox } from '@/ui/search/SearchBox';
+import { Waterfall } from '@/ui/timeline/Waterfall';
+
+export const dynamic = 'force-dynamic';
+
+const BAD = new Set([
+  'dead_lettered',
+  'stuck_in_outbox',
+  'unroutable',
+  'order_missing',
+  'never_acked',
+]);
+
+export default async function EventPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const eventId = decodeURIComponent(id);
+  const result = await getJourney(eventId);
+  if (result.kind === 'not_found') notFound();
+  if (result.kind === 'bad_request')
+    return (
+      <section>
+        <p className="banner" role="alert">
+          {result.message}
+        </p>
+        <SearchBox autoFocus />
+      </section>
+    );
+  if (result.kind === 'down')
+    return <DownBanner what="The acktrail exporter" message={result.message} />;
+  const j = result.value;
+  return (
+    <article>
+      <h1>Event journey</h1>
+      <p className="verdict" data-testid="verdict">
+        {j.verdict}
+      </p>
+      <p>
+        {j.kinds.map((k) => (
+          <span
+            key={k}
+            className={`badge ${BAD.has(k) ? 'bad' : k === 'delivered_once' ? 'ok' : 'warn'}`}
+          >
+            {k.replace(/_/g, ' ')}
+          </span>
+        ))}
+      </p>
+      <div className="ids">
+        <span>
+          event <code>{j.eventId}</code> <CopyButton value={j.eventId} label="event id" />
+        </span>
+        {j.aggregate ? (
+          <span>
+            order <a href={`/orders/${encodeURIComponent(j.aggregate.id)}`}>{j.aggregate.id}</a>{' '}
+            <CopyButton value={j.aggregate.id} label="order number" />
+          </span>
+        ) : null}
+        {j.traceIds.map((t) => {
+          const link = traceLink(t);
+          return (
+            <span key={t}>
+              trace{' '}
+              {link ? (
+                <a href={link}>
+                  <code>{t}</code>
+                </a>
+              ) : (
+                <code>{t}</code>
+              )}{' '}
+              <CopyButton value={t} label="trace id" />
+            </span>
+          );
+        })}
+      </div>
+      {j.deadLetter ? (
+        <p className="banner" data-testid="dead-letter">
+          Dead-letter reason: <strong>{j.deadLetter.reason}</strong>
+        </p>
+      ) : null}
+      <h2>Time line</h2>
+      <Waterfall timeline={j.timeline} />
+      {j.attempts.length ? (
+        <>
+          <h2>Provider attempts</h2>
+          <table data-testid="attempts">
+            <thead>
+              <tr>
+                <th>#</th>
+                <th>outcome</th>
+                <th>status</th>
+                <th>at</th>
+                <th>duration</th>
+              </tr>
+            </thead>
+            <tbody>
+              {j.attempts.map((a) => (
+                <tr key={a.attempt}>
+                  <td>{a.attempt}</td>
+                  <td>{a.outcome.replace(/_/g, ' ')}</td>
+                  <td>{a.statusCode ?? 'no answer'}</td>
+                  <td>{a.at}</td>
+                  <td>{a.durationMs} ms</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : null}
+      <h2>Entries</h2>
+      <table data-testid="entries">
+        <thead>
+          <tr>
+            <th>at</th>
+            <th>stage</th>
+            <th>service</th>
+            <th>duration</th>
+            <th>gap</th>
+            <th>note</th>
+            <th>attributes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {j.timeline.map((e, i) => (
+            <tr key={`${e.spanId ?? e.stage}-${i}`}>
+              <td>{e.at.slice(11, 23)}</td>
+              <td>{e.stage}</td>
+              <td>{e.service ?? <span className="muted">database</span>}</td>
+              <td>{e.durationMs === null ? '' : `${e.durationMs.toFixed(1)} ms`}</td>
+              <td>
+                {e.gapMs === null ? '' : `+${e.gapMs} ms`}
+                {e.skewMs !== null ? (
+                  <span className="badge warn">clock skew {e.skewMs} ms</span>
+                ) : null}
+              </td>
+              <td>{e.note}</td>
+              <td>
+                {Object.keys(e.attributes).length ? (
+                  <details>
+                    <summary>{Object.keys(e.attributes).length} attributes</summary>
+                    <pre>{JSON.stringify(e.attributes, null, 2)}</pre>
+                  </details>
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </article>
+  );
+}

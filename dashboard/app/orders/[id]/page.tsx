@@ -1,0 +1,25 @@
+// /orders/{order_id}: every event of the order, each linking to its timeline.
+import { notFound } from 'next/navigation';
+import { listEvents } from '@/lib/api';
+import { DownBanner } from '@/ui/banner';
+import { EventList } from '@/ui/events/EventList';
+
+export const dynamic = 'force-dynamic';
+
+export default async function OrderPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const result = await listEvents({ aggregate_id: id, since: '3650d', limit: '100' });
+  if (result.kind === 'down')
+    return <DownBanner what="The acktrail exporter" message={result.message} />;
+  if (result.kind !== 'ok' || result.value.events.length === 0) notFound();
+  const events = result.value.events;
+  return (
+    <section>
+      <h1>Order {id}</h1>
+      <p className="muted">
+        {events.length === 1 ? 'One event' : `${events.length} events`}; open one for its journey.
+      </p>
+      <EventList events={events} empty="" />
+    </section>
+  );
+}

@@ -1,0 +1,53 @@
+// Reads of the exporter's journey API, on the server, with the token. Every outcome is a value:
+// pages show not-found, bad input and "exporter unreachable" states, never a stack trace.
+import 'server-only';
+import type { Journey } from './types';
+import { config } from './config';
+
+export interface EventSummary {
+  eventId: string;
+  aggregate: { type: string | null; id: string } | null;
+  firstSeen: string;
+  lastSeen: string;
+  steps: number;
+  anomalies: string[];
+}
+
+export type Result<T> =
+  | { kind: 'ok'; value: T }
+  | { kind: 'not_found'; message: string }
+  | { kind: 'bad_request'; message: string }
+  | { kind: 'down'; message: string };
+
+async function get<T>(path: string): Promise<Result<T>> {
+  let res: Response;
+  try {
+    res = await fetch(`${config.apiUrl}${path}`, {
+      headers: { authorization: `Bearer ${config.apiToken}` },
+      cache: 'no-store',
+      signal: AbortSignal.timeout(config.timeoutMs),
+    });
+  } catch {
+    return { kind: 'down', message: `the acktrail exporter at ${config.apiUrl} does not answer` };
+  }
+  const body = (await res.json().catch(() => ({}))) as { error?: string };
+  if (res.ok) return { kind: 'ok', value: body as T };
+  const message = body.error ?? `the exporter answered ${res.status}`;
+  if (res.status === 404) return { kind: 'not_found', message };
+  if (res.status === 400) return { kind: 'bad_request', message };
+  if (res.status === 401)
+    return { kind: 'down', message: `the exporter refused the dashboard's token: ${message}` };
+  return { kind: 'down', message };
+}
+
+export const getJourney = (eventId: string) =>
+  get<Journey>(`/api/events/${encodeURIComponent(eventId)}`);
+
+export const listEvents = (params: Record<string, string>) =>
+  get<{ events: EventSummary[]; nextCursor: string | null }>(
+    `/api/events?${new URLSearchParams(params).toString()}`,
+  );
+
+export function traceLink(traceId: string): string | null {
+  return config.traceUiUrl ? config.traceUiUrl.replace('{traceId}', traceId) : null;
+}

@@ -1,0 +1,188 @@
+// The dashboard in headless Chromium (Debian's package, driven by playwright-core) against a real
+// run: the reference pipeline traced into the exporter, the dashboard built and served by
+// `next start`. Screenshots go to .artifacts/dashboard/.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { REPO_ROOT, TestPipeline, waitFor, type Role } from '@acktrail/orders-example/testing';
+import { createReadOnlyRole, TestExporter } from '@acktrail/exporter/testing';
+
+const TOKEN = 'dashboard-test-token-0123456789';
+const ARTIFACTS = join(REPO_ROOT, '.artifacts', 'dashboard');
+let p: TestPipeline;
+let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
+let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
+let next: ChildProcess;
+let dashboardUrl: string;
+let browser: Browser;
+const orders: Record<'twice' | 'sent' | 'dead', { order_id: number; event_id: string }> =
+  {} as never;
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  return port;
+}
+
+async function journey(
+  eventId: string,
+  check: (j: { kinds: string[]; timeline: { stage: string }[] }) => boolean,
+) {
+  await waitFor(
+    `journey of ${eventId}`,
+    async () => {
+      const res = await fetch(`${exporter.url}/api/events/${eventId}`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      return res.ok && check((await res.json()) as never);
+    },
+    { timeoutMs: 30_000 },
+  );
+}
+
+before(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  p = await TestPipeline.create({ PROVIDER_REJECT_ADDRESSES: '*@invalid.example' });
+  role = await createReadOnlyRole(p.db.name);
+  exporter = await TestExporter.withStore({ DATABASE_URL: role.url, ACKTRAIL_API_TOKEN: TOKEN });
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: exporter.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
+  const start = (r: Role, extra: Record<string, string> = {}, name?: string) =>
+    p.start(r, { ...otel, ...extra }, name);
+  await start('provider');
+  await start('api');
+  await start('worker');
+  // Published twice: the relay dies after the confirm, a second relay publishes again.
+  await start('relay', { FAULT_RELAY_EXIT_AFTER_CONFIRM: '1' });
+  orders.twice = await p.createOrder();
+  assert.equal(await p.proc('relay').exited, 1);
+  await start('relay', {}, 'relay2');
+  orders.sent = await p.createOrder();
+  orders.dead = await p.createOrder({ customer_email: 'x@invalid.example', total: 3 });
+  await journey(
+    orders.twice.event_id,
+    (j) => j.kinds.includes('published_twice') && j.timeline.some((e) => e.stage === 'settle'),
+  );
+  await journey(
+    orders.sent.event_id,
+    (j) => j.kinds.includes('delivered_once') && j.timeline.some((e) => e.stage === 'settle'),
+  );
+  await journey(orders.dead.event_id, (j) => j.kinds.includes('dead_lettered'));
+
+  const port = await freePort();
+  dashboardUrl = `http://127.0.0.1:${port}`;
+  next = spawn(
+    process.execPath,
+    [
+      join(REPO_ROOT, 'node_modules/next/dist/bin/next'),
+      'start',
+      '-p',
+      String(port),
+      '-H',
+      '127.0.0.1',
+    ],
+    {
+      cwd: join(REPO_ROOT, 'dashboard'),
+      env: {
+        PATH: process.env.PATH ?? '',
+        ACKTRAIL_API_URL: exporter.url,
+        ACKTRAIL_API_TOKEN: TOKEN,
+        NEXT_TELEMETRY_DISABLED: '1',
+      },
+      stdio: 'ignore',
+    },
+  );
+  await waitFor('the dashboard answering', async () => (await fetch(dashboardUrl)).status < 500);
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+
+after(async () => {
+  await browser.close();
+  next.kill('SIGTERM');
+  await once(next, 'exit');
+  await p.close();
+  await exporter.close();
+  await role.drop();
+});
+
+async function page(): Promise<Page> {
+  const pg = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+  pg.setDefaultTimeout(20_000);
+  return pg;
+}
+
+test('an order number reaches its event timeline, chart drawn after hydration', async () => {
+  const pg = await page();
+  await pg.goto(dashboardUrl);
+  await pg.getByLabel('Event or order').first().fill(String(orders.sent.order_id));
+  await pg.getByRole('button', { name: 'Look up' }).first().click();
+  await pg.waitForURL(`**/orders/${orders.sent.order_id}`);
+  await pg.getByRole('link', { name: orders.sent.event_id }).click();
+  await pg.waitForURL(`**/events/${orders.sent.event_id}`);
+  assert.match(await pg.getByTestId('verdict').innerText(), /^confirmation sent once at/);
+  // Recharts draws only in the browser: wait for its bars, not for a time.
+  await pg.locator('.recharts-bar-rectangle').first().waitFor();
+  assert.ok((await pg.locator('.recharts-bar-rectangle').count()) >= 5);
+  await pg.screenshot({ path: join(ARTIFACTS, 'timeline.png'), fullPage: true });
+  await pg.close();
+});
+
+test('a dead-lettered event shows its reason and its attempts', async () => {
+  const pg = await page();
+  await pg.goto(`${dashboardUrl}/events/${orders.dead.event_id}`);
+  assert.match(await pg.getByTestId('dead-letter').innerText(), /provider 422: invalid address/);
+  const attempts = await pg.getByTestId('attempts').innerText();
+  assert.match(attempts, /permanent error\s+422/);
+  await pg.screenshot({ path: join(ARTIFACTS, 'dead-lettered.png'), fullPage: true });
+  await pg.close();
+});
+
+test('a published-twice event shows both publishes', async () => {
+  const pg = await page();
+  await pg.goto(`${dashboardUrl}/events/${orders.twice.event_id}`);
+  assert.match(await pg.getByTestId('verdict').innerText(), /published twice/);
+  const stages = await pg
+    .getByTestId('entries')
+    .locator('tbody tr td:nth-child(2)')
+    .allInnerTexts();
+  assert.equal(stages.filter((s) => s === 'outbox.publish').length, 2);
+  await pg.screenshot({ path: join(ARTIFACTS, 'published-twice.png'), fullPage: true });
+  await pg.close();
+});
+
+test('an unknown id gets the not-found page with the search box', async () => {
+  const pg = await page();
+  const res = await pg.goto(`${dashboardUrl}/events/no-such-event`);
+  assert.equal(res?.status(), 404);
+  await pg.getByRole('heading', { name: 'Not found' }).waitFor();
+  await pg.getByRole('search').first().waitFor();
+  await pg.close();
+});
+
+test('with the exporter stopped, the page says so instead of failing', async () => {
+  await exporter.close();
+  const pg = await page();
+  await pg.goto(`${dashboardUrl}/events/${orders.sent.event_id}`);
+  await pg.getByText('The acktrail exporter is unreachable.').waitFor();
+  await pg.getByRole('search').first().waitFor();
+  await pg.screenshot({ path: join(ARTIFACTS, 'exporter-down.png'), fullPage: true });
+  await pg.close();
+});

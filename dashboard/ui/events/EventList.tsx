@@ -1,0 +1,39 @@
+import type { EventSummary } from '@/lib/api';
+
+export function EventList({ events, empty }: { events: EventSummary[]; empty: string }) {
+  if (events.length === 0) return <p className="muted">{empty}</p>;
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>event</th>
+          <th>order</th>
+          <th>last step</th>
+          <th>steps</th>
+          <th>anomalies</th>
+        </tr>
+      </thead>
+      <tbody>
+        {events.map((e) => (
+          <tr key={e.eventId}>
+            <td>
+              <a href={`/events/${encodeURIComponent(e.eventId)}`}>
+                <code>{e.eventId}</code>
+              </a>
+            </td>
+            <td>{e.aggregate?.id ?? '—'}</td>
+            <td>{new Date(e.lastSeen).toISOString().replace('T', ' ').slice(0, 19)}</td>
+            <td>{e.steps}</td>
+            <td>
+              {e.anomalies.map((a) => (
+                <span key={a} className="badge warn">
+                  {a.replace(/_/g, ' ')}
+                </span>
+              ))}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
