@@ -31,6 +31,7 @@ interface Entry {
 }
 interface Journey {
   verdict: string;
+  traceIds: string[];
   kinds: string[];
   publishes: number;
   deliveries: number;
@@ -150,6 +151,19 @@ test('failure 1: relay down: the journey is stuck in the outbox, then shows its 
   assert.match(j.verdict, /^confirmation sent once at \d\d:\d\d:\d\d$/);
   const [publish] = stages(j, 'outbox.publish');
   assert.ok(publish!.waitMs! >= 1000, `waited ${publish!.waitMs} ms in the outbox`);
+  // The relay continued the API's trace from the outbox row: one trace from POST to the ack.
+  assert.deepEqual(
+    new Set(j.timeline.filter((e) => e.source === 'span').map((e) => e.stage)),
+    new Set([
+      'outbox.insert',
+      'outbox.publish',
+      'deliver',
+      'provider.call',
+      'result.commit',
+      'settle',
+    ]),
+  );
+  assert.equal(j.traceIds.length, 1);
   const outboxWait = (await r.exporter.scrape()).samples('acktrail_stage_duration_seconds');
   const sum = outboxWait.find(
     (s) => s.name.endsWith('_sum') && s.labels.stage === 'outbox_wait',
