@@ -19,7 +19,12 @@ const BAD = new Set([
 
 export default async function EventPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const eventId = decodeURIComponent(id);
+  let eventId = id;
+  try {
+    eventId = decodeURIComponent(id);
+  } catch {
+    // a malformed escape: look the id up as it came, and let the API say what is wrong with it
+  }
   const result = await getJourney(eventId);
   if (result.kind === 'not_found') notFound();
   if (result.kind === 'bad_request')
