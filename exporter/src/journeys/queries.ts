@@ -3,25 +3,13 @@
 import type pg from 'pg';
 import type { AttributeValue } from '../receiver/spans.js';
 import type { VersionedDelivery } from './ordering.js';
-import type { Stage } from './steps.js';
+import type { Stage, Step } from './steps.js';
 
-export interface StoredRow {
-  eventId: string;
-  timeUs: number;
-  durationUs: number;
-  stage: Stage;
-  service: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | null;
-  name: string;
+/** A step as read back: status and anomaly are whatever the store holds. */
+export type StoredRow = Omit<Step, 'status' | 'anomaly'> & {
   status: string;
-  statusMessage: string | null;
-  aggregateType: string | null;
-  aggregateId: string | null;
   anomaly: string | null;
-  attrs: Record<string, AttributeValue>;
-}
+};
 
 export interface EventSummary {
   eventId: string;
