@@ -17,6 +17,8 @@ const STORE_URL =
   env.ACKTRAIL_DATABASE_URL ?? `postgres://acktrail:acktrail@127.0.0.1:5432/${STORE_NAME}`;
 // The journey API's token: the one in the environment, or a new one printed below.
 const API_TOKEN = env.ACKTRAIL_API_TOKEN ?? randomBytes(24).toString('hex');
+// The dashboard's sign-in secret, likewise.
+const DASHBOARD_SECRET = env.DASHBOARD_SECRET ?? randomBytes(12).toString('hex');
 const RABBITMQ_URL = env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const API_PORT = env.ORDERS_API_PORT ?? '8080';
 const PROVIDER_PORT = env.PROVIDER_PORT ?? '8090';
@@ -118,6 +120,7 @@ const services: Service[] = [
     env: {
       ACKTRAIL_API_URL: `http://127.0.0.1:${EXPORTER_PORT}`,
       ACKTRAIL_API_TOKEN: API_TOKEN,
+      DASHBOARD_SECRET,
       NEXT_TELEMETRY_DISABLED: '1',
     },
     where: `dashboard        http://127.0.0.1:${DASHBOARD_PORT}  (event lookup and timelines)`,
@@ -241,6 +244,9 @@ async function main(): Promise<void> {
   console.log(`  RabbitMQ         http://127.0.0.1:15672 (guest/guest)`);
   console.log(
     `\nJourney API token${env.ACKTRAIL_API_TOKEN ? ' (from ACKTRAIL_API_TOKEN)' : ' (new; set ACKTRAIL_API_TOKEN to choose one)'}:\n  ${API_TOKEN}`,
+  );
+  console.log(
+    `Dashboard secret${env.DASHBOARD_SECRET ? ' (from DASHBOARD_SECRET)' : ' (new; set DASHBOARD_SECRET to choose one)'}: sign in at http://127.0.0.1:${DASHBOARD_PORT} with\n  ${DASHBOARD_SECRET}`,
   );
   console.log('\nTry:');
   console.log(`  curl -s localhost:${API_PORT}/orders/1 | jq`);

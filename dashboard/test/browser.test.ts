@@ -8,11 +8,12 @@ import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { REPO_ROOT, TestPipeline, waitFor, type Role } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, TestExporter } from '@acktrail/exporter/testing';
 
 const TOKEN = 'dashboard-test-token-0123456789';
+const SECRET = 'dashboard-secret-for-the-test';
 const ARTIFACTS = join(REPO_ROOT, '.artifacts', 'dashboard');
 let p: TestPipeline;
 let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
@@ -20,6 +21,8 @@ let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 let next: ChildProcess;
 let dashboardUrl: string;
 let browser: Browser;
+/** Signed in once in before(); each test opens its pages in it. */
+let signedIn: BrowserContext;
 const orders: Record<'twice' | 'sent' | 'dead', { order_id: number; event_id: string }> =
   {} as never;
 
@@ -94,6 +97,7 @@ before(async () => {
         ACKTRAIL_API_URL: exporter.url,
         ACKTRAIL_API_TOKEN: TOKEN,
         NEXT_TELEMETRY_DISABLED: '1',
+        DASHBOARD_SECRET: SECRET,
       },
       stdio: 'ignore',
     },
@@ -112,9 +116,15 @@ before(async () => {
       '--disable-sync',
     ],
   });
+  signedIn = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+  const res = await signedIn.request.post(`${dashboardUrl}/signin/submit`, {
+    form: { secret: SECRET, next: '/' },
+  });
+  assert.equal(res.status(), 200, 'signed in and followed the redirect');
 });
 
 after(async () => {
+  await signedIn.close();
   await browser.close();
   next.kill('SIGTERM');
   await once(next, 'exit');
@@ -124,10 +134,30 @@ after(async () => {
 });
 
 async function page(): Promise<Page> {
-  const pg = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+  const pg = await signedIn.newPage();
   pg.setDefaultTimeout(20_000);
   return pg;
 }
+
+test('every page needs the secret; signing in sets an HttpOnly, SameSite=Strict cookie', async () => {
+  const context = await browser.newContext();
+  const pg = await context.newPage();
+  pg.setDefaultTimeout(20_000);
+  await pg.goto(`${dashboardUrl}/events/${orders.sent.event_id}`);
+  await pg.waitForURL('**/signin?next=*');
+  assert.equal(await pg.getByTestId('verdict').count(), 0, 'no order data before signing in');
+  await pg.getByLabel('Dashboard secret').fill('wrong secret');
+  await pg.getByRole('button', { name: 'Sign in' }).click();
+  await pg.getByText('That secret is not right.').waitFor();
+  await pg.getByLabel('Dashboard secret').fill(SECRET);
+  await pg.getByRole('button', { name: 'Sign in' }).click();
+  await pg.waitForURL(`**/events/${orders.sent.event_id}`);
+  await pg.getByTestId('verdict').waitFor();
+  const [cookie] = (await context.cookies()).filter((c) => c.name === 'acktrail_session');
+  assert.equal(cookie?.httpOnly, true);
+  assert.equal(cookie.sameSite, 'Strict');
+  await context.close();
+});
 
 test('an order number reaches its event timeline, chart drawn after hydration', async () => {
   const pg = await page();

@@ -1,0 +1,32 @@
+// Sign-in: one field, the dashboard secret (DASHBOARD_SECRET); `npm run demo` prints it.
+export default async function SignIn({
+  searchParams,
+}: {
+  searchParams: Promise<{ next?: string; error?: string }>;
+}) {
+  const { next, error } = await searchParams;
+  return (
+    <section>
+      <h1>Sign in</h1>
+      <p className="muted">Order data is not public: enter the dashboard secret.</p>
+      {error ? (
+        <p className="banner" role="alert">
+          That secret is not right.
+        </p>
+      ) : null}
+      <form method="post" action="/signin/submit" className="search">
+        <input type="hidden" name="next" value={next ?? '/'} />
+        <label htmlFor="secret">Dashboard secret</label>
+        <input
+          id="secret"
+          name="secret"
+          type="password"
+          autoComplete="current-password"
+          required
+          autoFocus
+        />
+        <button type="submit">Sign in</button>
+      </form>
+    </section>
+  );
+}
