@@ -103,9 +103,9 @@ export function receiverRouter(opts: ReceiverOptions): express.Router {
         else if (n.kind === 'ignored') ignored++;
         else reasons.set(n.reason, (reasons.get(n.reason) ?? 0) + 1);
       }
+      let result;
       try {
-        const result = await opts.store.write(steps);
-        opts.metrics.observe(result);
+        result = await opts.store.write(steps);
       } catch (err) {
         opts.log.error(
           { err: errorMessage(err), steps: steps.length },
@@ -115,6 +115,9 @@ export function receiverRouter(opts: ReceiverOptions): express.Router {
         fail(req, res, 503, UNAVAILABLE, 'the journey store is unavailable; retry later');
         return;
       }
+      // Only once the steps are committed: a failure in here must not turn a stored write into
+      // a 503.
+      opts.metrics.observe(result);
       const rejected = [...reasons.values()].reduce((a, b) => a + b, 0);
       opts.metrics.spansReceived.inc({ outcome: 'accepted' }, steps.length);
       opts.metrics.spansReceived.inc({ outcome: 'ignored' }, ignored);
