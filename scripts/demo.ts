@@ -120,10 +120,13 @@ const services: Service[] = [
     env: {
       ACKTRAIL_API_URL: `http://127.0.0.1:${EXPORTER_PORT}`,
       ACKTRAIL_API_TOKEN: API_TOKEN,
+      PROMETHEUS_URL: `http://127.0.0.1:${PROMETHEUS_PORT}`,
+      // A Grafana of one's own with acktrail's dashboards (grafana/): its panels join the pages.
+      ...(env.GRAFANA_URL ? { GRAFANA_URL: env.GRAFANA_URL } : {}),
       DASHBOARD_SECRET,
       NEXT_TELEMETRY_DISABLED: '1',
     },
-    where: `dashboard        http://127.0.0.1:${DASHBOARD_PORT}  (event lookup and timelines)`,
+    where: `dashboard        http://127.0.0.1:${DASHBOARD_PORT}  (overview, event lookup and timelines)`,
   },
   {
     name: 'loadgen',

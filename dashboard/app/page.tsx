@@ -1,45 +1,55 @@
-// Home: the search box and the recent events that need a look.
-import { listEvents } from '@/lib/api';
-import { DownBanner } from '@/ui/banner';
-import { EventList } from '@/ui/events/EventList';
+// The overview: find an event, what is wrong now, the pipeline's charts over a chosen range
+// (Prometheus), Grafana's panels when connected, and the recent events that need a look.
+import { Suspense } from 'react';
+import { config } from '@/lib/config';
+import { EMBEDS } from '@/lib/grafana';
+import { overviewCharts } from '@/lib/overview';
+import { parseRange } from '@/lib/range';
+import { RecentAnomalies, RecentAnomaliesSkeleton } from '@/ui/events/RecentAnomalies';
+import { GrafanaPanels } from '@/ui/grafana/GrafanaPanels';
+import { ChartPanel, PanelSkeleton } from '@/ui/overview/ChartPanel';
+import { ProblemsSkeleton, ProblemsStrip } from '@/ui/overview/ProblemsStrip';
+import { RangePicker } from '@/ui/overview/RangePicker';
 import { SearchBox } from '@/ui/search/SearchBox';
 
 export const dynamic = 'force-dynamic';
 
-const ANOMALIES = [
-  ['dead_lettered', 'Dead-lettered'],
-  ['published_twice', 'Published twice'],
-  ['stuck_in_outbox', 'Stuck in the outbox'],
-] as const;
-
-export default async function Home() {
-  const lists = await Promise.all(
-    ANOMALIES.map(([anomaly]) => listEvents({ anomaly, since: '24h', limit: '10' })),
-  );
-  const down = lists.find((l) => l.kind === 'down');
-  const downMessage = down?.kind === 'down' ? down.message : null;
+export default async function Overview({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const range = parseRange(await searchParams);
+  // A new key per range remounts the boundaries, so a new range shows skeletons, not stale charts.
+  const key = `${range.start}-${range.end}`;
   return (
     <section>
       <h1>Find an event</h1>
       <p className="muted">Paste an event_id or an order number.</p>
       <SearchBox autoFocus />
-      {downMessage ? <DownBanner what="The acktrail exporter" message={downMessage} /> : null}
-      {ANOMALIES.map(([anomaly, title], i) => {
-        const list = lists[i]!;
-        return (
-          <section key={anomaly}>
-            <h2>{title}, last 24 h</h2>
-            {list.kind === 'ok' ? (
-              <EventList
-                events={list.value.events}
-                empty="None. Events show up here once the pipeline sends spans to the exporter (OTEL_EXPORTER_OTLP_ENDPOINT)."
-              />
-            ) : (
-              <p className="muted">Not available.</p>
-            )}
-          </section>
-        );
-      })}
+
+      <h2>Problems now</h2>
+      <Suspense fallback={<ProblemsSkeleton />}>
+        <ProblemsStrip />
+      </Suspense>
+
+      <h2>Pipeline</h2>
+      <RangePicker range={range} />
+      <div className="panels">
+        {overviewCharts(config.confirmationSloSeconds).map((spec) => (
+          <Suspense key={`${spec.id}-${key}`} fallback={<PanelSkeleton title={spec.title} />}>
+            <ChartPanel spec={spec} range={range} />
+          </Suspense>
+        ))}
+      </div>
+
+      <h2>In Grafana</h2>
+      <GrafanaPanels panels={EMBEDS.overview} fromMs={range.start * 1000} toMs={range.end * 1000} />
+
+      <h2>Recent events that need a look</h2>
+      <Suspense fallback={<RecentAnomaliesSkeleton />}>
+        <RecentAnomalies />
+      </Suspense>
     </section>
   );
 }

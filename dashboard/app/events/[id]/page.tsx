@@ -2,8 +2,11 @@
 // every entry with its raw attributes on demand.
 import { notFound } from 'next/navigation';
 import { getJourney, traceLink } from '@/lib/api';
+import { EMBEDS } from '@/lib/grafana';
+import type { TimelineEntry } from '@/lib/types';
 import { DownBanner } from '@/ui/banner';
 import { CopyButton } from '@/ui/events/CopyButton';
+import { GrafanaPanels } from '@/ui/grafana/GrafanaPanels';
 import { SearchBox } from '@/ui/search/SearchBox';
 import { Waterfall } from '@/ui/timeline/Waterfall';
 
@@ -16,6 +19,14 @@ const BAD = new Set([
   'order_missing',
   'never_acked',
 ]);
+
+/** The event's first to last entry, with five minutes either side for context. */
+function eventWindow(timeline: TimelineEntry[]): { fromMs: number; toMs: number } {
+  const times = timeline.map((e) => Date.parse(e.at)).filter((t) => !Number.isNaN(t));
+  const first = times.length ? Math.min(...times) : Date.now();
+  const last = times.length ? Math.max(...times) : Date.now();
+  return { fromMs: first - 300_000, toMs: last + 300_000 };
+}
 
 export default async function EventPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
@@ -116,6 +127,8 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
           </table>
         </>
       ) : null}
+      <h2>In Grafana, around this event</h2>
+      <GrafanaPanels panels={EMBEDS.event} {...eventWindow(j.timeline)} />
       <h2>Entries</h2>
       <table data-testid="entries">
         <thead>

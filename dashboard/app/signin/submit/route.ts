@@ -1,6 +1,7 @@
 // POST /signin/submit: checks the secret, sets the HttpOnly, SameSite=Strict session cookie and
 // goes back to where the user was headed.
 import { NextResponse, type NextRequest } from 'next/server';
+import { config } from '@/lib/config';
 import {
   SESSION_COOKIE,
   SESSION_SECONDS,
@@ -20,7 +21,7 @@ export async function POST(req: NextRequest) {
   const form = await req.formData();
   const given = form.get('secret');
   const next = safeNext(typeof form.get('next') === 'string' ? (form.get('next') as string) : null);
-  const secret = process.env.DASHBOARD_SECRET;
+  const secret = config.dashboardSecret;
   if (!secret) return seeOther(next);
   if (typeof given !== 'string' || !secretMatches(secret, given))
     return seeOther(`/signin?${new URLSearchParams({ error: '1', next }).toString()}`);

@@ -1,0 +1,163 @@
+// What the overview draws: each chart's PromQL over acktrail's metrics (docs/metrics.md), and the
+// "problems now" strip, whose entries are the alert rules of prometheus/rules/acktrail.rules.yml:
+// the strip evaluates the expressions Prometheus has loaded for those alerts, so the page and the
+// pager can never disagree.
+export type Unit = 'count' | 'seconds' | 'per_second' | 'ratio';
+
+export interface ChartQuery {
+  /** PromQL; `$rw` becomes the range's rate window. */
+  expr: string;
+  /** The series' name from its labels. */
+  legend: (labels: Record<string, string>) => string;
+}
+
+export interface ChartSpec {
+  id: string;
+  title: string;
+  unit: Unit;
+  queries: ChartQuery[];
+  /** A horizontal line: an objective or an alert threshold. */
+  reference?: { value: number; label: string };
+  /** What an empty chart means, and what to do about it. */
+  empty: string;
+}
+
+const byQueue = (l: Record<string, string>) => `${l.role ?? '?'} · ${l.queue ?? '?'}`;
+const QUEUES_EMPTY =
+  'No queue metrics: is the exporter scraped, and does its rabbitmq collector reach the management API?';
+const ERRORS = 'transient_error|permanent_error|timeout';
+
+export function overviewCharts(sloSeconds: number): ChartSpec[] {
+  const quantile = (q: number) => ({
+    expr: `histogram_quantile(${q}, sum by (le) (rate(acktrail_confirmation_latency_seconds_bucket[$rw])))`,
+    legend: () => `p${Math.round(q * 100)}`,
+  });
+  return [
+    {
+      id: 'ready',
+      title: 'Ready messages by queue',
+      unit: 'count',
+      queries: [{ expr: 'sum by (role, queue) (acktrail_queue_messages_ready)', legend: byQueue }],
+      empty: QUEUES_EMPTY,
+    },
+    {
+      id: 'unacked',
+      title: 'Unacked messages by queue',
+      unit: 'count',
+      queries: [
+        { expr: 'sum by (role, queue) (acktrail_queue_messages_unacked)', legend: byQueue },
+      ],
+      empty: QUEUES_EMPTY,
+    },
+    {
+      id: 'consumers',
+      title: 'Consumers by queue',
+      unit: 'count',
+      queries: [{ expr: 'sum by (role, queue) (acktrail_queue_consumers)', legend: byQueue }],
+      empty: QUEUES_EMPTY,
+    },
+    {
+      id: 'dead-letter-depth',
+      title: 'Dead-letter queue depth',
+      unit: 'count',
+      queries: [
+        {
+          expr: 'sum by (role, queue) (acktrail_queue_messages_ready{role="dead_letter"})',
+          legend: byQueue,
+        },
+      ],
+      empty: 'No queue with role dead_letter: see rabbitmq.roles in docs/metrics.md.',
+    },
+    {
+      id: 'redelivery-rate',
+      title: 'Redeliveries per second',
+      unit: 'per_second',
+      queries: [
+        {
+          expr: 'sum by (role, queue) (rate(acktrail_queue_messages_redelivered_total[$rw]))',
+          legend: byQueue,
+        },
+      ],
+      empty: QUEUES_EMPTY,
+    },
+    {
+      id: 'outbox-backlog',
+      title: 'Outbox backlog (unpublished rows)',
+      unit: 'count',
+      queries: [
+        {
+          expr: 'sum by (table) (acktrail_outbox_unpublished_events)',
+          legend: (l) => l.table ?? 'outbox',
+        },
+      ],
+      empty: 'No outbox metrics: does the exporter reach the pipeline database (DATABASE_URL)?',
+    },
+    {
+      id: 'outbox-age',
+      title: 'Oldest unpublished outbox row',
+      unit: 'seconds',
+      queries: [
+        {
+          expr: 'max by (table) (acktrail_outbox_oldest_unpublished_age_seconds)',
+          legend: (l) => l.table ?? 'outbox',
+        },
+      ],
+      reference: { value: 60, label: 'OutboxStuck' },
+      empty: 'No outbox metrics: does the exporter reach the pipeline database (DATABASE_URL)?',
+    },
+    {
+      id: 'confirmation-latency',
+      title: 'Order to confirmation latency',
+      unit: 'seconds',
+      queries: [quantile(0.5), quantile(0.95), quantile(0.99)],
+      reference: { value: sloSeconds, label: 'SLO' },
+      empty: 'No confirmations committed in this range.',
+    },
+    {
+      id: 'provider-rate',
+      title: 'Provider requests per second',
+      unit: 'per_second',
+      queries: [
+        {
+          expr: 'sum by (provider, outcome) (rate(acktrail_provider_requests_total[$rw]))',
+          legend: (l) => `${l.provider ?? '?'} · ${l.outcome ?? '?'}`,
+        },
+      ],
+      empty: 'No provider calls recorded in this range.',
+    },
+    {
+      id: 'provider-errors',
+      title: 'Provider error ratio',
+      unit: 'ratio',
+      queries: [
+        {
+          expr: `sum by (provider) (rate(acktrail_provider_requests_total{outcome=~"${ERRORS}"}[$rw])) / sum by (provider) (rate(acktrail_provider_requests_total[$rw]))`,
+          legend: (l) => l.provider ?? '?',
+        },
+      ],
+      reference: { value: 0.2, label: 'ProviderErrorRatioHigh' },
+      empty: 'No provider calls recorded in this range.',
+    },
+    {
+      id: 'stage-durations',
+      title: 'Stage durations, p95',
+      unit: 'seconds',
+      queries: [
+        {
+          expr: 'histogram_quantile(0.95, sum by (le, stage) (rate(acktrail_stage_duration_seconds_bucket[$rw])))',
+          legend: (l) => l.stage ?? '?',
+        },
+      ],
+      empty:
+        'No journey steps in this range: the pipeline sends them when OTEL_EXPORTER_OTLP_ENDPOINT points at the exporter.',
+    },
+  ];
+}
+
+/** The strip: a problem is present when one of its alerts' expressions returns a series now. */
+export const PROBLEMS = [
+  { id: 'outbox', title: 'Outbox stuck', alerts: ['OutboxStuck', 'OutboxBacklogGrowing'] },
+  { id: 'consumers', title: 'Consumers down', alerts: ['ConsumersDown'] },
+  { id: 'dead-letters', title: 'Dead-letters growing', alerts: ['DeadLettersGrowing'] },
+  { id: 'provider', title: 'Provider errors high', alerts: ['ProviderErrorRatioHigh'] },
+] as const;

@@ -1,0 +1,105 @@
+'use client';
+// One overview chart: a line per series on a shared time axis, with an optional threshold line.
+// Recharts draws in the browser only; the server sends the points, already fetched.
+import {
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart,
+  ReferenceLine,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
+import type { Unit } from '@/lib/overview';
+import { formatTime, formatValue } from './format';
+
+export interface ChartSeries {
+  name: string;
+  points: [number, number][];
+}
+
+/** Distinct in light and dark themes, and for the common colour-vision deficiencies (Okabe-Ito). */
+const PALETTE = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#8b8b00'];
+
+export function TimeSeriesChart({
+  series,
+  unit,
+  range,
+  reference,
+  label,
+}: {
+  series: ChartSeries[];
+  unit: Unit;
+  range: { start: number; end: number };
+  reference?: { value: number; label: string };
+  label: string;
+}) {
+  const rows = new Map<number, Record<string, number>>();
+  series.forEach((s, i) => {
+    for (const [t, v] of s.points) {
+      const row = rows.get(t) ?? { t };
+      row[`s${i}`] = v;
+      rows.set(t, row);
+    }
+  });
+  const data = [...rows.values()].sort((a, b) => a.t! - b.t!);
+  const span = range.end - range.start;
+  return (
+    <div className="overview-chart" role="img" aria-label={label}>
+      <ResponsiveContainer width="100%" height="100%">
+        <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: 8 }}>
+          <CartesianGrid stroke="var(--line)" strokeDasharray="3 3" />
+          <XAxis
+            dataKey="t"
+            type="number"
+            domain={[range.start, range.end]}
+            tickFormatter={(t: number) => formatTime(t, span)}
+            stroke="var(--muted)"
+            fontSize={12}
+          />
+          <YAxis
+            tickFormatter={(v: number) => formatValue(v, unit)}
+            stroke="var(--muted)"
+            fontSize={12}
+            width={64}
+            domain={[0, 'auto']}
+          />
+          <Tooltip
+            labelFormatter={(t) => formatTime(Number(t), 0)}
+            formatter={(v) => formatValue(Number(v), unit)}
+            contentStyle={{ background: 'var(--bg)', borderColor: 'var(--line)' }}
+          />
+          <Legend wrapperStyle={{ fontSize: 12 }} />
+          {reference ? (
+            <ReferenceLine
+              y={reference.value}
+              stroke="var(--bad)"
+              strokeDasharray="6 3"
+              ifOverflow="extendDomain"
+              label={{
+                value: `${reference.label} ${formatValue(reference.value, unit)}`,
+                fill: 'var(--bad)',
+                fontSize: 12,
+                position: 'insideTopRight',
+              }}
+            />
+          ) : null}
+          {series.map((s, i) => (
+            <Line
+              key={s.name}
+              dataKey={`s${i}`}
+              name={s.name}
+              stroke={PALETTE[i % PALETTE.length]}
+              dot={false}
+              strokeWidth={2}
+              isAnimationActive={false}
+              connectNulls={false}
+            />
+          ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </div>
+  );
+}
