@@ -1,6 +1,7 @@
 // `npm run bench [-- name...] [--rounds=N]`: the benchmarks, one after the other. Each prints its
 // own figures and ratios; docs/benchmarks.md records them with this command.
 import { parseArgs } from 'node:util';
+import { runDashboardBench } from './dashboard.js';
 import { runInstrumentBench } from './instrument.js';
 import { runJourneysBench } from './journeys.js';
 import { runPipelineBench } from './pipeline.js';
@@ -8,6 +9,7 @@ import { runQueuesBench } from './queues.js';
 import { runSqlBench } from './sql.js';
 
 const benches: Record<string, (rounds: number) => Promise<void>> = {
+  dashboard: runDashboardBench,
   instrument: runInstrumentBench,
   journeys: runJourneysBench,
   pipeline: runPipelineBench,

@@ -61,6 +61,9 @@ function withStep(
   error: string | null,
 ): TimeRange {
   const step = Math.max(SCRAPE_SECONDS, Math.ceil((end - start) / POINTS));
+  // Aligned to the step, as Grafana does: the same range gives the same points at every refresh.
+  start = Math.floor(start / step) * step;
+  end = Math.max(start + step, Math.floor(end / step) * step);
   const rateWindow = `${Math.max(4 * SCRAPE_SECONDS, step)}s`;
   return { start, end, step, rateWindow, preset, refresh, error };
 }

@@ -1,6 +1,7 @@
 // The dashboard in headless Chromium (Debian's package, driven by playwright-core) against a real
-// run: the reference pipeline traced into the exporter, the dashboard built and served by
-// `next start`. Screenshots go to .artifacts/dashboard/.
+// run: the reference pipeline traced into the exporter, a real Prometheus scraping the exporter
+// with acktrail's alert rules, the dashboard built and served by `next start`. Screenshots go to
+// .artifacts/dashboard/.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,7 +11,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { REPO_ROOT, TestPipeline, waitFor, type Role } from '@acktrail/orders-example/testing';
-import { createReadOnlyRole, TestExporter } from '@acktrail/exporter/testing';
+import { createReadOnlyRole, TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
 
 const TOKEN = 'dashboard-test-token-0123456789';
 const SECRET = 'dashboard-secret-for-the-test';
@@ -18,6 +19,7 @@ const ARTIFACTS = join(REPO_ROOT, '.artifacts', 'dashboard');
 let p: TestPipeline;
 let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
+let prometheus: TestPrometheus;
 let next: ChildProcess;
 let dashboardUrl: string;
 let browser: Browser;
@@ -54,7 +56,12 @@ before(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   p = await TestPipeline.create({ PROVIDER_REJECT_ADDRESSES: '*@invalid.example' });
   role = await createReadOnlyRole(p.db.name);
-  exporter = await TestExporter.withStore({ DATABASE_URL: role.url, ACKTRAIL_API_TOKEN: TOKEN });
+  exporter = await TestExporter.withStore(
+    { DATABASE_URL: role.url, ACKTRAIL_API_TOKEN: TOKEN },
+    { rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1 } },
+  );
+  // Scraping from before the first order, so that the dead-letter queue is seen growing.
+  prometheus = await TestPrometheus.start({ acktrail: exporter.url });
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: exporter.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
   const start = (r: Role, extra: Record<string, string> = {}, name?: string) =>
     p.start(r, { ...otel, ...extra }, name);
@@ -96,6 +103,7 @@ before(async () => {
         PATH: process.env.PATH ?? '',
         ACKTRAIL_API_URL: exporter.url,
         ACKTRAIL_API_TOKEN: TOKEN,
+        PROMETHEUS_URL: prometheus.url,
         NEXT_TELEMETRY_DISABLED: '1',
         DASHBOARD_SECRET: SECRET,
       },
@@ -129,6 +137,7 @@ after(async () => {
   next.kill('SIGTERM');
   await once(next, 'exit');
   await p.close();
+  await prometheus.close();
   await exporter.close();
   await role.drop();
 });
@@ -204,6 +213,98 @@ test('an unknown id gets the not-found page with the search box', async () => {
   assert.equal(res?.status(), 404);
   await pg.getByRole('heading', { name: 'Not found' }).waitFor();
   await pg.getByRole('search').first().waitFor();
+  await pg.close();
+});
+
+test('the overview draws the pipeline from Prometheus, and the problems strip sees the dead letter', async () => {
+  await prometheus.waitForSeries('count_over_time(acktrail_queue_messages_ready[5m]) >= 3');
+  // The latency chart draws rate()s: it needs confirmations seen arriving between two scrapes.
+  // Keep orders coming until the chart's own expression has two points in the range.
+  await waitFor(
+    'two points of the p50 confirmation latency',
+    async () => {
+      await p.createOrder();
+      const p50 =
+        'histogram_quantile(0.5, sum by (le) (rate(acktrail_confirmation_latency_seconds_bucket[40s])))';
+      return (await prometheus.query(`count_over_time((${p50})[15m:10s]) >= 2`)).length > 0;
+    },
+    { timeoutMs: 60_000, intervalMs: 1000 },
+  );
+  // DeadLettersGrowing's expression (prometheus/rules/acktrail.rules.yml), as the strip runs it.
+  await prometheus.waitForSeries(
+    'sum by (vhost, queue) (delta(acktrail_queue_messages_ready{role="dead_letter"}[10m])) > 0',
+  );
+  const pg = await page();
+  await pg.goto(`${dashboardUrl}/?range=15m`);
+  for (const chart of ['ready', 'consumers', 'dead-letter-depth', 'confirmation-latency']) {
+    // Recharts draws only after hydration: wait for the lines themselves (attached: a flat line
+    // has no height, which Playwright counts as hidden), each with at least two points.
+    const line = pg.getByTestId(`chart-${chart}`).locator('.recharts-line-curve').first();
+    await line.waitFor({ state: 'attached' });
+    assert.match((await line.getAttribute('d')) ?? '', /^M[\d.]+,[\d.]+L/, `${chart} has a line`);
+  }
+  const legend = await pg
+    .getByTestId('chart-ready')
+    .locator('.recharts-legend-wrapper')
+    .innerText();
+  assert.match(legend, /work · orders\.confirmations/);
+  assert.match(legend, /dead_letter · orders\.confirmations\.dlq/);
+  const strip = pg.getByTestId('problems');
+  assert.equal(await strip.locator('li[data-state="unknown"]').count(), 0, 'every rule loaded');
+  const dead = strip.locator('li[data-problem="dead-letters"]');
+  assert.equal(await dead.getAttribute('data-state'), 'problem');
+  assert.match(await dead.innerText(), /orders\.confirmations\.dlq/);
+  assert.equal(
+    await strip.locator('li[data-problem="consumers"]').getAttribute('data-state'),
+    'ok',
+    'the worker is consuming',
+  );
+  assert.match(await pg.getByTestId('grafana-hint').innerText(), /GRAFANA_URL/);
+  await pg.getByRole('link', { name: orders.dead.event_id }).waitFor();
+  await pg.screenshot({ path: join(ARTIFACTS, 'overview.png'), fullPage: true });
+  await pg.close();
+});
+
+test('the theme choice applies at once and is kept across pages', async () => {
+  const pg = await page();
+  await pg.goto(`${dashboardUrl}/lookup`);
+  await pg.getByLabel('Theme').selectOption('dark');
+  assert.equal(await pg.locator('html').getAttribute('data-theme'), 'dark');
+  await pg.goto(`${dashboardUrl}/events/${orders.sent.event_id}`);
+  assert.equal(
+    await pg.locator('html').getAttribute('data-theme'),
+    'dark',
+    'rendered by the server',
+  );
+  await pg.getByLabel('Theme').selectOption('system');
+  await pg.close();
+});
+
+test('consumers stopped: the strip shows it, from the ConsumersDown expression', async () => {
+  await p.stop('worker');
+  await p.createOrder();
+  await prometheus.waitForSeries(
+    'sum by (vhost, queue) (acktrail_queue_messages_ready{role="work"}) > 0 and sum by (vhost, queue) (acktrail_queue_consumers{role="work"}) == 0',
+  );
+  const pg = await page();
+  await pg.goto(dashboardUrl);
+  const consumers = pg.getByTestId('problems').locator('li[data-problem="consumers"]');
+  assert.equal(await consumers.getAttribute('data-state'), 'problem');
+  assert.match(await consumers.innerText(), /yes: orders\.confirmations/);
+  await pg.close();
+});
+
+test('with Prometheus stopped, the overview says so and the rest still works', async () => {
+  await prometheus.close();
+  const pg = await page();
+  await pg.goto(dashboardUrl);
+  await pg.getByText('Prometheus is unreachable.').waitFor();
+  await pg
+    .getByTestId('chart-ready')
+    .getByText(/Not available: Prometheus at/)
+    .waitFor();
+  await pg.getByRole('link', { name: orders.dead.event_id }).waitFor();
+  await pg.screenshot({ path: join(ARTIFACTS, 'prometheus-down.png'), fullPage: true });
   await pg.close();
 });
 

@@ -11,8 +11,12 @@ export function AutoRefresh({ every }: { every: Refresh }) {
   useEffect(() => {
     const seconds = REFRESH[every];
     if (!seconds) return;
-    const timer = setInterval(() => router.refresh(), seconds * 1000);
-    return () => clearInterval(timer);
+    const timer = setInterval(() => {
+      router.refresh();
+    }, seconds * 1000);
+    return () => {
+      clearInterval(timer);
+    };
   }, [every, router]);
   return (
     <label>

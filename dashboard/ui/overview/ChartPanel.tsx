@@ -3,7 +3,8 @@
 import type { ChartSpec } from '@/lib/overview';
 import { queryRange } from '@/lib/prometheus';
 import type { TimeRange } from '@/lib/range';
-import { TimeSeriesChart, type ChartSeries } from './TimeSeriesChart';
+import { TimeSeriesChart } from '@/ui/charts';
+import type { ChartSeries } from './TimeSeriesChart';
 
 export async function ChartPanel({ spec, range }: { spec: ChartSpec; range: TimeRange }) {
   const results = await Promise.all(
@@ -11,15 +12,15 @@ export async function ChartPanel({ spec, range }: { spec: ChartSpec; range: Time
   );
   const series: ChartSeries[] = [];
   let failure: string | null = null;
-  results.forEach((r, i) => {
+  for (const [i, r] of results.entries()) {
     if (r.kind !== 'ok') {
       failure = r.message;
-      return;
+      continue;
     }
+    const legend = spec.queries[i]!.legend;
     for (const s of r.value)
-      if (s.points.length)
-        series.push({ name: spec.queries[i]!.legend(s.labels), points: s.points });
-  });
+      if (s.points.length) series.push({ name: legend(s.labels), points: s.points });
+  }
   series.sort((a, b) => a.name.localeCompare(b.name));
   return (
     <figure className="panel" data-testid={`chart-${spec.id}`}>

@@ -166,3 +166,4 @@ export async function createReadOnlyRole(
     },
   };
 }
+export { TestPrometheus, type PromSeries } from './prometheus.js';

@@ -8,7 +8,7 @@ import { DownBanner } from '@/ui/banner';
 import { CopyButton } from '@/ui/events/CopyButton';
 import { GrafanaPanels } from '@/ui/grafana/GrafanaPanels';
 import { SearchBox } from '@/ui/search/SearchBox';
-import { Waterfall } from '@/ui/timeline/Waterfall';
+import { Waterfall } from '@/ui/charts';
 
 export const dynamic = 'force-dynamic';
 

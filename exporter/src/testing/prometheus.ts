@@ -1,0 +1,110 @@
+// A real Prometheus (Debian's package) for a test: scrapes the given targets every second,
+// evaluates acktrail's alert rules (prometheus/rules/) every second, keeps its data in a temporary
+// directory, and answers PromQL through its HTTP API.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT, waitFor } from '@acktrail/orders-example/testing';
+
+export interface PromSeries {
+  metric: Record<string, string>;
+  value: [number, string];
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+export class TestPrometheus {
+  private constructor(
+    private readonly child: ChildProcess,
+    private readonly dir: string,
+    readonly url: string,
+  ) {}
+
+  /** `targets`: job name to base URL (its /metrics is scraped). */
+  static async start(targets: Record<string, string>): Promise<TestPrometheus> {
+    const dir = mkdtempSync(join(tmpdir(), 'acktrail-prometheus-'));
+    const jobs = Object.entries(targets).map(([job, url]) => {
+      const u = new URL(url);
+      return `  - job_name: ${job}\n    static_configs:\n      - targets: ['${u.host}']`;
+    });
+    writeFileSync(
+      join(dir, 'prometheus.yml'),
+      [
+        'global:',
+        '  scrape_interval: 1s',
+        '  evaluation_interval: 1s',
+        'rule_files:',
+        `  - ${join(REPO_ROOT, 'prometheus', 'rules', '*.yml')}`,
+        'scrape_configs:',
+        ...jobs,
+        '',
+      ].join('\n'),
+    );
+    const port = await freePort();
+    const child = spawn(
+      'prometheus',
+      [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+        '--log.level=warn',
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    const prom = new TestPrometheus(child, dir, `http://127.0.0.1:${port}`);
+    await waitFor(
+      'Prometheus ready',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}`);
+        return (await fetch(`${prom.url}/-/ready`)).ok;
+      },
+      { timeoutMs: 30_000, intervalMs: 100 },
+    );
+    return prom;
+  }
+
+  /** An instant query; throws on a query Prometheus refuses. */
+  async query(expr: string): Promise<PromSeries[]> {
+    const res = await fetch(
+      `${this.url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`,
+    );
+    const body = (await res.json()) as { status: string; error?: string; data: { result: [] } };
+    if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
+    return body.data.result;
+  }
+
+  /** Waits until `expr` returns at least one series; returns them. */
+  async waitForSeries(expr: string, timeoutMs = 60_000): Promise<PromSeries[]> {
+    return waitFor(
+      `Prometheus to return ${expr}`,
+      async () => {
+        const r = await this.query(expr);
+        return r.length ? r : null;
+      },
+      { timeoutMs, intervalMs: 250 },
+    );
+  }
+
+  private closed = false;
+
+  /** Stops Prometheus and removes its data; a second call does nothing. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.child.exitCode === null) {
+      this.child.kill('SIGTERM');
+      await once(this.child, 'exit');
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
