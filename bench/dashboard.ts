@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -115,9 +116,9 @@ async function timed(url: string, headers: Record<string, string> = {}): Promise
 }
 
 export async function runDashboardBench(rounds: number): Promise<void> {
-  log(
-    'dashboard bench: journey store, exporter and `next start` (build with npm run build -w dashboard first)',
-  );
+  if (!existsSync(join(REPO_ROOT, 'dashboard', '.next', 'BUILD_ID')))
+    throw new Error('dashboard bench: build the dashboard first (npm run build -w dashboard)');
+  log('dashboard bench: journey store, exporter and `next start`');
   const pipeline = await createTestDatabase();
   await migrate(pipeline.url);
   const exporter = await TestExporter.withStore({
@@ -214,10 +215,10 @@ export async function runDashboardBench(rounds: number): Promise<void> {
       `  page200 / page5 median ratio: ${fmt(median(all.page200) / median(all.page5), 2)} (target: page200 p50 <= 300 ms)`,
     );
     await firstLoadJs(url, {
-      '/': '/',
-      '/events/[id]': `/events/${ids[200][0]}`,
-      '/orders/[id]': '/orders/1000',
-      '/signin': '/signin',
+      '/': { path: '/' },
+      '/events/[id]': { path: `/events/${ids[200][0]!}`, drawn: '.recharts-bar-rectangle' },
+      '/orders/[id]': { path: '/orders/1000' },
+      '/signin': { path: '/signin' },
     });
   } finally {
     next.kill('SIGTERM');
@@ -232,7 +233,10 @@ export async function runDashboardBench(rounds: number): Promise<void> {
  * print as First Load JS) and all of them until the network is idle (with chunks loaded later by
  * the page); raw bytes and gzip -9 bytes.
  */
-async function firstLoadJs(url: string, routes: Record<string, string>): Promise<void> {
+async function firstLoadJs(
+  url: string,
+  routes: Record<string, { path: string; drawn?: string }>,
+): Promise<void> {
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -241,7 +245,7 @@ async function firstLoadJs(url: string, routes: Record<string, string>): Promise
   const kB = (xs: Buffer[], gzip: boolean) =>
     fmt(xs.reduce((a, b) => a + (gzip ? gzipSync(b, { level: 9 }) : b).length, 0) / 1024, 1);
   try {
-    for (const [route, path] of Object.entries(routes)) {
+    for (const [route, { path, drawn }] of Object.entries(routes)) {
       const context = await browser.newContext();
       const page = await context.newPage();
       const scripts: Promise<[string, Buffer]>[] = [];
@@ -250,6 +254,8 @@ async function firstLoadJs(url: string, routes: Record<string, string>): Promise
           scripts.push(res.body().then((b) => [new URL(res.url()).pathname, b]));
       });
       const doc = await page.goto(`${url}${path}`, { waitUntil: 'networkidle' });
+      // A chart's chunk loads after hydration: wait until the chart is drawn.
+      if (drawn) await page.locator(drawn).first().waitFor({ timeout: 20_000 });
       const html = (await doc?.text()) ?? '';
       const all = await Promise.all(scripts);
       const initial = all.filter(([p]) => html.includes(p)).map(([, b]) => b);

@@ -1,14 +1,11 @@
 // The events of the last 24 h that need a look (dead-lettered, published twice, stuck in the
 // outbox), each linking to its timeline.
 import { listEvents } from '@/lib/api';
+import { ANOMALY_SECTIONS } from '@/lib/embeds';
 import { DownBanner } from '@/ui/banner';
 import { EventList } from './EventList';
 
-const ANOMALIES = [
-  ['dead_lettered', 'Dead-lettered'],
-  ['published_twice', 'Published twice'],
-  ['stuck_in_outbox', 'Stuck in the outbox'],
-] as const;
+const ANOMALIES = Object.entries(ANOMALY_SECTIONS);
 
 export async function RecentAnomalies() {
   const lists = await Promise.all(
@@ -24,7 +21,7 @@ export async function RecentAnomalies() {
       {ANOMALIES.map(([anomaly, title], i) => {
         const list = lists[i]!;
         return (
-          <section key={anomaly}>
+          <section key={anomaly} id={anomaly}>
             <h3>{title}, last 24 h</h3>
             {list.kind === 'ok' ? (
               <EventList

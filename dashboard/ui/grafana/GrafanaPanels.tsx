@@ -25,7 +25,12 @@ export async function GrafanaPanels({
   return (
     <div className="grafana-panels" data-testid="grafana-panels">
       {panels.map((p, i) => (
-        <iframe key={`${p.uid}-${p.panelId}`} src={urls[i]!} title={p.title} loading="lazy" />
+        <iframe
+          key={`${p.uid}-${p.panelId}`}
+          src={urls[i]!}
+          title={`${p.title} (Grafana)`}
+          loading="lazy"
+        />
       ))}
     </div>
   );
