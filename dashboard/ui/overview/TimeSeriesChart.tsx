@@ -92,7 +92,8 @@ export function TimeSeriesChart({
               dataKey={`s${i}`}
               name={s.name}
               stroke={PALETTE[i % PALETTE.length]}
-              dot={false}
+              // Sparse series (a quantile of rare events) would be invisible as lines alone.
+              dot={s.points.length <= 20 ? { r: 2 } : false}
               strokeWidth={2}
               isAnimationActive={false}
               connectNulls={false}

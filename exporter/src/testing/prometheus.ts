@@ -70,6 +70,15 @@ export class TestPrometheus {
       },
       { timeoutMs: 30_000, intervalMs: 100 },
     );
+    // Prometheus hands new targets to its scrapers a few seconds after it starts: wait for a
+    // first successful scrape of each, so that what the test does next is seen from its start
+    // (the exporter's incremental collectors count only rows that appear after their first run).
+    const names = Object.keys(targets);
+    await waitFor(
+      `a first scrape of ${names.join(', ')}`,
+      async () => (await prom.query('up == 1')).length === names.length,
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
     return prom;
   }
 

@@ -1,0 +1,133 @@
+// A real Prometheus (Debian's package) scraping a real exporter and the broker's own endpoint,
+// with acktrail's alert rules, while the reference pipeline runs and four failures of the design
+// brief are injected: dead letters (6), consumers stopped (7), wrong routing key (5) and with it
+// an outbox that stops draining (1). Through Prometheus' HTTP API: the alerts of those failures
+// fire, the self-monitoring alerts stay quiet, every Grafana panel's query returns data, and every
+// metric an alert expression names exists.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { REPO_ROOT, TestPipeline, waitFor, type Role } from '@acktrail/orders-example/testing';
+import { createReadOnlyRole, TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
+
+let p: TestPipeline;
+let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
+let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
+let prometheus: TestPrometheus;
+
+const INJECTED = ['DeadLettersGrowing', 'ConsumersDown', 'UnroutablePublishes', 'OutboxStuck'];
+const QUIET = ['AcktrailExporterDown', 'CollectorFailing', 'SpansRejected'];
+
+const firing = async () =>
+  new Set((await prometheus.query('ALERTS{alertstate="firing"}')).map((s) => s.metric.alertname!));
+
+before(async () => {
+  p = await TestPipeline.create({ PROVIDER_REJECT_ADDRESSES: '*@invalid.example' });
+  role = await createReadOnlyRole(p.db.name);
+  exporter = await TestExporter.withStore(
+    { DATABASE_URL: role.url, ACKTRAIL_API_TOKEN: 'live-test-token-0123456789' },
+    { rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1 } },
+  );
+  prometheus = await TestPrometheus.start({
+    acktrail: exporter.url,
+    rabbitmq: 'http://127.0.0.1:15692',
+  });
+  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: exporter.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
+  const start = (r: Role, extra: Record<string, string> = {}, name?: string) =>
+    p.start(r, { ...otel, ...extra }, name);
+  await start('provider');
+  await Promise.all([start('api'), start('relay'), start('worker')]);
+
+  // A working pipeline first, so that latency, provider and stage metrics have data.
+  for (let i = 0; i < 5; i++) await p.createOrder();
+  await prometheus.waitForSeries('acktrail_notifications{status="sent"} >= 5');
+  // Failure 6: a rejected address goes to the dead-letter queue.
+  await p.createOrder({ customer_email: 'x@invalid.example', total: 3 });
+  await prometheus.waitForSeries(
+    'acktrail_queue_messages_ready{role="dead_letter",queue="orders.confirmations.dlq"} > 0',
+  );
+  // Failure 7: the consumers stop while orders keep coming.
+  await p.stop('worker');
+  await p.createOrder();
+  await p.createOrder();
+  await prometheus.waitForSeries(
+    'acktrail_queue_messages_ready{role="work",queue="orders.confirmations"} > 0',
+  );
+  // Failure 5 (and with it 1): the only relay publishes with a wrong routing key.
+  await p.stop('relay');
+  await start('relay', { FAULT_RELAY_ROUTING_KEY: 'order.craeted' }, 'bad-relay');
+  await p.createOrder();
+});
+
+after(async () => {
+  await p.close();
+  await prometheus.close();
+  await exporter.close();
+  await role.drop();
+});
+
+test('the alerts of the injected failures fire; the self-monitoring alerts stay quiet', async () => {
+  // OutboxStuck is the slowest: 60 s of age, then its 1 minute `for`.
+  const fired = await waitFor(
+    `alerts ${INJECTED.join(', ')} firing`,
+    async () => {
+      const now = await firing();
+      return INJECTED.every((a) => now.has(a)) ? now : null;
+    },
+    { timeoutMs: 240_000, intervalMs: 1000 },
+  );
+  for (const a of QUIET) assert.ok(!fired.has(a), `${a} should not fire`);
+  const unroutable = await prometheus.query('ALERTS{alertname="UnroutablePublishes"}');
+  assert.equal(unroutable[0]?.metric.routing_key, 'order.craeted');
+  const consumers = await prometheus.query('ALERTS{alertname="ConsumersDown"}');
+  assert.deepEqual(
+    consumers.map((s) => s.metric.queue),
+    ['orders.confirmations'],
+    'only the work queue; retry queues never have consumers',
+  );
+});
+
+interface Panel {
+  id: number;
+  title: string;
+  targets?: { expr: string }[];
+}
+
+test('every Grafana panel query returns data', async () => {
+  const dir = join(REPO_ROOT, 'grafana/dashboards');
+  const values: Record<string, string> = {
+    vhost: p.vhost.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    queue: 'orders.confirmations',
+    __rate_interval: '1m',
+  };
+  let checked = 0;
+  for (const file of readdirSync(dir)) {
+    const d = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+      uid: string;
+      panels: Panel[];
+    };
+    for (const panel of d.panels)
+      for (const { expr } of panel.targets ?? []) {
+        const query = expr.replace(/\$(\w+)/g, (_, name: string) => values[name] ?? `$${name}`);
+        const result = await prometheus.query(query);
+        assert.ok(result.length > 0, `${d.uid} panel ${panel.id} (${panel.title}): ${query}`);
+        checked++;
+      }
+  }
+  assert.ok(checked >= 30, `${checked} panel queries`);
+});
+
+test('every metric an alert expression names exists in Prometheus', async () => {
+  const rules = parse(
+    readFileSync(join(REPO_ROOT, 'prometheus/rules/acktrail.rules.yml'), 'utf8'),
+  ) as { groups: { rules: { alert: string; expr: string }[] }[] };
+  for (const rule of rules.groups.flatMap((g) => g.rules)) {
+    await prometheus.query(rule.expr); // throws if Prometheus refuses it
+    for (const [name] of rule.expr.matchAll(/\b(acktrail_[a-z_]+|up)\b(?=\s*[{[)]|\s*$)/g)) {
+      const found = await prometheus.query(`count({__name__="${name}"})`);
+      assert.ok(found.length > 0, `${rule.alert}: no series named ${name}`);
+    }
+  }
+});
