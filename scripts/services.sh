@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the local services acktrail needs are installed, running and answering:
 # RabbitMQ (with the management and prometheus plugins), PostgreSQL (with the acktrail role) and
-# Prometheus with promtool, and Chromium for the dashboard's browser tests.
+# Prometheus with promtool, Chromium for the dashboard's browser tests, and docker-compose to
+# validate the compose file.
 # Idempotent and quiet when all is well; installs from the OS packages when missing (needs root).
 set -euo pipefail
 
@@ -82,6 +83,8 @@ ensure_tools() {
   command -v promtool >/dev/null && command -v prometheus >/dev/null || apt_install prometheus
   # Headless Chromium for the dashboard's browser tests (driven by playwright-core).
   [ -x /usr/bin/chromium ] || apt_install chromium
+  # docker-compose (Debian's, v1) validates docker-compose.yml in the tests; no engine needed.
+  command -v docker-compose >/dev/null || apt_install docker-compose
 }
 
 ensure_tools

@@ -26,7 +26,7 @@ const rules = (
 ).groups.flatMap((g) => g.rules);
 const alerts = rules.filter((r) => r.alert);
 
-test('promtool accepts the configuration and the rules', async () => {
+test('promtool accepts both configurations and the rules', async () => {
   const { stdout } = await run('promtool', [
     'check',
     'config',
@@ -34,6 +34,13 @@ test('promtool accepts the configuration and the rules', async () => {
   ]);
   assert.match(stdout, /SUCCESS: 1 rule files found/);
   assert.match(stdout, new RegExp(`SUCCESS: ${rules.length} rules found`));
+  // The compose stack's configuration: the same rules, other addresses.
+  const compose = await run('promtool', [
+    'check',
+    'config',
+    join(REPO_ROOT, 'prometheus/prometheus.compose.yml'),
+  ]);
+  assert.match(compose.stdout, /SUCCESS: 1 rule files found/);
 });
 
 test('the promtool unit tests pass', async () => {

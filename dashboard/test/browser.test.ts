@@ -224,10 +224,10 @@ test('the overview draws the pipeline from Prometheus, and the problems strip se
     'two points of the p50 confirmation latency',
     async () => {
       await p.createOrder();
-      const p50 =
-        'histogram_quantile(0.5, sum by (le) (rate(acktrail_confirmation_latency_seconds_bucket[40s])))';
+      const p50 = (offset: string) =>
+        `histogram_quantile(0.5, sum by (le) (rate(acktrail_confirmation_latency_seconds_bucket[40s]${offset})))`;
       // Two consecutive finite points (a quantile of no confirmations is NaN; NaN >= 0 is false).
-      const line = `(${p50} >= 0) and (${p50} offset 10s >= 0)`;
+      const line = `(${p50('')} >= 0) and (${p50(' offset 10s')} >= 0)`;
       return (await prometheus.query(`count_over_time((${line})[15m:10s]) >= 1`)).length > 0;
     },
     { timeoutMs: 60_000, intervalMs: 1000 },

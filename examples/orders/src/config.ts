@@ -22,6 +22,8 @@ const schema = z.object({
   RABBITMQ_URL: z.url().default('amqp://guest:guest@127.0.0.1:5672'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
+  /** Address the HTTP roles (api, provider) listen on: 0.0.0.0 in a container. */
+  LISTEN_HOST: z.union([z.ipv4(), z.ipv6(), z.literal('localhost')]).default('127.0.0.1'),
   ORDERS_API_PORT: int(8080),
   PROVIDER_PORT: int(8090),
   PROVIDER_URL: z.url().default('http://127.0.0.1:8090'),
@@ -72,6 +74,7 @@ export interface Config {
   databaseUrl: string;
   rabbitmqUrl: string;
   logLevel: z.output<typeof schema>['LOG_LEVEL'];
+  listenHost: string;
   api: { port: number };
   relay: { batchSize: number; pollIntervalMs: number; retryAfterMs: number };
   worker: {
@@ -118,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     rabbitmqUrl: e.RABBITMQ_URL,
     logLevel: e.LOG_LEVEL,
+    listenHost: e.LISTEN_HOST,
     api: { port: e.ORDERS_API_PORT },
     relay: {
       batchSize: e.RELAY_BATCH_SIZE,

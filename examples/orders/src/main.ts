@@ -19,8 +19,8 @@ import { Worker } from './worker/worker.js';
 
 type Stop = () => Promise<void>;
 
-async function listen(app: import('express').Express, port: number): Promise<Server> {
-  const server = app.listen(port, '127.0.0.1');
+async function listen(app: import('express').Express, port: number, host: string): Promise<Server> {
+  const server = app.listen(port, host);
   await once(server, 'listening');
   return server;
 }
@@ -41,7 +41,7 @@ const closeServer = (server: Server) =>
 const roles: Record<string, (config: Config, log: Logger, argv: string[]) => Promise<Stop>> = {
   async api(config, log) {
     const pool = createPool(config.databaseUrl);
-    const server = await listen(createApp(pool, log), config.api.port);
+    const server = await listen(createApp(pool, log), config.api.port, config.listenHost);
     log.info({ port: portOf(server) }, 'ready');
     return async () => {
       await closeServer(server);
@@ -73,7 +73,11 @@ const roles: Record<string, (config: Config, log: Logger, argv: string[]) => Pro
   },
 
   async provider(config, log) {
-    const server = await listen(createProviderApp(config.provider, log), config.provider.port);
+    const server = await listen(
+      createProviderApp(config.provider, log),
+      config.provider.port,
+      config.listenHost,
+    );
     log.info({ port: portOf(server) }, 'ready');
     return () => closeServer(server);
   },

@@ -1,0 +1,8 @@
+-- Runs once, when the compose stack's PostgreSQL volume is new (as POSTGRES_USER in POSTGRES_DB).
+-- The journey store gets its own database; the exporter reads the pipeline's database as a
+-- read-only role (docs/metrics.md), granted SELECT on the tables the pipeline's migrations create.
+CREATE DATABASE acktrail_journeys OWNER acktrail;
+CREATE ROLE acktrail_reader LOGIN PASSWORD 'acktrail_reader';
+GRANT CONNECT ON DATABASE orders TO acktrail_reader;
+GRANT USAGE ON SCHEMA public TO acktrail_reader;
+ALTER DEFAULT PRIVILEGES FOR ROLE acktrail IN SCHEMA public GRANT SELECT ON TABLES TO acktrail_reader;
