@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Makes sure the local services acktrail needs are installed, running and answering:
 # RabbitMQ (with the management and prometheus plugins), PostgreSQL (with the acktrail role) and
-# Prometheus with promtool, Chromium for the dashboard's browser tests, and docker-compose to
-# validate the compose file.
+# Prometheus with promtool, Chromium for the dashboard's browser tests, docker-compose to
+# validate the compose file, and Celery with Redis for the Celery tests.
 # Idempotent and quiet when all is well; installs from the OS packages when missing (needs root).
 set -euo pipefail
 
@@ -87,6 +87,21 @@ ensure_tools() {
   command -v docker-compose >/dev/null || apt_install docker-compose
 }
 
+# Celery's tests: a real Celery 5 worker from Debian's packages (run with /usr/bin/python3) and
+# Redis as its result backend (chords need one).
+ensure_celery() {
+  /usr/bin/python3 -c 'import celery, redis' 2>/dev/null || apt_install python3-celery python3-redis
+  command -v redis-server >/dev/null || apt_install redis-server
+  if ! redis-cli -h 127.0.0.1 ping >/dev/null 2>&1; then
+    say "starting Redis"
+    mkdir -p /var/lib/redis /var/log/redis
+    redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
+      --dir /var/lib/redis --logfile /var/log/redis/acktrail.log
+    wait_for "Redis" 30 redis-cli -h 127.0.0.1 ping
+  fi
+}
+
 ensure_tools
+ensure_celery
 ensure_postgres
 ensure_rabbitmq

@@ -143,7 +143,28 @@ const journeys = z.strictObject({
     }),
 });
 
+/** Celery's event stream (exporter/src/celery/, docs/metrics.md "Celery"); off unless enabled. */
+const celery = z.strictObject({
+  enabled: z.boolean().default(false),
+  /** The Celery broker (its vhost); CELERY_BROKER_URL overrides it. */
+  url: z.url().default('amqp://guest:guest@127.0.0.1:5672'),
+  exchange: z.string().min(1).default('celeryev'),
+  /** acktrail's own queue on that exchange (expires after an hour unused). */
+  queue: z.string().min(1).default('acktrail.celery.events'),
+  prefetch: z.number().int().min(1).max(65535).default(2000),
+  /** Ask the workers to send events (as `celery control enable_events`) this often; 0: never. */
+  enableEventsIntervalSeconds: z.number().min(0).default(0),
+  /** A worker offline or silent for this long loses its `worker` label. */
+  workerExpirySeconds: seconds(600),
+  /** Distinct task names and queues kept as labels; more become "other". */
+  maxTaskNames: z.number().int().min(1).default(200),
+  maxQueues: z.number().int().min(1).default(50),
+  /** Queues whose length is reported from the start; the tasks' own queues are added as seen. */
+  queues: z.array(z.string().min(1)).default(['celery']),
+});
+
 const fileSchema = z.strictObject({
+  celery: celery.default(celery.parse({})),
   journeys: journeys.default(journeys.parse({})),
   rabbitmq: rabbitmq.default(rabbitmq.parse({})),
   outbox: outbox.default(outbox.parse({})),
@@ -167,6 +188,7 @@ const envSchema = z.object({
     .min(16, 'must be at least 16 characters (for example: openssl rand -hex 24)')
     .optional(),
   RABBITMQ_MANAGEMENT_URL: z.url().default('http://guest:guest@127.0.0.1:15672'),
+  CELERY_BROKER_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -236,6 +258,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ValidatedConfi
     f.data.rabbitmq.prometheusUrl ?? `${management.protocol}//${management.hostname}:15692`;
   return {
     ...f.data,
+    celery: { ...f.data.celery, url: e.data.CELERY_BROKER_URL ?? f.data.celery.url },
     [brand]: true,
     port: e.data.ACKTRAIL_PORT,
     logLevel: e.data.LOG_LEVEL,

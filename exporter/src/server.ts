@@ -14,6 +14,8 @@ import { migrateStore } from './journeys/migrate.js';
 import { PipelineReader } from './journeys/pipeline-rows.js';
 import { StepQueries } from './journeys/queries.js';
 import { StepStore } from './journeys/store.js';
+import { CeleryConsumer } from './celery/consumer.js';
+import { CeleryMetrics } from './celery/metrics.js';
 import { receiverRouter } from './receiver/route.js';
 import { errorMessage } from './log.js';
 
@@ -52,6 +54,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
 
   const journeys = createJourneys(config, log);
   const metrics = new JourneyMetrics(registry);
+  const celery = config.celery.enabled ? startCelery(config, registry, journeys, log) : null;
 
   const app = express();
   app.disable('x-powered-by');
@@ -121,9 +124,37 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     registry,
     ready: journeys.ready.catch(() => undefined),
     close: async () => {
+      await celery?.close();
       journeys.stopRetention();
       await journeys.ready.catch(() => undefined);
       await Promise.all([pool?.end(), journeys.pool?.end()]);
+    },
+  };
+}
+
+/**
+ * The Celery event consumer, started once the journey store is ready (or at once without one),
+ * in the background: a broker that is not there yet never holds up /metrics.
+ */
+function startCelery(
+  config: ValidatedConfig,
+  registry: Registry,
+  journeys: ReturnType<typeof createJourneys>,
+  log: Logger,
+) {
+  const metrics = new CeleryMetrics(registry, config.celery);
+  let closed = false;
+  const started = journeys.ready
+    .catch(() => undefined)
+    .then(() => (closed ? null : CeleryConsumer.start(config.celery, metrics, journeys.store, log)))
+    .catch((err: unknown) => {
+      log.error({ err: errorMessage(err) }, 'celery: cannot consume the event stream');
+      return null;
+    });
+  return {
+    close: async () => {
+      closed = true;
+      await (await started)?.close();
     },
   };
 }

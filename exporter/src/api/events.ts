@@ -2,7 +2,8 @@
 // GET /api/events?aggregate_id=&anomaly=&since=&limit=&cursor= (keyset-paginated lists).
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
-import { assemble, type AssembleOptions } from '../journeys/assemble.js';
+import { assemble, assembleCeleryTask, type AssembleOptions } from '../journeys/assemble.js';
+import { isCeleryStep } from '../journeys/celery.js';
 import { findOrdering } from '../journeys/ordering.js';
 import type { PipelineReader } from '../journeys/pipeline-rows.js';
 import type { Cursor, EventSummary, StepQueries } from '../journeys/queries.js';
@@ -119,6 +120,12 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
     if (!queries) return;
     try {
       const steps = await queries.steps(eventId);
+      if (steps.some(isCeleryStep)) {
+        const rootId = steps.find((s) => s.aggregateId)?.aggregateId ?? null;
+        const workflow = rootId ? await queries.workflow(rootId) : [];
+        res.json({ ...assembleCeleryTask(eventId, steps, workflow), ordering: [] });
+        return;
+      }
       const aggregateId = steps.find((s) => s.aggregateId)?.aggregateId ?? null;
       const rows = opts.pipeline ? await opts.pipeline.forEvent(eventId, aggregateId) : null;
       if (steps.length === 0 && !rows?.outbox) {

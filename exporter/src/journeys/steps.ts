@@ -11,7 +11,18 @@ export const STAGES = [
   'retry.publish',
   'dead_letter',
 ] as const;
-export type Stage = (typeof STAGES)[number];
+/** Stages of Celery task journeys (exporter/src/celery/), one per task event type. */
+export const CELERY_STAGES = [
+  'celery.sent',
+  'celery.received',
+  'celery.started',
+  'celery.succeeded',
+  'celery.failed',
+  'celery.retried',
+  'celery.revoked',
+  'celery.rejected',
+] as const;
+export type Stage = (typeof STAGES)[number] | (typeof CELERY_STAGES)[number];
 
 /** Single-step anomalies, stored with the step so that listing them is an index scan. */
 export const STEP_ANOMALIES = [
@@ -20,6 +31,7 @@ export const STEP_ANOMALIES = [
   'dead_lettered',
   'unroutable',
   'duplicate_provider_call',
+  'task_failed',
 ] as const;
 export type StepAnomaly = (typeof STEP_ANOMALIES)[number];
 

@@ -1,0 +1,165 @@
+// acktrail_celery_* (docs/metrics.md, "Celery"): task state transitions, runtime and queue wait
+// by task name and queue, workers, queue lengths, and the events themselves. Task names and
+// queues are bounded labels; a worker's label goes away once it has been offline for
+// `workerExpirySeconds`; no task id ever becomes a label.
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { BoundedLabel } from '../collectors/watermark.js';
+import { TASK_STATE, type TaskEvent, type WorkerEvent } from './events.js';
+
+const RUNTIME_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+const WAIT_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
+/** Tasks remembered between their events (name, queue, when sent and received). */
+const MAX_TASKS = 200_000;
+
+interface TaskInfo {
+  name: string | null;
+  queue: string | null;
+  rootId: string | null;
+  sentAt: number | null;
+  receivedAt: number | null;
+}
+
+interface WorkerState {
+  lastSeen: number;
+  freq: number;
+  offline: boolean;
+}
+
+export interface CeleryMetricsOptions {
+  maxTaskNames: number;
+  maxQueues: number;
+  workerExpirySeconds: number;
+}
+
+export class CeleryMetrics {
+  readonly events: Counter;
+  readonly skipped: Counter;
+  private readonly tasks: Counter;
+  private readonly runtime: Histogram;
+  private readonly queueWait: Histogram;
+  private readonly workersUp: Gauge;
+  private readonly workerUp: Gauge;
+  private readonly workerActive: Gauge;
+  readonly queueLength: Gauge;
+  private readonly names: BoundedLabel;
+  private readonly queues: BoundedLabel;
+  private readonly info = new Map<string, TaskInfo>();
+  private readonly workers = new Map<string, WorkerState>();
+
+  constructor(
+    registry: Registry,
+    private readonly opts: CeleryMetricsOptions,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.names = new BoundedLabel(opts.maxTaskNames);
+    this.queues = new BoundedLabel(opts.maxQueues);
+    const registers = [registry];
+    this.events = new Counter({
+      name: 'acktrail_celery_events_total',
+      help: 'Celery events received, by type.',
+      labelNames: ['type'],
+      registers,
+    });
+    this.skipped = new Counter({
+      name: 'acktrail_celery_events_skipped_total',
+      help: 'Celery event messages skipped: malformed (not JSON, no type or timestamp) or unknown_type.',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.tasks = new Counter({
+      name: 'acktrail_celery_tasks_total',
+      help: 'Task state transitions (sent, received, started, succeeded, failed, retried, revoked, rejected).',
+      labelNames: ['task', 'queue', 'state'],
+      registers,
+    });
+    this.runtime = new Histogram({
+      name: 'acktrail_celery_task_runtime_seconds',
+      help: 'Runtime of succeeded tasks, as the worker reports it.',
+      labelNames: ['task', 'queue'],
+      buckets: RUNTIME_BUCKETS,
+      registers,
+    });
+    this.queueWait = new Histogram({
+      name: 'acktrail_celery_task_queue_wait_seconds',
+      help: 'From task-sent (or task-received when the client sends no task-sent events) to task-started.',
+      labelNames: ['task', 'queue'],
+      buckets: WAIT_BUCKETS,
+      registers,
+    });
+    const workers = this.workers;
+    const alive = (w: WorkerState) => !w.offline && this.now() - w.lastSeen <= 2 * w.freq * 1000;
+    this.workersUp = new Gauge({
+      name: 'acktrail_celery_workers_up',
+      help: 'Workers whose last heartbeat is at most two heartbeat periods old.',
+      registers,
+      collect: () => {
+        this.expireWorkers();
+        this.workersUp.set([...workers.values()].filter(alive).length);
+        for (const [name, w] of workers) this.workerUp.set({ worker: name }, alive(w) ? 1 : 0);
+      },
+    });
+    this.workerUp = new Gauge({
+      name: 'acktrail_celery_worker_up',
+      help: 'Per worker: 1 while its heartbeats arrive; dropped after workerExpirySeconds offline.',
+      labelNames: ['worker'],
+      registers,
+    });
+    this.workerActive = new Gauge({
+      name: 'acktrail_celery_worker_active_tasks',
+      help: 'Tasks the worker is executing, from its last heartbeat.',
+      labelNames: ['worker'],
+      registers,
+    });
+    this.queueLength = new Gauge({
+      name: 'acktrail_celery_queue_length',
+      help: 'Messages ready in a Celery queue (the broker, checked every few seconds).',
+      labelNames: ['queue'],
+      registers,
+    });
+  }
+
+  /** The task's remembered name, queue and workflow root (from its earlier events). */
+  taskInfo(uuid: string): TaskInfo | undefined {
+    return this.info.get(uuid);
+  }
+
+  task(e: TaskEvent): void {
+    let info = this.info.get(e.uuid);
+    if (!info) {
+      if (this.info.size >= MAX_TASKS) this.info.delete(this.info.keys().next().value!);
+      info = { name: null, queue: null, rootId: null, sentAt: null, receivedAt: null };
+      this.info.set(e.uuid, info);
+    }
+    info.name = e.name ?? info.name;
+    info.queue = e.queue ?? info.queue;
+    info.rootId = e.rootId ?? info.rootId;
+    if (e.type === 'task-sent') info.sentAt = e.timestamp;
+    if (e.type === 'task-received') info.receivedAt = e.timestamp;
+    const labels = { task: this.names.of(info.name), queue: this.queues.of(info.queue) };
+    this.tasks.inc({ ...labels, state: TASK_STATE[e.type] });
+    if (e.type === 'task-started') {
+      const from = info.sentAt ?? info.receivedAt;
+      if (from !== null) this.queueWait.observe(labels, Math.max(0, e.timestamp - from));
+    }
+    if (e.type === 'task-succeeded' && e.runtime !== null) this.runtime.observe(labels, e.runtime);
+    // A retried task comes back with a new task-sent/received; the others are final.
+    if (['task-succeeded', 'task-failed', 'task-revoked', 'task-rejected'].includes(e.type))
+      this.info.delete(e.uuid);
+  }
+
+  worker(e: WorkerEvent): void {
+    const offline = e.type === 'worker-offline';
+    this.workers.set(e.hostname, { lastSeen: this.now(), freq: e.freq, offline });
+    if (e.active !== null) this.workerActive.set({ worker: e.hostname }, e.active);
+  }
+
+  private expireWorkers(): void {
+    const horizon = this.now() - this.opts.workerExpirySeconds * 1000;
+    for (const [name, w] of this.workers)
+      if (w.lastSeen < horizon) {
+        this.workers.delete(name);
+        this.workerUp.remove({ worker: name });
+        this.workerActive.remove({ worker: name });
+      }
+  }
+}

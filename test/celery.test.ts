@@ -1,0 +1,276 @@
+// A real Celery 5 worker (Debian's python3-celery, run with /usr/bin/python3) on the local
+// RabbitMQ with events on (-E), results in Redis. It runs a chain, a group, a chord, a task that
+// retries and one that fails (test/celery/run_workflows.py, which prints what Celery itself
+// reports); acktrail's journeys and metrics must say the same.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import amqp from 'amqplib';
+import {
+  REPO_ROOT,
+  createTestVhost,
+  waitFor,
+  type TestVhost,
+} from '@acktrail/orders-example/testing';
+import { TestExporter } from '@acktrail/exporter/testing';
+import type { Journey } from '@acktrail/exporter';
+
+const TOKEN = 'celery-test-token-0123456789';
+const DIR = join(REPO_ROOT, 'test', 'celery');
+const PYTHON = '/usr/bin/python3';
+const WORKER = 'acktrail-test@localhost';
+
+interface CeleryReport {
+  tasks: {
+    id: string;
+    name: string;
+    state: string;
+    retries: number;
+    worker: string;
+    queue: string;
+  }[];
+  chain: string[];
+  group: string[];
+  chord: { header: string[]; body: string };
+  retried: string;
+  failed: string;
+}
+
+let vhost: TestVhost;
+let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
+let worker: ChildProcess;
+let report: CeleryReport;
+const journeys = new Map<string, Journey>();
+
+function celeryEnv(): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    CELERY_BROKER_URL: vhost.url,
+    CELERY_RESULT_BACKEND: 'redis://127.0.0.1:6379/9',
+    PYTHONDONTWRITEBYTECODE: '1',
+  };
+}
+
+async function journey(id: string): Promise<Journey | null> {
+  const res = await fetch(`${exporter.url}/api/events/${id}`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  return res.ok ? ((await res.json()) as Journey) : null;
+}
+
+async function metric(name: string, labels: Record<string, string> = {}) {
+  return (await exporter.scrape()).value(name, labels);
+}
+
+before(async () => {
+  vhost = await createTestVhost();
+  exporter = await TestExporter.withStore(
+    { ACKTRAIL_API_TOKEN: TOKEN },
+    { celery: { enabled: true, url: vhost.url } },
+  );
+  await waitFor('the celery consumer', () =>
+    exporter.logs.some((l) => l.msg === 'celery: consuming events'),
+  );
+  worker = spawn(
+    PYTHON,
+    ['-m', 'celery', '-A', 'tasks', 'worker', '-E', '-c', '2', '-n', WORKER, '-l', 'warning'],
+    { cwd: DIR, env: celeryEnv(), stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  await waitFor(
+    'the worker online',
+    async () => (await metric('acktrail_celery_workers_up')) === 1,
+    {
+      timeoutMs: 60_000,
+    },
+  );
+  const client = spawn(PYTHON, ['run_workflows.py'], {
+    cwd: DIR,
+    env: celeryEnv(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  client.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  const [code] = (await once(client, 'exit')) as [number];
+  assert.equal(code, 0, 'run_workflows.py');
+  report = JSON.parse(out) as CeleryReport;
+  for (const t of report.tasks)
+    journeys.set(
+      t.id,
+      await waitFor(
+        `the journey of ${t.name} ${t.id} in state ${t.state}`,
+        async () => {
+          const j = await journey(t.id);
+          return j?.celery?.state === t.state ? j : null;
+        },
+        { timeoutMs: 30_000, intervalMs: 100 },
+      ),
+    );
+});
+
+after(async () => {
+  if (worker.exitCode === null) {
+    worker.kill('SIGKILL');
+    await once(worker, 'exit');
+  }
+  await exporter.close();
+  await vhost.drop();
+});
+
+test('every task: the same name, final state, worker and retry count as Celery reports', () => {
+  assert.equal(report.tasks.length, 12);
+  for (const t of report.tasks) {
+    const c = journeys.get(t.id)!.celery!;
+    assert.equal(c.name, t.name, t.id);
+    assert.equal(c.state, t.state, t.id);
+    assert.equal(c.worker, t.worker, t.id);
+    assert.equal(c.queue, t.queue, t.id);
+    assert.equal(c.retries.length, t.retries, `${t.name} retries`);
+  }
+});
+
+test('the task that retried: each retry with its exception and countdown, then success', () => {
+  const j = journeys.get(report.retried)!;
+  const c = j.celery!;
+  assert.equal(c.state, 'SUCCESS');
+  assert.deepEqual(j.kinds, ['retried', 'task_succeeded']);
+  assert.equal(c.retries.length, 2);
+  for (const r of c.retries) {
+    assert.equal(r.exception, "RuntimeError('provider 503')");
+    assert.ok(r.eta, 'the retry has an eta');
+    assert.ok(r.countdownMs !== null && r.countdownMs > 0, 'a countdown');
+  }
+  assert.match(j.verdict, /^tasks\.flaky succeeded on acktrail-test@localhost after 2 retries/);
+  // Celery reports a retry after the worker has already received the re-sent task, so count the
+  // states rather than expect an order.
+  const states = c.states.map((s) => s.state).filter((s) => s !== 'PENDING');
+  const tally = (state: string) => states.filter((s) => s === state).length;
+  assert.deepEqual(['RECEIVED', 'STARTED', 'RETRY', 'SUCCESS'].map(tally), [3, 3, 2, 1]);
+  assert.equal(states.at(-1), 'SUCCESS');
+});
+
+test('the failed task: its exception and a traceback summary, no arguments', () => {
+  const j = journeys.get(report.failed)!;
+  assert.deepEqual(j.kinds, ['task_failed']);
+  assert.equal(j.celery!.exception, "ValueError('bad value 3')");
+  assert.match(
+    j.celery!.traceback ?? '',
+    /^ValueError: bad value 3 \(at ".*tasks\.py", line \d+, in boom;/,
+  );
+  assert.match(j.verdict, /tasks\.boom failed on acktrail-test@localhost: ValueError/);
+});
+
+test('the chain: each link names the one before it and the one after it', () => {
+  const [a, b, c] = report.chain as [string, string, string];
+  const link = (id: string) => journeys.get(id)!.celery!.workflow;
+  assert.equal(link(a).parent, null);
+  assert.deepEqual(
+    link(a).children.map((t) => t.taskId),
+    [b],
+  );
+  assert.equal(link(b).parent?.taskId, a);
+  assert.deepEqual(
+    link(b).children.map((t) => t.taskId),
+    [c],
+  );
+  assert.equal(link(c).parent?.taskId, b);
+  assert.equal(link(c).rootId, a, 'the chain is one workflow, rooted at its first task');
+  assert.deepEqual(
+    link(c)
+      .tasks.map((t) => t.taskId)
+      .sort(),
+    [a, b, c].sort(),
+    'the workflow lists every link',
+  );
+});
+
+test("the chord: its callback names the header task that completed it, in the header's workflow", () => {
+  const body = journeys.get(report.chord.body)!.celery!;
+  assert.equal(body.state, 'SUCCESS');
+  const parent = body.workflow.parent;
+  assert.ok(parent && report.chord.header.includes(parent.taskId), 'triggered by a header task');
+  assert.equal(parent.state, 'SUCCESS');
+  const trigger = journeys.get(parent.taskId)!.celery!;
+  assert.deepEqual(
+    trigger.workflow.children.map((t) => t.taskId),
+    [report.chord.body],
+    'the header task shows the callback it completed',
+  );
+});
+
+test('group members stand alone: Celery gives them no common id in its events', () => {
+  for (const id of report.group) {
+    const w = journeys.get(id)!.celery!.workflow;
+    assert.equal(w.rootId, id);
+    assert.equal(w.parent, null);
+  }
+});
+
+test('the metrics count what Celery did, by task name and queue', async () => {
+  const byName = (name: string, state: string) =>
+    report.tasks.filter((t) => t.name === name && t.state === state).length;
+  const s = await exporter.scrape();
+  const count = (task: string, state: string) =>
+    s.value('acktrail_celery_tasks_total', { task, queue: 'celery', state });
+  assert.equal(count('tasks.add', 'succeeded'), byName('tasks.add', 'SUCCESS'));
+  assert.equal(count('tasks.tsum', 'succeeded'), 1);
+  assert.equal(count('tasks.boom', 'failed'), 1);
+  assert.equal(count('tasks.flaky', 'retried'), 2);
+  assert.equal(count('tasks.flaky', 'succeeded'), 1);
+  assert.equal(count('tasks.flaky', 'started'), 3);
+  assert.equal(
+    s.histogram('acktrail_celery_task_runtime_seconds', { task: 'tasks.add' }).count,
+    byName('tasks.add', 'SUCCESS'),
+  );
+  assert.equal(
+    s.histogram('acktrail_celery_task_queue_wait_seconds', { task: 'tasks.flaky' }).count,
+    3,
+    'one wait per start',
+  );
+  assert.equal(s.value('acktrail_celery_worker_up', { worker: WORKER }), 1);
+  assert.equal(s.value('acktrail_celery_queue_length', { queue: 'celery' }), 0);
+  for (const line of s.text.split('\n').filter((l) => l.startsWith('acktrail_celery')))
+    for (const t of report.tasks) assert.ok(!line.includes(t.id), 'no task id in a label');
+});
+
+test('bad or unknown events are counted and skipped; the stream goes on', async () => {
+  const conn = await amqp.connect(vhost.url);
+  const ch = await conn.createConfirmChannel();
+  const before = (await metric('acktrail_celery_events_total', { type: 'worker-heartbeat' })) ?? 0;
+  ch.publish('celeryev', 'task.bad', Buffer.from('{not json'));
+  ch.publish(
+    'celeryev',
+    'task.new',
+    Buffer.from(JSON.stringify({ type: 'task-teleported', uuid: 'x', timestamp: 1 })),
+  );
+  ch.publish(
+    'celeryev',
+    'worker.heartbeat',
+    Buffer.from(
+      JSON.stringify({ type: 'worker-heartbeat', hostname: WORKER, timestamp: Date.now() / 1000 }),
+    ),
+  );
+  await ch.waitForConfirms();
+  await conn.close();
+  await waitFor('the skipped events counted', async () => {
+    const s = await exporter.scrape();
+    return (
+      s.value('acktrail_celery_events_skipped_total', { reason: 'malformed' }) === 1 &&
+      s.value('acktrail_celery_events_skipped_total', { reason: 'unknown_type' }) === 1 &&
+      (s.value('acktrail_celery_events_total', { type: 'worker-heartbeat' }) ?? 0) > before
+    );
+  });
+});
+
+test('a worker that stops goes offline', async () => {
+  worker.kill('SIGTERM');
+  await once(worker, 'exit');
+  await waitFor('worker-offline', async () => {
+    const s = await exporter.scrape();
+    return (
+      s.value('acktrail_celery_workers_up') === 0 &&
+      s.value('acktrail_celery_worker_up', { worker: WORKER }) === 0
+    );
+  });
+});

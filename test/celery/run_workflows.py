@@ -1,0 +1,59 @@
+"""Runs a chain, a group, a chord, a task that retries and one that fails, waits for them, and
+prints what Celery itself reports for every task (JSON on stdout)."""
+import json
+
+from celery import chain, chord, group
+from celery.result import AsyncResult
+
+from tasks import add, app, boom, flaky, tsum
+
+TIMEOUT = 60
+
+c = chain(add.s(1, 2), add.s(3), add.s(4))()
+g = group(add.s(i, i) for i in range(3))()
+ch = chord([add.s(1, 1), add.s(2, 2), add.s(3, 3)], tsum.s())()
+f = flaky.delay(7)
+b = boom.delay(3)
+
+c.get(timeout=TIMEOUT)
+g.get(timeout=TIMEOUT)
+ch.get(timeout=TIMEOUT)
+f.get(timeout=TIMEOUT)
+try:
+    b.get(timeout=TIMEOUT)
+except ValueError:
+    pass
+
+chain_ids = []
+node = c
+while node is not None:
+    chain_ids.insert(0, node.id)
+    node = node.parent
+header_ids = [r.id for r in ch.parent.results]
+
+
+def report(task_id):
+    r = AsyncResult(task_id, app=app)
+    return {
+        "id": task_id,
+        "name": r.name,
+        "state": r.state,
+        "retries": r.retries,
+        "worker": r.worker,
+        "queue": r.queue,
+    }
+
+
+ids = chain_ids + [r.id for r in g.results] + header_ids + [ch.id, f.id, b.id]
+print(
+    json.dumps(
+        {
+            "tasks": [report(i) for i in ids],
+            "chain": chain_ids,
+            "group": [r.id for r in g.results],
+            "chord": {"header": header_ids, "body": ch.id},
+            "retried": f.id,
+            "failed": b.id,
+        }
+    )
+)

@@ -1,0 +1,38 @@
+"""The Celery app of acktrail's Celery tests (test/celery.test.ts): a real Celery 5 worker on the
+local RabbitMQ, results in Redis (chords need a result backend)."""
+import os
+
+from celery import Celery
+
+app = Celery(
+    "acktrail_test",
+    broker=os.environ["CELERY_BROKER_URL"],
+    backend=os.environ["CELERY_RESULT_BACKEND"],
+)
+app.conf.update(
+    task_send_sent_event=True,  # task-sent events: the queue and the time a task was sent
+    result_extended=True,  # the backend keeps name, worker, queue and retries: what we compare
+    broker_connection_retry_on_startup=True,
+)
+
+
+@app.task
+def add(x, y):
+    return x + y
+
+
+@app.task
+def tsum(values):
+    return sum(values)
+
+
+@app.task
+def boom(x):
+    raise ValueError(f"bad value {x}")
+
+
+@app.task(bind=True, max_retries=2)
+def flaky(self, x):
+    if self.request.retries < 2:
+        raise self.retry(exc=RuntimeError("provider 503"), countdown=1)
+    return x
