@@ -1,6 +1,7 @@
 // `npm run bench [-- name...] [--rounds=N]`: the benchmarks, one after the other. Each prints its
 // own figures and ratios; docs/benchmarks.md records them with this command.
 import { parseArgs } from 'node:util';
+import { runCeleryBench } from './celery.js';
 import { runDashboardBench } from './dashboard.js';
 import { runInstrumentBench } from './instrument.js';
 import { runJourneysBench } from './journeys.js';
@@ -9,6 +10,7 @@ import { runQueuesBench } from './queues.js';
 import { runSqlBench } from './sql.js';
 
 const benches: Record<string, (rounds: number) => Promise<void>> = {
+  celery: runCeleryBench,
   dashboard: runDashboardBench,
   instrument: runInstrumentBench,
   journeys: runJourneysBench,

@@ -263,6 +263,49 @@ test('bad or unknown events are counted and skipped; the stream goes on', async 
   });
 });
 
+test("the dashboard's page of the retried task shows its retries and its workflow", async () => {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const next = spawn(
+    process.execPath,
+    [
+      join(REPO_ROOT, 'node_modules/next/dist/bin/next'),
+      'start',
+      '-p',
+      String(port),
+      '-H',
+      '127.0.0.1',
+    ],
+    {
+      cwd: join(REPO_ROOT, 'dashboard'),
+      env: {
+        PATH: process.env.PATH,
+        ACKTRAIL_API_URL: exporter.url,
+        ACKTRAIL_API_TOKEN: TOKEN,
+        NEXT_TELEMETRY_DISABLED: '1',
+      },
+      stdio: 'ignore',
+    },
+  );
+  try {
+    const page = (id: string) =>
+      waitFor(`the dashboard page of ${id}`, async () => {
+        const res = await fetch(`http://127.0.0.1:${port}/events/${id}`).catch(() => null);
+        return res?.status === 200 ? await res.text() : null;
+      });
+    const retried = await page(report.retried);
+    assert.match(retried, /data-testid="celery"/);
+    assert.match(retried, /tasks\.flaky/);
+    assert.match(retried, /RuntimeError\(&#x27;provider 503&#x27;\)/);
+    assert.equal(retried.match(/<tr><td>\d<\/td>/g)?.length, 2, 'two retries listed');
+    const [a, b] = report.chain as [string, string];
+    const second = await page(b);
+    assert.match(second, new RegExp(`sent by <a href="/events/${a}">`));
+  } finally {
+    next.kill('SIGTERM');
+    await once(next, 'exit');
+  }
+});
+
 test('a worker that stops goes offline', async () => {
   worker.kill('SIGTERM');
   await once(worker, 'exit');

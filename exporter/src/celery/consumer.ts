@@ -13,8 +13,8 @@ import { parseBody } from './events.js';
 import type { CeleryMetrics } from './metrics.js';
 import { taskStep } from './steps.js';
 
-const FLUSH_STEPS = 2000;
-const FLUSH_MS = 20;
+const FLUSH_STEPS = 5000;
+const FLUSH_MS = 50;
 const QUEUE_LENGTH_EVERY_MS = 5000;
 
 type Settings = ValidatedConfig['celery'];
@@ -134,9 +134,10 @@ export class CeleryConsumer {
   }
 
   /**
-   * Writes the steps of the messages received so far, then acks them all at once. Flushes run one
-   * after the other: an ack with `multiple` covers every earlier delivery, so acks must go out in
-   * delivery order (acking a tag twice would close the channel).
+   * Writes the steps of the messages received so far, then acks them all at once. Writes run
+   * side by side (the store commits several groups at a time), but acks go out in delivery order:
+   * an ack with `multiple` covers every earlier delivery, and acking a tag twice would close the
+   * channel.
    */
   private flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
@@ -147,22 +148,25 @@ export class CeleryConsumer {
     if (!ch || !last) return this.flushing;
     this.pending = [];
     this.lastMessage = null;
+    const written: Promise<unknown> =
+      this.store && steps.length ? this.store.write(steps) : Promise.resolve();
+    const outcome = written.then(
+      () => null,
+      (err: unknown) => err as Error,
+    );
     this.flushing = this.flushing.then(async () => {
+      const err = await outcome;
       try {
-        if (this.store && steps.length) await this.store.write(steps);
-        ch.ack(last, true);
-      } catch (err) {
-        this.log.warn(
-          { err: (err as Error).message },
-          'celery: storing task steps failed; retrying',
-        );
+        if (!err) {
+          ch.ack(last, true);
+          return;
+        }
+        this.log.warn({ err: err.message }, 'celery: storing task steps failed; retrying');
         // Later batches wait behind this one: their acks must not overtake its nack.
         await new Promise((r) => setTimeout(r, 1000));
-        try {
-          ch.nack(last, true, true);
-        } catch {
-          // the channel is gone: the broker redelivers them anyway
-        }
+        ch.nack(last, true, true);
+      } catch {
+        // the channel is gone: the broker redelivers what was not acked
       }
     });
     return this.flushing;

@@ -5,6 +5,7 @@ import { getJourney, traceLink } from '@/lib/api';
 import { EMBEDS } from '@/lib/grafana';
 import type { TimelineEntry } from '@/lib/types';
 import { DownBanner } from '@/ui/banner';
+import { CeleryTask } from '@/ui/events/CeleryTask';
 import { CopyButton } from '@/ui/events/CopyButton';
 import { GrafanaPanels } from '@/ui/grafana/GrafanaPanels';
 import { SearchBox } from '@/ui/search/SearchBox';
@@ -72,7 +73,8 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         </span>
         {j.aggregate ? (
           <span>
-            order <a href={`/orders/${encodeURIComponent(j.aggregate.id)}`}>{j.aggregate.id}</a>{' '}
+            {j.aggregate.type === 'celery_workflow' ? 'workflow' : 'order'}{' '}
+            <a href={`/orders/${encodeURIComponent(j.aggregate.id)}`}>{j.aggregate.id}</a>{' '}
             <CopyButton value={j.aggregate.id} label="order number" />
           </span>
         ) : null}
@@ -98,6 +100,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
           Dead-letter reason: <strong>{j.deadLetter.reason}</strong>
         </p>
       ) : null}
+      {j.celery ? <CeleryTask task={j.celery} /> : null}
       <h2>Time line</h2>
       <Waterfall timeline={j.timeline} />
       {j.attempts.length ? (

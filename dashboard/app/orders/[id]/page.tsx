@@ -1,4 +1,5 @@
-// /orders/{order_id}: every event of the order, each linking to its timeline.
+// /orders/{order_id}: every event of the order (or every task of a Celery workflow, by its root
+// task id), each linking to its timeline.
 import { notFound } from 'next/navigation';
 import { listEvents } from '@/lib/api';
 import { DownBanner } from '@/ui/banner';
@@ -15,7 +16,10 @@ export default async function OrderPage({ params }: { params: Promise<{ id: stri
   const events = result.value.events;
   return (
     <section>
-      <h1>Order {id}</h1>
+      <h1>
+        {events.some((e) => e.aggregate?.type === 'celery_workflow') ? 'Celery workflow' : 'Order'}{' '}
+        {id}
+      </h1>
       <p className="muted">
         {events.length === 1 ? 'One event' : `${events.length} events`}; open one for its journey.
       </p>

@@ -1,0 +1,223 @@
+// Ingest of Celery events, side by side in one run. The same messages (what a Celery 5 prefork
+// worker and its clients publish: task-sent one per message, the worker's task events in
+// `task.multi` lists of 10, heartbeats) are loaded into a queue first, then drained by:
+//   raw       amqplib alone: consume, JSON.parse, ack (the ceiling of any Node consumer)
+//   metrics   acktrail's consumer with the metrics only (no journey store)
+//   journeys  acktrail's consumer with the metrics and every task event stored as a journey step
+// Events per second, from the consumer's start until the last event is counted (and, with the
+// store, committed). Target: at least 20,000 events/s (issue 7).
+import { randomUUID } from 'node:crypto';
+import amqp from 'amqplib';
+import pg from 'pg';
+import type { Counter } from 'prom-client';
+import { createTestVhost, waitFor, type TestVhost } from '@acktrail/orders-example/testing';
+import { TestExporter } from '../exporter/src/testing/exporter.js';
+import { fmt, interleaved, median } from './lib.js';
+
+const TASKS = Number(process.env.BENCH_CELERY_TASKS ?? 50_000);
+const QUEUE = 'acktrail.celery.events';
+const QUEUE_ARGS = { 'x-expires': 3_600_000, 'x-message-ttl': 600_000, 'x-max-length': 1_000_000 };
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** Message bodies (routing key, JSON) for TASKS tasks: 4 events each, plus heartbeats. */
+function messages(): { key: string; body: Buffer; events: number }[] {
+  const out: { key: string; body: Buffer; events: number }[] = [];
+  const t0 = Date.now() / 1000 - 600;
+  let batch: object[] = [];
+  let clock = 0;
+  const flush = () => {
+    if (!batch.length) return;
+    out.push({ key: 'task.multi', body: Buffer.from(JSON.stringify(batch)), events: batch.length });
+    batch = [];
+  };
+  for (let i = 0; i < TASKS; i++) {
+    const uuid = randomUUID();
+    const at = t0 + i * 0.01;
+    const common = { hostname: 'celery@bench', utcoffset: 0, pid: 42, uuid };
+    out.push({
+      key: 'task.sent',
+      events: 1,
+      body: Buffer.from(
+        JSON.stringify({
+          ...common,
+          hostname: 'gen1@bench',
+          clock: ++clock,
+          root_id: uuid,
+          parent_id: null,
+          name: `tasks.job${i % 20}`,
+          args: '(1, 2)',
+          kwargs: '{}',
+          retries: 0,
+          eta: null,
+          expires: null,
+          queue: 'celery',
+          exchange: '',
+          routing_key: 'celery',
+          timestamp: at,
+          type: 'task-sent',
+        }),
+      ),
+    });
+    batch.push(
+      {
+        ...common,
+        clock: ++clock,
+        name: `tasks.job${i % 20}`,
+        root_id: uuid,
+        parent_id: null,
+        retries: 0,
+        timestamp: at + 0.001,
+        type: 'task-received',
+      },
+      { ...common, clock: ++clock, timestamp: at + 0.002, type: 'task-started' },
+      {
+        ...common,
+        clock: ++clock,
+        result: '3',
+        runtime: 0.004,
+        timestamp: at + 0.006,
+        type: 'task-succeeded',
+      },
+    );
+    if (batch.length >= 10) flush();
+    if (i % 1000 === 0)
+      out.push({
+        key: 'worker.heartbeat',
+        events: 1,
+        body: Buffer.from(
+          JSON.stringify({
+            hostname: 'celery@bench',
+            freq: 2,
+            active: 1,
+            processed: i,
+            timestamp: at,
+            type: 'worker-heartbeat',
+          }),
+        ),
+      });
+  }
+  flush();
+  return out;
+}
+
+async function load(vhost: TestVhost, queue: string, bodies: ReturnType<typeof messages>) {
+  const conn = await amqp.connect(vhost.url);
+  const ch = await conn.createConfirmChannel();
+  await ch.assertExchange('celeryev', 'topic', { durable: true });
+  await ch.assertQueue(queue, { durable: false, arguments: QUEUE_ARGS });
+  await ch.bindQueue(queue, 'celeryev', '#');
+  for (const m of bodies) {
+    if (!ch.publish('celeryev', m.key, m.body, { contentType: 'application/json' }))
+      await new Promise((r) => ch.once('drain', r));
+  }
+  await ch.waitForConfirms();
+  await ch.unbindQueue(queue, 'celeryev', '#');
+  await conn.close();
+}
+
+async function raw(vhost: TestVhost, events: number): Promise<number> {
+  const conn = await amqp.connect(vhost.url);
+  const ch = await conn.createChannel();
+  await ch.prefetch(2000);
+  let seen = 0;
+  const t = performance.now();
+  const done = new Promise<void>((resolve) => {
+    let n = 0;
+    void ch.consume('bench.raw', (msg) => {
+      if (!msg) return;
+      const body = JSON.parse(msg.content.toString('utf8')) as unknown;
+      seen += Array.isArray(body) ? body.length : 1;
+      if (++n % 100 === 0 || seen >= events) ch.ack(msg, true);
+      if (seen >= events) resolve();
+    });
+  });
+  await done;
+  const rate = events / ((performance.now() - t) / 1000);
+  await ch.deleteQueue('bench.raw');
+  await conn.close();
+  return rate;
+}
+
+const total = (c: Counter | undefined) =>
+  c ? c.get().then((m) => m.values.reduce((a, v) => a + v.value, 0)) : Promise.resolve(0);
+
+async function acktrail(vhost: TestVhost, events: number, store: boolean): Promise<number> {
+  const config = {
+    celery: { enabled: true, url: vhost.url, prefetch: Number(process.env.BENCH_PREFETCH ?? 2000) },
+  };
+  const withStore = store ? await TestExporter.withStore({}, config) : null;
+  const exporter =
+    withStore ??
+    (await TestExporter.start(
+      {},
+      { ...config, rabbitmq: { enabled: false }, journeys: { enabled: false } },
+    ));
+  const counter = () =>
+    total(
+      exporter.exporter.registry.getSingleMetric('acktrail_celery_events_total') as
+        Counter | undefined,
+    );
+  await waitFor('every event counted', async () => (await counter()) >= events, {
+    timeoutMs: 300_000,
+    intervalMs: 20,
+  });
+  if (withStore) {
+    const db = new pg.Client({ connectionString: withStore.storeUrl });
+    await db.connect();
+    const steps = events - Math.ceil(TASKS / 1000);
+    await waitFor(
+      'every task event stored',
+      async () =>
+        Number(
+          (await db.query<{ n: string }>('SELECT count(*) AS n FROM journey_steps')).rows[0]!.n,
+        ) >= steps,
+      { timeoutMs: 300_000, intervalMs: 50 },
+    );
+    await db.end();
+  }
+  const end = Date.now();
+  // From the moment the consumer started (after the store's database is made and migrated).
+  const started = (exporter.logs as { msg: string; time?: number }[]).find(
+    (l) => l.msg === 'celery: consuming events',
+  )!.time!;
+  await exporter.close();
+  const conn = await amqp.connect(vhost.url);
+  await (await conn.createChannel()).deleteQueue(QUEUE);
+  await conn.close();
+  return events / ((end - started) / 1000);
+}
+
+export async function runCeleryBench(rounds: number): Promise<void> {
+  log(`celery bench: ${fmt(TASKS)} tasks, 4 events each plus heartbeats`);
+  const bodies = messages();
+  const events = bodies.reduce((a, m) => a + m.events, 0);
+  log(`  ${fmt(bodies.length)} messages, ${fmt(events)} events`);
+  const vhost = await createTestVhost('acktrail_bench');
+  try {
+    const results = await interleaved(rounds, {
+      raw: async () => {
+        await load(vhost, 'bench.raw', bodies);
+        return raw(vhost, events);
+      },
+      metrics: async () => {
+        await load(vhost, QUEUE, bodies);
+        return acktrail(vhost, events, false);
+      },
+      journeys: async () => {
+        await load(vhost, QUEUE, bodies);
+        return acktrail(vhost, events, true);
+      },
+    });
+    const m = (k: keyof typeof results) => median(results[k]);
+    console.log(`celery: ingest of ${fmt(events)} events, medians of ${rounds} rounds (events/s)`);
+    console.log(`  raw amqplib consume + JSON.parse: ${fmt(m('raw'))}`);
+    console.log(
+      `  acktrail, metrics only:          ${fmt(m('metrics'))}  (ratio to raw ${fmt(m('metrics') / m('raw'), 2)})`,
+    );
+    console.log(
+      `  acktrail, metrics + journeys:    ${fmt(m('journeys'))}  (ratio to raw ${fmt(m('journeys') / m('raw'), 2)}; target >= 20,000)`,
+    );
+  } finally {
+    await vhost.drop();
+  }
+}

@@ -1,0 +1,113 @@
+// A Celery task's journey: its state, worker and queue, every state with its time, the retries
+// with their countdowns and exceptions, the failure with its traceback summary, and its place in
+// the workflow (the task that sent it, the tasks it sent, the rest of the workflow).
+import type { Journey } from '@/lib/types';
+
+type Task = NonNullable<Journey['celery']>;
+
+const link = (id: string) => `/events/${encodeURIComponent(id)}`;
+
+function TaskRef({ t }: { t: Task['workflow']['children'][number] }) {
+  return (
+    <>
+      <a href={link(t.taskId)}>
+        <code>{t.taskId}</code>
+      </a>{' '}
+      {t.name ?? 'unknown task'} <span className="muted">{t.state}</span>
+    </>
+  );
+}
+
+export function CeleryTask({ task }: { task: Task }) {
+  const w = task.workflow;
+  return (
+    <section data-testid="celery">
+      <h2>Celery task</h2>
+      <p>
+        <strong>{task.name ?? 'unknown task'}</strong>{' '}
+        <span
+          className={`badge ${task.state === 'SUCCESS' ? 'ok' : task.state === 'FAILURE' ? 'bad' : 'warn'}`}
+        >
+          {task.state}
+        </span>{' '}
+        {task.worker ? <>on {task.worker} </> : null}
+        {task.queue ? <>from queue {task.queue} </> : null}
+        {task.runtimeMs !== null ? <>in {task.runtimeMs} ms</> : null}
+      </p>
+      {task.exception ? (
+        <p className="banner" data-testid="celery-exception">
+          {task.exception}
+          {task.traceback ? (
+            <>
+              <br />
+              <code>{task.traceback}</code>
+            </>
+          ) : null}
+        </p>
+      ) : null}
+      {task.retries.length ? (
+        <table data-testid="celery-retries">
+          <caption>Retries</caption>
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>at</th>
+              <th>exception</th>
+              <th>countdown</th>
+            </tr>
+          </thead>
+          <tbody>
+            {task.retries.map((r, i) => (
+              <tr key={r.at}>
+                <td>{i + 1}</td>
+                <td>{r.at}</td>
+                <td>{r.exception}</td>
+                <td>{r.countdownMs === null ? '' : `${(r.countdownMs / 1000).toFixed(1)} s`}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <table data-testid="celery-states">
+        <caption>States</caption>
+        <thead>
+          <tr>
+            <th>state</th>
+            <th>at</th>
+            <th>worker or client</th>
+          </tr>
+        </thead>
+        <tbody>
+          {task.states.map((s, i) => (
+            <tr key={`${s.state}-${i}`}>
+              <td>{s.state}</td>
+              <td>{s.at}</td>
+              <td>{s.worker}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>Workflow</h3>
+      <ul data-testid="celery-workflow">
+        {w.parent ? (
+          <li>
+            sent by <TaskRef t={w.parent} />
+          </li>
+        ) : (
+          <li>no parent task: this task started its workflow</li>
+        )}
+        {w.children.map((c) => (
+          <li key={c.taskId}>
+            sent <TaskRef t={c} />
+          </li>
+        ))}
+        {w.rootId ? (
+          <li>
+            the whole workflow:{' '}
+            <a href={`/orders/${encodeURIComponent(w.rootId)}`}>{w.tasks.length || 1} tasks</a>
+          </li>
+        ) : null}
+      </ul>
+    </section>
+  );
+}
