@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import pg from 'pg';
-import type { Counter } from 'prom-client';
+import type { Metric } from 'prom-client';
 import { createTestVhost, waitFor, type TestVhost } from '@acktrail/orders-example/testing';
 import { TestExporter } from '../exporter/src/testing/exporter.js';
 import { fmt, interleaved, median } from './lib.js';
@@ -138,8 +138,10 @@ async function raw(vhost: TestVhost, events: number): Promise<number> {
   return rate;
 }
 
-const total = (c: Counter | undefined) =>
-  c ? c.get().then((m) => m.values.reduce((a, v) => a + v.value, 0)) : Promise.resolve(0);
+async function total(metric: Metric | undefined): Promise<number> {
+  if (!metric) return 0;
+  return (await metric.get()).values.reduce((a, v) => a + v.value, 0);
+}
 
 async function acktrail(vhost: TestVhost, events: number, store: boolean): Promise<number> {
   const config = {
@@ -153,10 +155,7 @@ async function acktrail(vhost: TestVhost, events: number, store: boolean): Promi
       { ...config, rabbitmq: { enabled: false }, journeys: { enabled: false } },
     ));
   const counter = () =>
-    total(
-      exporter.exporter.registry.getSingleMetric('acktrail_celery_events_total') as
-        Counter | undefined,
-    );
+    total(exporter.exporter.registry.getSingleMetric('acktrail_celery_events_total'));
   await waitFor('every event counted', async () => (await counter()) >= events, {
     timeoutMs: 300_000,
     intervalMs: 20,
