@@ -6,19 +6,17 @@
 //   api5     the same for the 5-step event
 // run interleaved, ms per request, p50 / p95; then the JavaScript each route loads on a first
 // visit in headless Chromium (raw and gzip-compressed, as `next build` used to print it).
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { SpanKind } from '@opentelemetry/api';
 import { chromium } from 'playwright-core';
 import { migrate } from '@acktrail/orders-example';
-import { REPO_ROOT, createTestDatabase, waitFor } from '@acktrail/orders-example/testing';
+import { REPO_ROOT, createTestDatabase } from '@acktrail/orders-example/testing';
 import { TestExporter } from '../exporter/src/testing/exporter.js';
 import { exportSpans, makeSpans, type SpanSpec } from '../exporter/src/testing/otlp.js';
+import { startDashboard } from '../dashboard/test/server.js';
 import { fmt, interleaved, median, quantile } from './lib.js';
 
 const TOKEN = 'bench-token-0123456789abcdef';
@@ -98,15 +96,6 @@ function journeySpans(eventId: string, orderId: number, deliveries: number): Spa
   return specs;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
 async function timed(url: string, headers: Record<string, string> = {}): Promise<number> {
   const t = performance.now();
   const res = await fetch(url, { headers });
@@ -147,34 +136,13 @@ export async function runDashboardBench(rounds: number): Promise<void> {
     if (steps < Number(size)) throw new Error(`the ${size}-step journey has ${steps} entries`);
   }
 
-  const port = await freePort();
-  const next = spawn(
-    process.execPath,
-    [
-      join(REPO_ROOT, 'node_modules/next/dist/bin/next'),
-      'start',
-      '-p',
-      String(port),
-      '-H',
-      '127.0.0.1',
-    ],
-    {
-      cwd: join(REPO_ROOT, 'dashboard'),
-      env: {
-        PATH: process.env.PATH ?? '',
-        ACKTRAIL_API_URL: exporter.url,
-        ACKTRAIL_API_TOKEN: TOKEN,
-        PROMETHEUS_URL: 'http://127.0.0.1:1',
-        NEXT_TELEMETRY_DISABLED: '1',
-      },
-      stdio: 'ignore',
-    },
-  );
-  const url = `http://127.0.0.1:${port}`;
+  const dashboard = await startDashboard({
+    ACKTRAIL_API_URL: exporter.url,
+    ACKTRAIL_API_TOKEN: TOKEN,
+    PROMETHEUS_URL: 'http://127.0.0.1:1',
+  });
+  const url = dashboard.url;
   try {
-    await waitFor('the dashboard', async () => (await fetch(url)).status < 500, {
-      timeoutMs: 30_000,
-    });
     let n = 0;
     const pick = (list: string[]) => list[n++ % list.length]!;
     const many = async (one: () => Promise<number>) => {
@@ -221,8 +189,7 @@ export async function runDashboardBench(rounds: number): Promise<void> {
       '/signin': { path: '/signin' },
     });
   } finally {
-    next.kill('SIGTERM');
-    await once(next, 'exit');
+    await dashboard.close();
     await exporter.close();
     await pipeline.drop();
   }

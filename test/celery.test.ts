@@ -16,6 +16,7 @@ import {
 } from '@acktrail/orders-example/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
 import type { Journey } from '@acktrail/exporter';
+import { startDashboard } from '../dashboard/test/server.js';
 
 const TOKEN = 'celery-test-token-0123456789';
 const DIR = join(REPO_ROOT, 'test', 'celery');
@@ -248,8 +249,17 @@ test('bad or unknown events are counted and skipped; the stream goes on', async 
     'celeryev',
     'worker.heartbeat',
     Buffer.from(
-      JSON.stringify({ type: 'worker-heartbeat', hostname: WORKER, timestamp: Date.now() / 1000 }),
+      JSON.stringify({
+        type: 'worker-heartbeat',
+        hostname: WORKER,
+        freq: 2,
+        active: 0,
+        timestamp: Date.now() / 1000,
+      }),
     ),
+    // As Celery sends it: the worker's own gossip reads worker.* events, and without a content
+    // type kombu hands it a string, which stops the worker.
+    { contentType: 'application/json', contentEncoding: 'utf-8' },
   );
   await ch.waitForConfirms();
   await conn.close();
@@ -264,32 +274,14 @@ test('bad or unknown events are counted and skipped; the stream goes on', async 
 });
 
 test("the dashboard's page of the retried task shows its retries and its workflow", async () => {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const next = spawn(
-    process.execPath,
-    [
-      join(REPO_ROOT, 'node_modules/next/dist/bin/next'),
-      'start',
-      '-p',
-      String(port),
-      '-H',
-      '127.0.0.1',
-    ],
-    {
-      cwd: join(REPO_ROOT, 'dashboard'),
-      env: {
-        PATH: process.env.PATH,
-        ACKTRAIL_API_URL: exporter.url,
-        ACKTRAIL_API_TOKEN: TOKEN,
-        NEXT_TELEMETRY_DISABLED: '1',
-      },
-      stdio: 'ignore',
-    },
-  );
+  const dashboard = await startDashboard({
+    ACKTRAIL_API_URL: exporter.url,
+    ACKTRAIL_API_TOKEN: TOKEN,
+  });
   try {
     const page = (id: string) =>
       waitFor(`the dashboard page of ${id}`, async () => {
-        const res = await fetch(`http://127.0.0.1:${port}/events/${id}`).catch(() => null);
+        const res = await fetch(`${dashboard.url}/events/${id}`).catch(() => null);
         return res?.status === 200 ? await res.text() : null;
       });
     const retried = await page(report.retried);
@@ -301,8 +293,7 @@ test("the dashboard's page of the retried task shows its retries and its workflo
     const second = await page(b);
     assert.match(second, new RegExp(`sent by <a href="/events/${a}">`));
   } finally {
-    next.kill('SIGTERM');
-    await once(next, 'exit');
+    await dashboard.close();
   }
 });
 
@@ -316,4 +307,39 @@ test('a worker that stops goes offline', async () => {
       s.value('acktrail_celery_worker_up', { worker: WORKER }) === 0
     );
   });
+});
+
+test('a worker started without -E sends events once acktrail asks it to (enable_events)', async () => {
+  const asking = await TestExporter.start(
+    { ACKTRAIL_API_TOKEN: TOKEN },
+    {
+      rabbitmq: { enabled: false },
+      journeys: { enabled: false },
+      celery: {
+        enabled: true,
+        url: vhost.url,
+        queue: 'acktrail.celery.asking',
+        enableEventsIntervalSeconds: 1,
+      },
+    },
+  );
+  const quiet = spawn(
+    PYTHON,
+    ['-m', 'celery', '-A', 'tasks', 'worker', '-c', '1', '-n', 'quiet@localhost', '-l', 'warning'],
+    { cwd: DIR, env: celeryEnv(), stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  try {
+    await waitFor(
+      'the quiet worker sending heartbeats',
+      async () =>
+        (await asking.scrape()).value('acktrail_celery_worker_up', {
+          worker: 'quiet@localhost',
+        }) === 1,
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+  } finally {
+    quiet.kill('SIGKILL');
+    await once(quiet, 'exit');
+    await asking.close();
+  }
 });

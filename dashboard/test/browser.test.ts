@@ -4,14 +4,12 @@
 // .artifacts/dashboard/.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { REPO_ROOT, TestPipeline, waitFor, type Role } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
+import { startDashboard, type DashboardServer } from './server.js';
 
 const TOKEN = 'dashboard-test-token-0123456789';
 const SECRET = 'dashboard-secret-for-the-test';
@@ -20,21 +18,13 @@ let p: TestPipeline;
 let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 let prometheus: TestPrometheus;
-let next: ChildProcess;
+let dashboard: DashboardServer;
 let dashboardUrl: string;
 let browser: Browser;
 /** Signed in once in before(); each test opens its pages in it. */
 let signedIn: BrowserContext;
 const orders: Record<'twice' | 'sent' | 'dead', { order_id: number; event_id: string }> =
   {} as never;
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  return port;
-}
 
 async function journey(
   eventId: string,
@@ -85,32 +75,13 @@ before(async () => {
   );
   await journey(orders.dead.event_id, (j) => j.kinds.includes('dead_lettered'));
 
-  const port = await freePort();
-  dashboardUrl = `http://127.0.0.1:${port}`;
-  next = spawn(
-    process.execPath,
-    [
-      join(REPO_ROOT, 'node_modules/next/dist/bin/next'),
-      'start',
-      '-p',
-      String(port),
-      '-H',
-      '127.0.0.1',
-    ],
-    {
-      cwd: join(REPO_ROOT, 'dashboard'),
-      env: {
-        PATH: process.env.PATH ?? '',
-        ACKTRAIL_API_URL: exporter.url,
-        ACKTRAIL_API_TOKEN: TOKEN,
-        PROMETHEUS_URL: prometheus.url,
-        NEXT_TELEMETRY_DISABLED: '1',
-        DASHBOARD_SECRET: SECRET,
-      },
-      stdio: 'ignore',
-    },
-  );
-  await waitFor('the dashboard answering', async () => (await fetch(dashboardUrl)).status < 500);
+  dashboard = await startDashboard({
+    ACKTRAIL_API_URL: exporter.url,
+    ACKTRAIL_API_TOKEN: TOKEN,
+    PROMETHEUS_URL: prometheus.url,
+    DASHBOARD_SECRET: SECRET,
+  });
+  dashboardUrl = dashboard.url;
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [
@@ -134,8 +105,7 @@ before(async () => {
 after(async () => {
   await signedIn.close();
   await browser.close();
-  next.kill('SIGTERM');
-  await once(next, 'exit');
+  await dashboard.close();
   await p.close();
   await prometheus.close();
   await exporter.close();
@@ -270,8 +240,12 @@ test('the overview draws the pipeline from Prometheus, and the problems strip se
 test('the theme choice applies at once and is kept across pages', async () => {
   const pg = await page();
   await pg.goto(`${dashboardUrl}/lookup`);
+  const background = () => pg.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  await pg.getByLabel('Theme').selectOption('light');
+  assert.equal(await background(), 'rgb(255, 255, 255)');
   await pg.getByLabel('Theme').selectOption('dark');
   assert.equal(await pg.locator('html').getAttribute('data-theme'), 'dark');
+  assert.equal(await background(), 'rgb(13, 17, 23)', 'the dark palette applies');
   await pg.goto(`${dashboardUrl}/events/${orders.sent.event_id}`);
   assert.equal(
     await pg.locator('html').getAttribute('data-theme'),

@@ -4,23 +4,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, waitFor } from '@acktrail/orders-example/testing';
+import { REPO_ROOT, freePort, waitFor } from '@acktrail/orders-example/testing';
 
 export interface PromSeries {
   metric: Record<string, string>;
   value: [number, string];
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 export class TestPrometheus {
