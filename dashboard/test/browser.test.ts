@@ -252,6 +252,8 @@ test('the theme choice applies at once and is kept across pages', async () => {
     'dark',
     'rendered by the server',
   );
+  await pg.locator('.recharts-bar-rectangle').first().waitFor();
+  await pg.screenshot({ path: join(ARTIFACTS, 'timeline-dark.png'), fullPage: true });
   await pg.getByLabel('Theme').selectOption('system');
   await pg.close();
 });
