@@ -4,13 +4,25 @@
 //   raw       amqplib alone: consume, JSON.parse, ack (the ceiling of any Node consumer)
 //   metrics   acktrail's consumer with the metrics only (no journey store)
 //   journeys  acktrail's consumer with the metrics and every task event stored as a journey step
+//   store     the same steps (parsed and built by the consumer's own code) written straight into
+//             a journey store by StepStore, 2,000 at a time, all in flight at once: the store's
+//             own ceiling, with no broker traffic
 // Events per second, from the consumer's start until the last event is counted (and, with the
 // store, committed). Target: at least 20,000 events/s (issue 7).
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import pg from 'pg';
 import type { Metric } from 'prom-client';
-import { createTestVhost, waitFor, type TestVhost } from '@acktrail/orders-example/testing';
+import {
+  createTestDatabase,
+  createTestVhost,
+  waitFor,
+  type TestVhost,
+} from '@acktrail/orders-example/testing';
+import { parseBody } from '../exporter/src/celery/events.js';
+import { taskStep } from '../exporter/src/celery/steps.js';
+import { migrateStore } from '../exporter/src/journeys/migrate.js';
+import { StepStore } from '../exporter/src/journeys/store.js';
 import { TestExporter } from '../exporter/src/testing/exporter.js';
 import { fmt, interleaved, median } from './lib.js';
 
@@ -186,6 +198,25 @@ async function acktrail(vhost: TestVhost, events: number, store: boolean): Promi
   return events / ((end - started) / 1000);
 }
 
+async function storeOnly(bodies: ReturnType<typeof messages>): Promise<number> {
+  const steps = bodies.flatMap((m) =>
+    parseBody(m.body).flatMap((e) => (e.kind === 'task' ? [taskStep(e, undefined)] : [])),
+  );
+  const db = await createTestDatabase();
+  await migrateStore(db.url);
+  const pool = new pg.Pool({ connectionString: db.url, max: 6 });
+  const store = new StepStore(pool);
+  await store.partitions.ensure(steps.map((s) => s.timeUs));
+  const t = performance.now();
+  const writes = [];
+  for (let i = 0; i < steps.length; i += 2000) writes.push(store.write(steps.slice(i, i + 2000)));
+  await Promise.all(writes);
+  const rate = steps.length / ((performance.now() - t) / 1000);
+  await pool.end();
+  await db.drop();
+  return rate;
+}
+
 export async function runCeleryBench(rounds: number): Promise<void> {
   log(`celery bench: ${fmt(TASKS)} tasks, 4 events each plus heartbeats`);
   const bodies = messages();
@@ -206,6 +237,7 @@ export async function runCeleryBench(rounds: number): Promise<void> {
         await load(vhost, QUEUE, bodies);
         return acktrail(vhost, events, true);
       },
+      store: () => storeOnly(bodies),
     });
     const m = (k: keyof typeof results) => median(results[k]);
     console.log(`celery: ingest of ${fmt(events)} events, medians of ${rounds} rounds (events/s)`);
@@ -213,6 +245,7 @@ export async function runCeleryBench(rounds: number): Promise<void> {
     console.log(
       `  acktrail, metrics only:          ${fmt(m('metrics'))}  (ratio to raw ${fmt(m('metrics') / m('raw'), 2)})`,
     );
+    console.log(`  journey store alone (steps/s):    ${fmt(m('store'))}`);
     console.log(
       `  acktrail, metrics + journeys:    ${fmt(m('journeys'))}  (ratio to raw ${fmt(m('journeys') / m('raw'), 2)}; target >= 20,000)`,
     );
