@@ -95,7 +95,6 @@ export class CeleryMetrics {
       collect: () => {
         this.expireWorkers();
         this.workersUp.set([...workers.values()].filter(alive).length);
-        for (const [name, w] of workers) this.workerUp.set({ worker: name }, alive(w) ? 1 : 0);
       },
     });
     this.workerUp = new Gauge({
@@ -103,6 +102,10 @@ export class CeleryMetrics {
       help: 'Per worker: 1 while its heartbeats arrive; dropped after workerExpirySeconds offline.',
       labelNames: ['worker'],
       registers,
+      collect: () => {
+        this.expireWorkers();
+        for (const [name, w] of workers) this.workerUp.set({ worker: name }, alive(w) ? 1 : 0);
+      },
     });
     this.workerActive = new Gauge({
       name: 'acktrail_celery_worker_active_tasks',

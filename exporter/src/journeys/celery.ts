@@ -63,9 +63,9 @@ export function stateOf(steps: readonly { stage: string }[]): CeleryState {
   let state: CeleryState = 'PENDING';
   for (const s of steps) {
     const next = STATE[s.stage as keyof typeof STATE] as CeleryState | undefined;
-    // A final state sticks: events of one task can arrive out of order.
-    if (next && !FINAL.has(state)) state = next;
-    else if (next && FINAL.has(next)) state = next;
+    // A final state sticks (only another final one replaces it): events of one task can arrive
+    // out of order.
+    if (next && (!FINAL.has(state) || FINAL.has(next))) state = next;
   }
   return state;
 }
