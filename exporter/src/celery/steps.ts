@@ -4,7 +4,7 @@
 // exceptions are scrubbed and capped like span attributes (docs/api.md).
 import { createHash } from 'node:crypto';
 import type { AttributeValue } from '../receiver/spans.js';
-import { scrub } from '../journeys/normalize.js';
+import { scrub } from '../journeys/scrub.js';
 import type { Step } from '../journeys/steps.js';
 import { TASK_STATE, tracebackSummary, type TaskEvent } from './events.js';
 

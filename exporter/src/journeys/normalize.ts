@@ -1,8 +1,10 @@
 // Spans -> journey steps. Any OTel SDK works: old and new messaging semantic-convention names are
 // both read, and a span without acktrail.stage is mapped to a stage by its messaging attributes.
-// Only an allow-list of attributes is kept, and e-mail addresses are masked in every kept string:
-// never message bodies or personal data (docs/api.md, "What is stored").
+// Only an allow-list of attributes is kept, and every kept string goes through scrub() (bounded
+// first, e-mail addresses masked): never message bodies or personal data (docs/api.md, "What is
+// stored").
 import type { AttributeValue, ReceivedSpan } from '../receiver/spans.js';
+import { bounded, scrub } from './scrub.js';
 import { STAGES, type Stage, type Step, type StepAnomaly } from './steps.js';
 
 /** Kept attribute -> the names it is read from, current name first. */
@@ -33,31 +35,12 @@ const KEPT: Record<string, string[]> = {
 };
 const KEPT_ENTRIES = Object.entries(KEPT);
 const EVENT_ID = ['acktrail.event_id', 'messaging.message.id', 'messaging.message_id'];
-const MAX_STRING = 200;
-const EMAIL = /[^\s@<>"',;:]+@[^\s@<>"',;:]+\.[A-Za-z]{2,}/g;
 const EVENT_ID_SHAPE = /^[\x21-\x7e]{1,128}$/;
 const STAGE_SET = new Set<string>(STAGES);
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const LONE_SURROGATE_ALL = new RegExp(LONE_SURROGATE.source, 'g');
 const TRACE_ID = /^[0-9a-f]{32}$/;
 const SPAN_ID = /^[0-9a-f]{16}$/;
 const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
-
-/**
- * Masks e-mail addresses, drops NUL, replaces lone surrogates and bounds the length of a string
- * that will be stored.
- */
-export function scrub(s: string): string {
-  let out = s;
-  // The checks first: most strings have neither, and the regular expressions cost more.
-  if (out.includes('@')) out = out.replace(EMAIL, '<email>');
-  // PostgreSQL text cannot hold NUL; a hostile or corrupted span must not fail the whole batch.
-  if (out.includes('\0')) out = out.replace(/\0/g, '');
-  // Nor can it hold a lone UTF-16 surrogate (JSON bodies can carry one).
-  if (LONE_SURROGATE.test(out)) out = out.replace(LONE_SURROGATE_ALL, '\ufffd');
-  return out.length > MAX_STRING ? `${out.slice(0, MAX_STRING)}…` : out;
-}
 
 function first(attrs: Map<string, AttributeValue>, names: string[]): AttributeValue | undefined {
   for (const n of names) {
@@ -114,7 +97,8 @@ export function normalise(span: ReceivedSpan, window: Window): Normalised {
   const stage = stageOf(span, attrs);
   if (rawId === undefined || stage === null) return { kind: 'ignored' };
 
-  const eventId = String(rawId);
+  // Cut before the shape check reads it: a 1 MB id is rejected after 129 characters.
+  const eventId = bounded(String(rawId), 128);
   if (!EVENT_ID_SHAPE.test(eventId))
     return { kind: 'rejected', reason: 'event_id must be 1-128 printable ASCII characters' };
   if (!TRACE_ID.test(span.traceId) || span.traceId === ZERO_TRACE)
