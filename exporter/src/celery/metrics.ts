@@ -1,10 +1,12 @@
 // acktrail_celery_* (docs/metrics.md, "Celery"): task state transitions, runtime and queue wait
-// by task name and queue, workers, queue lengths, and the events themselves. Task names and
-// queues are bounded labels; a worker's label goes away once it has been offline for
+// by task name and queue, workers, queue lengths, and the events themselves. Labels are bounded
+// per label and per series: task names, queues, task x queue pairs and workers each have a cap,
+// past which an observation goes to "other" (or, for a worker, is not tracked) and is counted in
+// acktrail_label_overflow_total; a worker's label goes away once it has been offline for
 // `workerExpirySeconds`; no task id ever becomes a label.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { BoundedLabel } from '../collectors/watermark.js';
-import { TASK_STATE, type TaskEvent, type WorkerEvent } from './events.js';
+import { BoundedLabel, OTHER } from '../labels.js';
+import { SKIP_REASONS, TASK_STATE, type TaskEvent, type WorkerEvent } from './events.js';
 
 const RUNTIME_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 const WAIT_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
@@ -28,6 +30,10 @@ interface WorkerState {
 export interface CeleryMetricsOptions {
   maxTaskNames: number;
   maxQueues: number;
+  /** Distinct (task, queue) label pairs; past it a pair's series is {task="other",queue="other"}. */
+  maxTaskQueuePairs: number;
+  /** Workers tracked at once (a label each); more are counted as overflow, not tracked. */
+  maxWorkers: number;
   workerExpirySeconds: number;
 }
 
@@ -43,6 +49,8 @@ export class CeleryMetrics {
   readonly queueLength: Gauge;
   private readonly names: BoundedLabel;
   private readonly queues: BoundedLabel;
+  private readonly pairs: BoundedLabel;
+  private readonly workerLabels: BoundedLabel;
   private readonly info = new Map<string, TaskInfo>();
   private readonly workers = new Map<string, WorkerState>();
 
@@ -51,8 +59,10 @@ export class CeleryMetrics {
     private readonly opts: CeleryMetricsOptions,
     private readonly now: () => number = Date.now,
   ) {
-    this.names = new BoundedLabel(opts.maxTaskNames);
-    this.queues = new BoundedLabel(opts.maxQueues);
+    this.names = new BoundedLabel(opts.maxTaskNames, { registry, label: 'celery_task' });
+    this.queues = new BoundedLabel(opts.maxQueues, { registry, label: 'celery_queue' });
+    this.pairs = new BoundedLabel(opts.maxTaskQueuePairs, { registry, label: 'celery_task_queue' });
+    this.workerLabels = new BoundedLabel(opts.maxWorkers, { registry, label: 'celery_worker' });
     const registers = [registry];
     this.events = new Counter({
       name: 'acktrail_celery_events_total',
@@ -62,10 +72,11 @@ export class CeleryMetrics {
     });
     this.skipped = new Counter({
       name: 'acktrail_celery_events_skipped_total',
-      help: 'Celery event messages skipped: malformed (not JSON, no type or timestamp) or unknown_type.',
+      help: 'Celery events set aside: malformed (not JSON, no type or timestamp), unknown_type, invalid_id (not 1-128 printable ASCII characters), out_of_window (timestamp outside the retention window), too_large (message over celery.maxMessageBytes), store_rejected (PostgreSQL refused its step).',
       labelNames: ['reason'],
       registers,
     });
+    for (const reason of SKIP_REASONS) this.skipped.inc({ reason }, 0);
     this.tasks = new Counter({
       name: 'acktrail_celery_tasks_total',
       help: 'Task state transitions (sent, received, started, succeeded, failed, retried, revoked, rejected).',
@@ -138,7 +149,7 @@ export class CeleryMetrics {
     info.rootId = e.rootId ?? info.rootId;
     if (e.type === 'task-sent') info.sentAt = e.timestamp;
     if (e.type === 'task-received') info.receivedAt = e.timestamp;
-    const labels = { task: this.names.of(info.name), queue: this.queues.of(info.queue) };
+    const labels = this.labels(info);
     this.tasks.inc({ ...labels, state: TASK_STATE[e.type] });
     if (e.type === 'task-started') {
       const from = info.sentAt ?? info.receivedAt;
@@ -150,8 +161,22 @@ export class CeleryMetrics {
       this.info.delete(e.uuid);
   }
 
+  /** The task's series: its name and queue, each bounded, and the pair bounded too. */
+  private labels(info: TaskInfo): { task: string; queue: string } {
+    const task = this.names.of(info.name);
+    const queue = this.queues.of(info.queue);
+    return this.pairs.admits(`${task}\u0000${queue}`)
+      ? { task, queue }
+      : { task: OTHER, queue: OTHER };
+  }
+
   worker(e: WorkerEvent): void {
     const offline = e.type === 'worker-offline';
+    // Known workers always update; a new one only while there is room for its label.
+    if (!this.workers.has(e.hostname)) {
+      this.expireWorkers();
+      if (!this.workerLabels.admits(e.hostname)) return;
+    }
     this.workers.set(e.hostname, { lastSeen: this.now(), freq: e.freq, offline });
     if (e.active !== null) this.workerActive.set({ worker: e.hostname }, e.active);
   }
@@ -161,6 +186,7 @@ export class CeleryMetrics {
     for (const [name, w] of this.workers)
       if (w.lastSeen < horizon) {
         this.workers.delete(name);
+        this.workerLabels.forget(name);
         this.workerUp.remove({ worker: name });
         this.workerActive.remove({ worker: name });
       }

@@ -5,7 +5,8 @@ import type { ValidatedConfig } from '../config.js';
 import { ident, type Pool } from '../db/pool.js';
 import type { Collector } from './collector.js';
 import { readNewRows } from './incremental.js';
-import { BoundedLabel, WatermarkCursor, type TimedRow } from './watermark.js';
+import { BoundedLabel } from '../labels.js';
+import { WatermarkCursor, type TimedRow } from './watermark.js';
 
 interface LatencyRow extends TimedRow {
   latency_seconds: number;
@@ -24,8 +25,9 @@ export function latencySql(c: ValidatedConfig['confirmations']): string {
             FROM ${ident(c.confirmationsTable)} c
             JOIN ${ident(c.ordersTable)} o ON o.${ident(c.orderId)} = c.${ident(c.confirmationOrderId)}
             ${join}
-           WHERE c.${ident(c.confirmationCreatedAt)} > $1
-           ORDER BY c.${ident(c.confirmationCreatedAt)}
+           WHERE c.${ident(c.confirmationCreatedAt)} >= $1
+             AND (c.${ident(c.confirmationCreatedAt)} > $1 OR c.${ident(c.confirmationEventId)}::text > $3)
+           ORDER BY c.${ident(c.confirmationCreatedAt)}, c.${ident(c.confirmationEventId)}::text
            LIMIT $2`;
 }
 
@@ -47,7 +49,7 @@ export class ConfirmationsCollector implements Collector {
   private readonly latency: Histogram;
   private readonly oldestPending: Gauge;
   private readonly cursor: WatermarkCursor;
-  private readonly eventTypes = new BoundedLabel(20);
+  private readonly eventTypes: BoundedLabel;
   private readonly latencyQuery: string;
   private readonly pendingQuery: { text: string; values: unknown[] };
 
@@ -57,6 +59,7 @@ export class ConfirmationsCollector implements Collector {
     registry: Registry,
   ) {
     this.timeoutMs = config.confirmations.timeoutSeconds * 1000;
+    this.eventTypes = new BoundedLabel(20, { registry, label: 'event_type' });
     this.cursor = new WatermarkCursor(config.watermarkLatenessSeconds * 1000);
     this.latencyQuery = latencySql(config.confirmations);
     this.pendingQuery = pendingSql(config.confirmations);

@@ -5,14 +5,14 @@ import { Gauge, type Registry } from 'prom-client';
 import type { ValidatedConfig } from '../config.js';
 import { ident, type Pool } from '../db/pool.js';
 import type { Collector } from './collector.js';
-import { BoundedLabel } from './watermark.js';
+import { BoundedLabel } from '../labels.js';
 
 export class NotificationsCollector implements Collector {
   readonly name = 'notifications';
   readonly timeoutMs: number;
   readonly minIntervalMs: number;
   private readonly gauge: Gauge;
-  private readonly statuses = new BoundedLabel(20);
+  private readonly statuses: BoundedLabel;
   private readonly sql: string;
 
   constructor(
@@ -23,6 +23,7 @@ export class NotificationsCollector implements Collector {
     const n = config.notifications;
     const c = config.confirmations;
     this.timeoutMs = n.timeoutSeconds * 1000;
+    this.statuses = new BoundedLabel(20, { registry, label: 'status' });
     this.minIntervalMs = n.minIntervalSeconds * 1000;
     this.sql =
       n.query ??

@@ -76,8 +76,10 @@ export class OutboxCollector implements Collector {
       this.pool,
       this.cursors.get(t.table)!,
       `SELECT ${ident(t.id)}::text AS id, ${ident(t.publishedAt)} AS at
-         FROM ${table} WHERE ${ident(t.publishedAt)} > $1
-        ORDER BY ${ident(t.publishedAt)} LIMIT $2`,
+         FROM ${table}
+        WHERE ${ident(t.publishedAt)} >= $1
+          AND (${ident(t.publishedAt)} > $1 OR ${ident(t.id)}::text > $3)
+        ORDER BY ${ident(t.publishedAt)}, ${ident(t.id)}::text LIMIT $2`,
     );
     const row = backlog.rows[0]!;
     return {

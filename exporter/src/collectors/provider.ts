@@ -5,7 +5,8 @@ import type { ValidatedConfig } from '../config.js';
 import { ident, type Pool } from '../db/pool.js';
 import type { Collector } from './collector.js';
 import { readNewRows } from './incremental.js';
-import { BoundedLabel, WatermarkCursor, type TimedRow } from './watermark.js';
+import { BoundedLabel } from '../labels.js';
+import { WatermarkCursor, type TimedRow } from './watermark.js';
 
 export const OUTCOMES = [
   'success',
@@ -26,8 +27,9 @@ export function providerSql(p: ValidatedConfig['provider']): string {
   return `SELECT ${ident(p.id)}::text AS id, ${ident(p.createdAt)} AS at, ${ident(p.provider)}::text AS provider,
                  ${ident(p.outcome)}::text AS outcome, extract(epoch FROM ${ident(p.duration)})::float8 AS duration_seconds
             FROM ${ident(p.table)}
-           WHERE ${ident(p.createdAt)} > $1
-           ORDER BY ${ident(p.createdAt)}
+           WHERE ${ident(p.createdAt)} >= $1
+             AND (${ident(p.createdAt)} > $1 OR ${ident(p.id)}::text > $3)
+           ORDER BY ${ident(p.createdAt)}, ${ident(p.id)}::text
            LIMIT $2`;
 }
 
@@ -47,7 +49,10 @@ export class ProviderCollector implements Collector {
   ) {
     this.timeoutMs = config.provider.timeoutSeconds * 1000;
     this.cursor = new WatermarkCursor(config.watermarkLatenessSeconds * 1000);
-    this.providers = new BoundedLabel(config.provider.maxProviders);
+    this.providers = new BoundedLabel(config.provider.maxProviders, {
+      registry,
+      label: 'provider',
+    });
     this.sql = providerSql(config.provider);
     this.requests = new Counter({
       name: 'acktrail_provider_requests_total',

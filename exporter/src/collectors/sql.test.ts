@@ -103,6 +103,34 @@ describe('outbox', () => {
   });
 });
 
+describe('the published counter never stalls', () => {
+  test('100,000 rows published by one UPDATE (one timestamp) count once, and the watermark moves on', async () => {
+    const exporter = await TestExporter.start({ DATABASE_URL: role.url }, noBroker);
+    const total = async () =>
+      (await exporter.scrape()).value('acktrail_outbox_published_events_total', {
+        table: 'outbox_events',
+      })!;
+    try {
+      const start = await total(); // initialises the cursor
+      const o = await order(0);
+      await admin.query(
+        `INSERT INTO outbox_events (id, event_type, aggregate_id, schema_version, payload, created_at)
+         SELECT gen_random_uuid(), 'order.created', $1, 1, '{}', now() FROM generate_series(1, 100000)`,
+        [o],
+      );
+      // One statement, one transaction: every row gets the same published_at, twice the page.
+      await admin.query('UPDATE outbox_events SET published_at = now() WHERE published_at IS NULL');
+      assert.equal(await total(), start + 100_000);
+      assert.equal(await total(), start + 100_000, 'each counted once, however often re-read');
+      // A row published after them is counted: the cursor went past the 100,000 equal times.
+      await outboxRow(o, 0, true);
+      assert.equal(await total(), start + 100_001);
+    } finally {
+      await exporter.close();
+    }
+  });
+});
+
 describe('confirmations, provider and notifications', () => {
   let exporter: TestExporter;
   let before0: number;
@@ -246,7 +274,7 @@ describe('faults', () => {
         ...noBroker,
         outbox: { tables: [{ table: 'outbox_events' }, { table: 'no_such_outbox' }] },
         confirmations: {
-          latencyQuery: 'SELECT pg_sleep(2), $1::timestamptz, $2::int',
+          latencyQuery: 'SELECT pg_sleep(2), $1::timestamptz, $2::int, $3::text',
           timeoutSeconds: 0.3,
         },
       },
@@ -259,8 +287,41 @@ describe('faults', () => {
       const status = Object.fromEntries(
         exporter.exporter.runner.status().map((x) => [x.collector, x.error]),
       );
-      assert.match(status.confirmations ?? '', /timed out after 300 ms/);
+      // The runner gives up at 300 ms; PostgreSQL cancels the query at its own 300 ms too.
+      assert.match(status.confirmations ?? '', /timed out after 300 ms|statement timeout/);
       assert.match(status.outbox ?? '', /relation "no_such_outbox" does not exist/);
+    } finally {
+      await exporter.close();
+    }
+  });
+
+  test('a query the runner gives up on is cancelled by PostgreSQL too: no connection stays busy', async () => {
+    const exporter = await TestExporter.start(
+      { DATABASE_URL: role.url },
+      {
+        ...noBroker,
+        confirmations: {
+          // Sleeps a minute: only the collector's own statement timeout can end it early.
+          pendingQuery: 'SELECT 0::float8 AS oldest_age_seconds FROM pg_sleep(60)',
+          timeoutSeconds: 0.5,
+        },
+      },
+    );
+    const sleeping = async () =>
+      (
+        await admin.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE usename = $1 AND state = 'active' AND query LIKE '%pg_sleep(60)%'`,
+          [role.name],
+        )
+      ).rows[0]!.n;
+    try {
+      assert.equal((await exporter.scrape()).success('confirmations'), 0);
+      // With the pool's old 30 s timeout the query would run on, holding its connection.
+      await waitFor('the abandoned query to be cancelled', async () => (await sleeping()) === 0, {
+        timeoutMs: 10_000,
+      });
+      assert.equal((await exporter.scrape()).success('outbox'), 1, 'the others are unaffected');
     } finally {
       await exporter.close();
     }

@@ -6,14 +6,28 @@
 // across restarts. Each run re-reads `lateness` behind the watermark, because a row's timestamp
 // is taken when its transaction began and it may become visible after newer rows; ids seen inside
 // that window are remembered so that each row is counted once.
+//
+// Rows are read in pages ordered by (at, id) and continued from the last (at, id) read, never
+// from a timestamp alone: a bulk update that stamps 100,000 rows with one time is paged through
+// like any other rows, so the watermark cannot stall behind a page full of equal timestamps.
 
 export interface TimedRow {
   id: string;
   at: Date;
 }
 
+/** A position in (at, id) order. `at` is PostgreSQL's own text of the time: exact to the µs. */
+export interface Keyset {
+  at: string;
+  id: string;
+}
+
 export class WatermarkCursor {
   private watermark: number | null = null;
+  /** Set when the first run could not list the window: rows at or before it never count. */
+  private floor: { ms: number; at: string } | null = null;
+  /** Where an unfinished run stopped; the next run goes on from there. */
+  private resume: Keyset | null = null;
   private readonly seen = new Map<string, number>();
 
   constructor(private readonly latenessMs: number) {}
@@ -22,49 +36,50 @@ export class WatermarkCursor {
     return this.watermark !== null;
   }
 
-  /** Lower bound for the next query: rows with `at` after this are read. */
-  since(): Date {
+  /** Where the next run starts reading. */
+  start(): Keyset {
     if (this.watermark === null) throw new Error('cursor not initialised');
-    return new Date(this.watermark - this.latenessMs);
+    if (this.resume) return this.resume;
+    return this.windowStart(this.watermark);
   }
 
-  /** The lower bound a first run at `now` reads from. */
-  sinceFor(now: Date): Date {
-    return new Date(now.getTime() - this.latenessMs);
+  /** Where the first run, at the database's time `nowMs`, starts reading. */
+  windowStart(nowMs: number): Keyset {
+    const from = nowMs - this.latenessMs;
+    if (this.floor && this.floor.ms >= from) return { at: this.floor.at, id: '' };
+    return { at: new Date(from).toISOString(), id: '' };
   }
 
-  /** First run: rows already in the window existed before the start; remember them, count none. */
-  initialise(dbNow: Date, existing: readonly TimedRow[]): void {
-    this.watermark = dbNow.getTime();
+  /**
+   * First run: rows already in the window existed before the start; remember them, count none.
+   * When the window held more rows than a run reads (`complete` false), nothing stamped before
+   * the start is ever counted instead: a floor at the database's time of the start.
+   */
+  initialise(now: { ms: number; at: string }, existing: readonly TimedRow[], complete: boolean) {
+    this.watermark = now.ms;
+    if (!complete) {
+      this.floor = now;
+      return;
+    }
     for (const r of existing) this.seen.set(r.id, r.at.getTime());
   }
 
-  /** Returns the rows not counted before and advances the watermark. */
-  accept<R extends TimedRow>(rows: readonly R[]): R[] {
+  /**
+   * Returns the rows not counted before and advances the watermark. `stoppedAt`: the run read as
+   * many pages as it may and stopped there; the next run continues from it.
+   */
+  accept<R extends TimedRow>(rows: readonly R[], stoppedAt: Keyset | null): R[] {
     if (this.watermark === null) throw new Error('cursor not initialised');
-    const fresh = rows.filter((r) => !this.seen.has(r.id));
+    const floor = this.floor?.ms ?? -Infinity;
+    const fresh = rows.filter((r) => !this.seen.has(r.id) && r.at.getTime() > floor);
     for (const r of fresh) {
       const at = r.at.getTime();
       this.seen.set(r.id, at);
       if (at > this.watermark) this.watermark = at;
     }
+    this.resume = stoppedAt;
     const horizon = this.watermark - this.latenessMs;
     for (const [id, at] of this.seen) if (at < horizon) this.seen.delete(id);
     return fresh;
-  }
-}
-
-/** Keeps a label's values bounded: beyond `max` distinct values, new ones become "other". */
-export class BoundedLabel {
-  private readonly values = new Set<string>();
-
-  constructor(private readonly max: number) {}
-
-  of(value: string | null | undefined): string {
-    const v = value ?? 'unknown';
-    if (this.values.has(v)) return v;
-    if (this.values.size >= this.max) return 'other';
-    this.values.add(v);
-    return v;
   }
 }

@@ -3,14 +3,25 @@
 // come from the pipeline's topology, and free-text dead-letter reasons fold into "other" past a
 // limit.
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { BoundedLabel } from '../collectors/watermark.js';
+import { BoundedLabel } from '../labels.js';
 import { ORDERING_KINDS } from './ordering.js';
 import type { WriteResult } from './store.js';
+
+/** Why a request to /v1/traces was refused before its spans were looked at. */
+export const REFUSAL_REASONS = [
+  'unauthorized',
+  'over_budget',
+  'store_busy',
+  'store_unavailable',
+  'shutting_down',
+] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 const STAGE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 export class JourneyMetrics {
   readonly spansReceived: Counter<'outcome'>;
+  readonly refused: Counter<'reason'>;
   private readonly stageDuration: Histogram<'stage'>;
   private readonly stageChildren = new Map<string, ReturnType<Histogram<'stage'>['labels']>>();
   private readonly duplicatePublishes: Counter;
@@ -19,12 +30,15 @@ export class JourneyMetrics {
   private readonly unroutable: Counter<'exchange' | 'routing_key'>;
   private readonly stored: Counter;
   private readonly ordering: Counter<'kind'>;
-  private readonly queues = new BoundedLabel(200);
-  private readonly reasons = new BoundedLabel(20);
-  private readonly routes = new BoundedLabel(50);
+  private readonly queues: BoundedLabel;
+  private readonly reasons: BoundedLabel;
+  private readonly routes: BoundedLabel;
 
   constructor(registry: Registry) {
     const registers = [registry];
+    this.queues = new BoundedLabel(200, { registry, label: 'queue' });
+    this.reasons = new BoundedLabel(20, { registry, label: 'dead_letter_reason' });
+    this.routes = new BoundedLabel(50, { registry, label: 'exchange_or_routing_key' });
     this.spansReceived = new Counter({
       name: 'acktrail_spans_received_total',
       help: 'Spans received on /v1/traces by outcome: accepted (stored as a journey step), ignored (no event_id or stage), rejected (invalid; reported in partialSuccess).',
@@ -33,6 +47,13 @@ export class JourneyMetrics {
     });
     for (const outcome of ['accepted', 'ignored', 'rejected'])
       this.spansReceived.inc({ outcome }, 0);
+    this.refused = new Counter({
+      name: 'acktrail_ingest_refused_total',
+      help: 'Requests to /v1/traces refused before their spans were read: unauthorized (401), over_budget (the in-flight byte budget), store_busy (the write queue is full), store_unavailable, shutting_down (503 with Retry-After for all but unauthorized).',
+      labelNames: ['reason'],
+      registers,
+    });
+    for (const reason of REFUSAL_REASONS) this.refused.inc({ reason }, 0);
     this.stageDuration = new Histogram({
       name: 'acktrail_stage_duration_seconds',
       help: 'Duration of each stage of an event journey, from its spans.',
