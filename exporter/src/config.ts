@@ -19,6 +19,14 @@ const regex = z.string().refine((s) => {
     return false;
   }
 }, 'must be a valid regular expression');
+/** A query read page by page (collectors/incremental.ts): it must use all three parameters. */
+const incrementalQuery = z
+  .string()
+  .min(1)
+  .refine(
+    (q) => [1, 2, 3].every((n) => new RegExp(`\\$${n}(?!\\d)`).test(q)),
+    'must use $1 (lower bound, timestamptz), $2 (page size) and $3 (the id after which rows at exactly $1 are read), ordered by (at, id): see docs/metrics.md',
+  );
 const seconds = (def: number) => z.number().positive().default(def);
 const buckets = (def: number[]) => z.array(z.number().positive()).min(1).default(def);
 const role = z.enum(['work', 'retry', 'dead_letter']);
@@ -73,10 +81,11 @@ const confirmations = z.strictObject({
   /** Table with (id, event_type) for the event_type label; null: label "unknown". */
   eventsTable: identifier.nullable().default('outbox_events'),
   /**
-   * Replaces the generated latency query. $1 = watermark (timestamptz), $2 = row limit; returns
-   * id text, at timestamptz (the confirmation time), latency_seconds float8, event_type text.
+   * Replaces the generated latency query. $1 = lower bound (timestamptz), $2 = page size, $3 =
+   * the id after which rows at exactly $1 are read; returns id text, at timestamptz (the
+   * confirmation time), latency_seconds float8, event_type text, ordered by (at, id).
    */
-  latencyQuery: z.string().min(1).optional(),
+  latencyQuery: incrementalQuery.optional(),
   /** Replaces the generated pending query; returns one row with oldest_age_seconds float8. */
   pendingQuery: z.string().min(1).optional(),
   buckets: buckets([0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800]),
@@ -102,10 +111,10 @@ const provider = z.strictObject({
   duration: identifier.default('duration'),
   createdAt: identifier.default('created_at'),
   /**
-   * Replaces the generated query. $1 = watermark, $2 = row limit; returns id text,
-   * at timestamptz, provider text, outcome text, duration_seconds float8.
+   * Replaces the generated query. $1, $2, $3 as for confirmations.latencyQuery; returns id text,
+   * at timestamptz, provider text, outcome text, duration_seconds float8, ordered by (at, id).
    */
-  query: z.string().min(1).optional(),
+  query: incrementalQuery.optional(),
   /** Providers beyond this many distinct names are reported as "other". */
   maxProviders: z.number().int().positive().default(20),
   buckets: buckets([0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]),
@@ -123,6 +132,29 @@ const journeys = z.strictObject({
     .int()
     .min(1024)
     .default(8 * 1024 * 1024),
+  /**
+   * Bytes of OTLP bodies (after inflation) read or worked on at once, over all requests: past it
+   * the receiver answers 503 with Retry-After without reading the body. With maxPendingSteps it
+   * is what bounds the exporter's memory under a flood (docs/security.md).
+   */
+  maxInflightBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(32 * 1024 * 1024),
+  /** Spans in one OTLP request (413 beyond); SDKs send 512 by default. */
+  maxSpansPerRequest: z.number().int().min(1).default(10_000),
+  /** Steps waiting for the store at once; a write past it is refused (503, or a Celery retry). */
+  maxPendingSteps: z.number().int().min(100).default(100_000),
+  /**
+   * With a token, /v1/traces needs `Authorization: Bearer <token>`: what SDKs send with
+   * OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <token>". ACKTRAIL_INGEST_TOKEN overrides it.
+   */
+  ingestToken: z.string().min(16, 'must be at least 16 characters').nullable().default(null),
+  /** Every statement of the store's pool (writes, API reads) ends after this long. */
+  statementTimeoutSeconds: seconds(30),
+  /** A statement waits at most this long for a lock (partition changes, concurrent writes). */
+  lockTimeoutSeconds: seconds(5),
   /** An outbox row unpublished for this long makes its journey "stuck in the outbox". */
   stuckAfterSeconds: seconds(60),
   /** A delivery with no settle step after this long makes its journey "never acked". */
@@ -156,9 +188,28 @@ const celery = z.strictObject({
   enableEventsIntervalSeconds: z.number().min(0).default(0),
   /** A worker offline or silent for this long loses its `worker` label. */
   workerExpirySeconds: seconds(600),
-  /** Distinct task names and queues kept as labels; more become "other". */
+  /** Distinct task names and queues kept as labels; more become "other" (counted). */
   maxTaskNames: z.number().int().min(1).default(200),
   maxQueues: z.number().int().min(1).default(50),
+  /** Distinct (task, queue) series; past it a new pair is counted under task and queue "other". */
+  maxTaskQueuePairs: z.number().int().min(1).default(1000),
+  /** Workers tracked (and labelled) at once; more are counted, not tracked, until some expire. */
+  maxWorkers: z.number().int().min(1).default(500),
+  /** Larger event messages are set aside unread (skipped, reason too_large). */
+  maxMessageBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .default(1024 * 1024),
+  /**
+   * acktrail's event queue holds at most this many bytes (x-max-length-bytes; the oldest events
+   * go first), so a stalled acktrail can never push the broker into a memory alarm.
+   */
+  queueMaxBytes: z
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .default(128 * 1024 * 1024),
   /** Queues whose length is reported from the start; the tasks' own queues are added as seen. */
   queues: z.array(z.string().min(1)).default(['celery']),
 });
@@ -180,6 +231,17 @@ const fileSchema = z.strictObject({
 
 const envSchema = z.object({
   ACKTRAIL_PORT: z.coerce.number().int().min(0).max(65535).default(9470),
+  /** Loopback unless set: listening on other interfaces is a choice (docs/security.md). */
+  ACKTRAIL_LISTEN_HOST: z
+    .string()
+    .regex(/^[0-9A-Za-z.:-]{1,253}$/, 'must be a host name or an IP address')
+    .default('127.0.0.1'),
+  ACKTRAIL_INGEST_TOKEN: z
+    .string()
+    .min(16, 'must be at least 16 characters (for example: openssl rand -hex 24)')
+    .optional(),
+  /** On SIGTERM, in-flight requests get this long to finish before the exporter exits. */
+  ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(25),
   ACKTRAIL_CONFIG: z.string().min(1).optional(),
   DATABASE_URL: z.url().optional(),
   ACKTRAIL_DATABASE_URL: z.url().optional(),
@@ -199,6 +261,8 @@ const brand: unique symbol = Symbol('validated');
 export interface ValidatedConfig extends FileConfig {
   readonly [brand]: true;
   port: number;
+  listenHost: string;
+  shutdownTimeoutMs: number;
   logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
   /** The pipeline's database, read with a read-only role; null turns the SQL collectors off. */
   databaseUrl: string | null;
@@ -259,8 +323,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ValidatedConfi
   return {
     ...f.data,
     celery: { ...f.data.celery, url: e.data.CELERY_BROKER_URL ?? f.data.celery.url },
+    journeys: {
+      ...f.data.journeys,
+      ingestToken: e.data.ACKTRAIL_INGEST_TOKEN ?? f.data.journeys.ingestToken,
+    },
     [brand]: true,
     port: e.data.ACKTRAIL_PORT,
+    listenHost: e.data.ACKTRAIL_LISTEN_HOST,
+    shutdownTimeoutMs: e.data.ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS * 1000,
     logLevel: e.data.LOG_LEVEL,
     databaseUrl: e.data.DATABASE_URL ?? null,
     storeUrl: f.data.journeys.enabled

@@ -1,33 +1,35 @@
 // Routes only: GET /metrics, GET /healthz, GET /readyz, POST /v1/traces, GET /api/events.
-// Wires the collectors, the registry, the journey store and the journey API.
+// Wires the collectors, the registry, the journey store, the Celery consumer and the journey API.
 import express from 'express';
-import pg from 'pg';
 import { Gauge, Registry } from 'prom-client';
 import type { ValidatedConfig } from './config.js';
-import { createReadOnlyPool, type Pool } from './db/pool.js';
+import { ReadOnlyPools } from './db/pool.js';
 import { CollectorRunner, createCollectors } from './collectors/index.js';
+import { Health } from './health.js';
 import type { Logger } from './log.js';
 import { VERSION } from './version.js';
 import { eventsRouter } from './api/events.js';
 import { JourneyMetrics } from './journeys/metrics.js';
-import { migrateStore } from './journeys/migrate.js';
 import { PipelineReader } from './journeys/pipeline-rows.js';
-import { StepQueries } from './journeys/queries.js';
-import { StepStore } from './journeys/store.js';
+import { JourneyStore } from './journeys/supervisor.js';
 import { CeleryConsumer } from './celery/consumer.js';
 import { CeleryMetrics } from './celery/metrics.js';
 import { receiverRouter } from './receiver/route.js';
-import { errorMessage } from './log.js';
+import { readiness } from './readiness.js';
 
 const LARGE_EXPOSITION = 1_000_000;
-const RETENTION_EVERY_MS = 3_600_000;
+/** Journey API reads of the pipeline's rows end after this long. */
+const PIPELINE_READ_TIMEOUT_MS = 5000;
 
 export interface Exporter {
   app: express.Express;
   runner: CollectorRunner;
   registry: Registry;
-  /** Resolves when the journey store is migrated (at once when there is none). */
+  health: Health;
+  /** Resolves once the journey store is migrated (at once when there is none). */
   ready: Promise<void>;
+  /** From now on /v1/traces refuses new requests (503); the rest keeps answering. */
+  stopAccepting(): void;
   close(): Promise<void>;
 }
 
@@ -39,48 +41,67 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     labelNames: ['version'],
     registers: [registry],
   }).set({ version: VERSION }, 1);
+  const health = new Health(registry, log);
 
-  const timeouts = [config.outbox, config.confirmations, config.notifications, config.provider].map(
-    (c) => c.timeoutSeconds,
-  );
-  const pool: Pool | null = config.databaseUrl
-    ? createReadOnlyPool(config.databaseUrl, Math.max(...timeouts) * 1000)
+  const pools = config.databaseUrl
+    ? new ReadOnlyPools(config.databaseUrl, (err) => {
+        health.error('pipeline_database', err, 'pipeline database connection lost');
+      })
     : null;
-  if (!pool)
+  if (!pools)
     log.warn(
       'DATABASE_URL is not set: the outbox, confirmations, notifications and provider collectors are off',
     );
-  const runner = new CollectorRunner(createCollectors(config, registry, pool), registry, log);
+  const runner = new CollectorRunner(createCollectors(config, registry, pools), registry, log);
 
-  const journeys = createJourneys(config, log);
+  const store = config.storeUrl ? journeyStore(config, health, log) : null;
+  if (!store)
+    log.warn('no journey store (ACKTRAIL_DATABASE_URL or DATABASE_URL): /v1/traces answers 503');
   const metrics = new JourneyMetrics(registry);
-  const celery = config.celery.enabled ? startCelery(config, registry, journeys, log) : null;
+  const celery = config.celery.enabled
+    ? new CeleryConsumer(
+        config.celery,
+        config.journeys.retentionDays,
+        new CeleryMetrics(registry, config.celery),
+        store?.steps ?? null,
+        health,
+        log,
+      )
+    : null;
+  celery?.start();
 
+  let accepting = true;
   const app = express();
   app.disable('x-powered-by');
   // An ETag would hash every multi-megabyte exposition; Prometheus never sends If-None-Match.
   app.set('etag', false);
+  // While shutting down, no connection is kept for another request.
+  app.use((_req, res, next) => {
+    if (!accepting) res.set('connection', 'close');
+    next();
+  });
   app.use(
     receiverRouter({
-      store: journeys.store,
+      store,
       metrics,
       log,
-      maxBodyBytes: config.journeys.maxBodyBytes,
+      limits: config.journeys,
       retentionDays: config.journeys.retentionDays,
-      ready: journeys.ready,
+      ingestToken: config.journeys.ingestToken,
+      accepting: () => accepting,
     }),
   );
   app.use(
     eventsRouter({
       token: config.apiToken,
-      queries: journeys.queries,
-      pipeline: pool ? new PipelineReader(pool, config) : null,
+      store,
+      pipeline: pools ? new PipelineReader(pools.create(PIPELINE_READ_TIMEOUT_MS), config) : null,
       assemble: {
         stuckAfterSeconds: config.journeys.stuckAfterSeconds,
         unackedAfterSeconds: config.journeys.unackedAfterSeconds,
       },
+      retentionDays: config.journeys.retentionDays,
       log,
-      ready: journeys.ready,
     }),
   );
 
@@ -100,21 +121,17 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     }
   });
 
+  // Liveness: the process answers. Nothing it depends on is checked here.
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
 
-  // Config was valid (or the process would not run); says which sources answered last time.
   app.get('/readyz', (_req, res) => {
-    const sources = runner.status();
-    const down = sources.filter((s) => s.up === false).map((s) => s.collector);
-    res.json({
-      // 'starting' until every collector has run once (the first scrape runs them).
-      status: down.length ? 'degraded' : sources.some((s) => s.up === null) ? 'starting' : 'ready',
+    const r = readiness(runner.status(), health.status(), accepting);
+    res.status(r.status === 'ready' ? 200 : 503).json({
+      ...r,
       version: VERSION,
       config: config.configFile ?? 'defaults',
-      down,
-      sources,
     });
   });
 
@@ -122,87 +139,33 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     app,
     runner,
     registry,
-    ready: journeys.ready.catch(() => undefined),
+    health,
+    ready: store ? store.whenReady() : Promise.resolve(),
+    stopAccepting: () => {
+      accepting = false;
+    },
     close: async () => {
+      accepting = false;
       await celery?.close();
-      journeys.stopRetention();
-      await journeys.ready.catch(() => undefined);
-      await Promise.all([pool?.end(), journeys.pool?.end()]);
+      await store?.close();
+      await pools?.end();
     },
   };
 }
 
-/**
- * The Celery event consumer, started once the journey store is ready (or at once without one),
- * in the background: a broker that is not there yet never holds up /metrics.
- */
-function startCelery(
-  config: ValidatedConfig,
-  registry: Registry,
-  journeys: ReturnType<typeof createJourneys>,
-  log: Logger,
-) {
-  const metrics = new CeleryMetrics(registry, config.celery);
-  let closed = false;
-  const started = journeys.ready
-    .catch(() => undefined)
-    .then(() => (closed ? null : CeleryConsumer.start(config.celery, metrics, journeys.store, log)))
-    .catch((err: unknown) => {
-      log.error({ err: errorMessage(err) }, 'celery: cannot consume the event stream');
-      return null;
-    });
-  return {
-    close: async () => {
-      closed = true;
-      await (await started)?.close();
+function journeyStore(config: ValidatedConfig, health: Health, log: Logger): JourneyStore {
+  const j = config.journeys;
+  const store = new JourneyStore(
+    {
+      url: config.storeUrl!,
+      retentionDays: j.retentionDays,
+      maxPendingSteps: j.maxPendingSteps,
+      statementTimeoutMs: j.statementTimeoutSeconds * 1000,
+      lockTimeoutMs: j.lockTimeoutSeconds * 1000,
     },
-  };
-}
-
-/** The journey store: migrated at start, retention every hour. Absent without a store URL. */
-function createJourneys(config: ValidatedConfig, log: Logger) {
-  if (!config.storeUrl) {
-    log.warn('no journey store (ACKTRAIL_DATABASE_URL or DATABASE_URL): /v1/traces answers 503');
-    return {
-      pool: null,
-      store: null,
-      queries: null,
-      ready: Promise.resolve(),
-      stopRetention: () => undefined,
-    };
-  }
-  const pool = new pg.Pool({
-    connectionString: config.storeUrl,
-    max: 6,
-    connectionTimeoutMillis: 5000,
-    application_name: 'acktrail-journeys',
-  });
-  pool.on('error', () => undefined);
-  const store = new StepStore(pool);
-  const retention = async () => {
-    const dropped = await store.partitions.dropExpired(config.journeys.retentionDays);
-    if (dropped.length) log.info({ dropped }, 'journey partitions past retention dropped');
-  };
-  const ready = migrateStore(config.storeUrl).then(async (applied) => {
-    if (applied.length) log.info({ applied }, 'journey store migrated');
-    await retention();
-  });
-  ready.catch((err: unknown) => {
-    log.error({ err: errorMessage(err) }, 'journey store unavailable: migrations failed');
-  });
-  const timer = setInterval(() => {
-    retention().catch((err: unknown) => {
-      log.warn({ err: errorMessage(err) }, 'journey retention failed; will retry');
-    });
-  }, RETENTION_EVERY_MS);
-  timer.unref();
-  return {
-    pool,
-    store,
-    queries: new StepQueries(pool),
-    ready,
-    stopRetention: () => {
-      clearInterval(timer);
-    },
-  };
+    health,
+    log,
+  );
+  store.start();
+  return store;
 }

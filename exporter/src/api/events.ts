@@ -7,6 +7,7 @@ import { isCeleryStep } from '../journeys/celery.js';
 import { findOrdering } from '../journeys/ordering.js';
 import type { PipelineReader } from '../journeys/pipeline-rows.js';
 import type { Cursor, EventSummary, StepQueries } from '../journeys/queries.js';
+import type { JourneyStore } from '../journeys/supervisor.js';
 import { STEP_ANOMALIES } from '../journeys/steps.js';
 import { errorMessage, type Logger } from '../log.js';
 import { requireToken } from './auth.js';
@@ -16,58 +17,85 @@ const ID = /^[\x21-\x7e]{1,128}$/;
 
 export interface EventsApiOptions {
   token: string | null;
-  queries: StepQueries | null;
+  store: JourneyStore | null;
   pipeline: PipelineReader | null;
   assemble: Omit<AssembleOptions, 'nowMs'>;
+  /** How far back `since` may reach: the store keeps nothing older. */
+  retentionDays: number;
   log: Logger;
-  /** Resolves when the store is migrated; rejects when it cannot be. */
-  ready: Promise<void>;
 }
 
-const DURATION = /^(\d+)(s|m|h|d)$/;
+const DURATION = /^(\d{1,7})(s|m|h|d)$/;
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T[\d:.]{2,15}(Z|[+-]\d{2}:?\d{2})?)?$/;
+/** The latest time a cursor may name: a little past now (clocks differ). */
+const CURSOR_SLACK_MS = 86_400_000;
 
 /**
- * `since`: an ISO 8601 time or a duration back from now (`90s`, `15m`, `6h`, `7d`). Unset: the
- * last 24 hours, except for rows stuck in the outbox, which are listed however old they are.
+ * `since`: an ISO 8601 time or a duration back from now (`90s`, `15m`, `6h`, `7d`), at most the
+ * retention back and not in the future. Unset: the last 24 hours, except for rows stuck in the
+ * outbox, which are listed however old they are.
  */
-const since = z
-  .string()
-  .optional()
-  .transform((s, ctx) => {
-    if (s === undefined) return null;
-    const m = DURATION.exec(s);
-    if (m) return Date.now() - Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
-    const t = Date.parse(s);
-    if (Number.isNaN(t) || !/^\d{4}-\d{2}-\d{2}/.test(s)) {
-      ctx.addIssue({
-        code: 'custom',
-        message: 'must be an ISO 8601 time or a duration like 15m, 6h, 7d',
-      });
-      return z.NEVER;
-    }
-    return t;
-  });
-
-const listQuery = z.strictObject({
-  aggregate_id: z.string().regex(ID, 'must be 1-128 printable ASCII characters').optional(),
-  anomaly: z.enum(LIST_ANOMALIES).optional(),
-  since,
-  limit: z.coerce.number().int().min(1).max(500).default(50),
-  cursor: z
+const since = (retentionDays: number) =>
+  z
     .string()
+    .max(40, 'is longer than any time or duration')
     .optional()
     .transform((s, ctx) => {
       if (s === undefined) return null;
-      const [t, ...rest] = Buffer.from(s, 'base64url').toString('utf8').split('|');
-      const id = rest.join('|');
-      if (!t || !/^\d+$/.test(t) || !ID.test(id)) {
-        ctx.addIssue({ code: 'custom', message: 'is not a cursor returned by this API' });
+      const now = Date.now();
+      const m = DURATION.exec(s);
+      const t = m
+        ? now - Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
+        : ISO_TIME.test(s)
+          ? Date.parse(s)
+          : Number.NaN;
+      if (Number.isNaN(t)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be an ISO 8601 time or a duration like 15m, 6h, 7d',
+        });
         return z.NEVER;
       }
-      return { lastUs: Number(t), eventId: id } satisfies Cursor;
-    }),
-});
+      if (t < now - retentionDays * UNIT_MS.d || t > now) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must lie within the last ${retentionDays} days (the retention), not in the future`,
+        });
+        return z.NEVER;
+      }
+      return t;
+    });
+
+const cursor = z
+  .string()
+  .max(400, 'is not a cursor returned by this API')
+  .optional()
+  .transform((s, ctx) => {
+    if (s === undefined) return null;
+    const [t, ...rest] = Buffer.from(s, 'base64url').toString('utf8').split('|');
+    const id = rest.join('|');
+    const us = Number(t);
+    if (!t || !/^\d{1,17}$/.test(t) || us > (Date.now() + CURSOR_SLACK_MS) * 1000 || !ID.test(id)) {
+      ctx.addIssue({ code: 'custom', message: 'is not a cursor returned by this API' });
+      return z.NEVER;
+    }
+    return { lastUs: us, eventId: id } satisfies Cursor;
+  });
+
+const listQuery = (retentionDays: number) =>
+  z.strictObject({
+    aggregate_id: z.string().regex(ID, 'must be 1-128 printable ASCII characters').optional(),
+    anomaly: z.enum(LIST_ANOMALIES).optional(),
+    since: since(retentionDays),
+    limit: z.coerce
+      .number({ error: 'must be a whole number from 1 to 500' })
+      .int('must be a whole number from 1 to 500')
+      .min(1, 'must be a whole number from 1 to 500')
+      .max(500, 'must be a whole number from 1 to 500')
+      .default(50),
+    cursor,
+  });
 
 const encodeCursor = (c: Cursor) => Buffer.from(`${c.lastUs}|${c.eventId}`).toString('base64url');
 const iso = (us: number) => new Date(us / 1000).toISOString();
@@ -86,23 +114,23 @@ function summaryJson(s: EventSummary) {
 export function eventsRouter(opts: EventsApiOptions): express.Router {
   const router = express.Router();
   router.use('/api', requireToken(opts.token));
+  const query = listQuery(opts.retentionDays);
 
-  const available = async (res: Response): Promise<StepQueries | null> => {
-    if (!opts.queries) {
+  const available = (res: Response): StepQueries | null => {
+    if (!opts.store) {
       res
         .status(503)
         .json({ error: 'the journey store is not configured (ACKTRAIL_DATABASE_URL)' });
       return null;
     }
-    try {
-      await opts.ready;
-    } catch {
+    if (!opts.store.ready) {
       res
         .status(503)
-        .json({ error: 'the journey store could not be prepared; see the exporter log' });
+        .set('retry-after', '5')
+        .json({ error: 'the journey store is not ready yet (see /readyz); retry later' });
       return null;
     }
-    return opts.queries;
+    return opts.store.queries;
   };
 
   const failed = (res: Response, err: unknown) => {
@@ -116,7 +144,7 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
       res.status(400).json({ error: 'event_id must be 1-128 printable ASCII characters' });
       return;
     }
-    const queries = await available(res);
+    const queries = available(res);
     if (!queries) return;
     try {
       const steps = await queries.steps(eventId);
@@ -147,7 +175,7 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
   });
 
   router.get('/api/events', async (req: Request, res: Response) => {
-    const parsed = listQuery.safeParse(req.query);
+    const parsed = query.safeParse(req.query);
     if (!parsed.success) {
       res.status(400).json({
         error: parsed.error.issues
@@ -161,7 +189,7 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
       return;
     }
     const q = parsed.data;
-    const queries = await available(res);
+    const queries = available(res);
     if (!queries) return;
     try {
       if (q.anomaly === 'stuck_in_outbox') {

@@ -1,79 +1,97 @@
 // Consumes Celery's event stream (exchange `celeryev`, every routing key) into the celery metrics
 // and, with a journey store, into task journeys. Messages are acked only once their steps are
-// committed (a failed write is retried after a second; a redelivered message is not counted in
-// the metrics twice, and its steps are stored once). The connection comes back by itself after a
-// broker restart (amqplib's recovery). Optionally it asks the workers to send events, as Flower
-// does (`enable_events` on the `celery.pidbox` fanout exchange).
+// committed (a failed write is retried with backoff; a redelivered message is not counted in the
+// metrics twice, and its steps are stored once). The connection is made, and made again after a
+// broker restart, by amqplib's recovery, with backoff and without end: a broker that is down at
+// start or goes away later is reported down (Health, /readyz), never a reason to restart.
+// Optionally it asks the workers to send events, as Flower does (`enable_events` on the
+// `celery.pidbox` fanout exchange).
 import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
+import { backoffMs } from '../backoff.js';
 import type { ValidatedConfig } from '../config.js';
-import type { StepStore } from '../journeys/store.js';
+import type { Health } from '../health.js';
+import { errorMessage } from '../log.js';
+import { StepsRefusedError, type StepStore } from '../journeys/store.js';
 import type { Step } from '../journeys/steps.js';
-import { parseBody } from './events.js';
+import { parseBody, type EventLimits } from './events.js';
 import type { CeleryMetrics } from './metrics.js';
 import { taskStep } from './steps.js';
 
+export const PART = 'celery';
 const FLUSH_STEPS = 5000;
 const FLUSH_MS = 50;
 const QUEUE_LENGTH_EVERY_MS = 5000;
+const DAY_S = 86_400;
 
 type Settings = ValidatedConfig['celery'];
 
+interface Recovering {
+  createChannel(): Promise<Channel>;
+  close(): Promise<void>;
+  on(event: string, listener: (...args: never[]) => void): unknown;
+}
+
 export class CeleryConsumer {
   private channel: Channel | null = null;
+  private model: ChannelModel | null = null;
   private probe: Channel | null = null;
   private pending: Step[] = [];
   private lastMessage: ConsumeMessage | null = null;
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  private failures = 0;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly queues: Set<string>;
   private closed = false;
+  private conn: Recovering | null = null;
 
-  private constructor(
-    private readonly model: { createChannel(): Promise<Channel>; close(): Promise<void> },
+  constructor(
     private readonly settings: Settings,
+    private readonly retentionDays: number,
     private readonly metrics: CeleryMetrics,
     private readonly store: StepStore | null,
+    private readonly health: Health,
     private readonly log: Logger,
   ) {
     this.queues = new Set(settings.queues);
+    health.register(PART);
   }
 
-  static async start(
-    settings: Settings,
-    metrics: CeleryMetrics,
-    store: StepStore | null,
-    log: Logger,
-  ): Promise<CeleryConsumer> {
-    const holder: { consumer: CeleryConsumer | null } = { consumer: null };
-    const conn = await amqp.connect(settings.url, {
+  /** Starts connecting in the background; never rejects and never gives up. */
+  start(): void {
+    const conn = amqp.connect(this.settings.url, {
       recovery: {
-        initialDelay: 200,
-        maxDelay: 5000,
-        initialMaxRetries: 20,
+        initialDelay: 500,
+        maxDelay: 30_000,
+        initialMaxRetries: Infinity,
+        maxRetries: Infinity,
         waitForConnect: false,
         setup: async (model: ChannelModel) => {
-          await holder.consumer?.setup(model);
+          await this.setup(model);
         },
       },
+    }) as unknown as Promise<Recovering>;
+    void conn.then((c) => {
+      this.conn = c;
+      if (this.closed) {
+        void c.close().catch(() => undefined);
+        return;
+      }
+      c.on('disconnect', (err: Error) => {
+        this.channel = null;
+        this.health.down(PART, err, 'lost the broker connection; reconnecting');
+      });
+      c.on('connect-failed', (err: Error) => {
+        this.health.down(PART, err, 'cannot consume the event stream; retrying');
+      });
+      c.on('error', (err: Error) => {
+        this.health.error(PART, err, 'celery: broker connection error');
+      });
     });
-    const consumer = new CeleryConsumer(conn, settings, metrics, store, log);
-    holder.consumer = consumer;
-    conn.on('disconnect', (err: Error) => {
-      log.warn({ err: err.message }, 'celery: lost the broker connection; reconnecting');
-    });
-    conn.on('error', (err: Error) => {
-      log.warn({ err: err.message }, 'celery: broker connection error');
-    });
-    // `setup` runs on the first connect too, and again after every reconnect.
-    await conn.waitForConnect();
-    consumer.every(QUEUE_LENGTH_EVERY_MS, () => consumer.measureQueues());
-    if (settings.enableEventsIntervalSeconds > 0) {
-      void consumer.enableEvents();
-      consumer.every(settings.enableEventsIntervalSeconds * 1000, () => consumer.enableEvents());
-    }
-    return consumer;
+    this.every(QUEUE_LENGTH_EVERY_MS, () => this.measureQueues());
+    if (this.settings.enableEventsIntervalSeconds > 0)
+      this.every(this.settings.enableEventsIntervalSeconds * 1000, () => this.enableEvents());
   }
 
   private every(ms: number, run: () => Promise<void>): void {
@@ -82,39 +100,68 @@ export class CeleryConsumer {
     this.timers.push(timer);
   }
 
+  private limits(): EventLimits {
+    const now = Date.now() / 1000;
+    return {
+      fromS: now - this.retentionDays * DAY_S,
+      toS: now + DAY_S,
+      maxMessageBytes: this.settings.maxMessageBytes,
+    };
+  }
+
+  /** Runs on every (re)connect; a failure here makes amqplib close and try again later. */
   private async setup(model: ChannelModel): Promise<void> {
     if (this.closed) return;
     const s = this.settings;
     const ch = await model.createChannel();
     ch.on('error', (err: Error) => {
-      this.log.warn({ err: err.message }, 'celery: channel error');
+      this.health.error(PART, err, 'celery: channel error');
     });
     await ch.prefetch(s.prefetch);
     await ch.assertExchange(s.exchange, 'topic', { durable: true });
     // Events are transient by nature: the queue outlives a restart of acktrail but not a long
-    // absence, and never grows without bound.
-    await ch.assertQueue(s.queue, {
-      durable: false,
-      arguments: {
-        'x-expires': 3_600_000,
-        'x-message-ttl': 600_000,
-        'x-max-length': 1_000_000,
-      },
-    });
+    // absence, and never grows without bound, in messages or in bytes.
+    try {
+      await ch.assertQueue(s.queue, {
+        durable: false,
+        arguments: {
+          'x-expires': 3_600_000,
+          'x-message-ttl': 600_000,
+          'x-max-length': 1_000_000,
+          'x-max-length-bytes': s.queueMaxBytes,
+        },
+      });
+    } catch (err) {
+      throw new Error(
+        `queue ${s.queue} exists with other arguments than acktrail's (an older acktrail made it?): delete it, or set celery.queue to another name (${errorMessage(err)})`,
+        { cause: err },
+      );
+    }
     await ch.bindQueue(s.queue, s.exchange, '#');
     this.pending = [];
     this.lastMessage = null;
     this.channel = ch;
+    this.model = model;
     this.probe = null;
+    // The consumer's channel closed while the connection stays (an ack the broker refused):
+    // close the connection too, so that recovery makes both again.
+    ch.on('close', () => {
+      if (this.channel === ch && !this.closed) {
+        this.channel = null;
+        void model.close().catch(() => undefined);
+      }
+    });
     await ch.consume(s.queue, (msg) => {
       if (msg) this.onMessage(msg);
     });
+    this.health.up(PART);
     this.log.info({ exchange: s.exchange, queue: s.queue }, 'celery: consuming events');
+    if (s.enableEventsIntervalSeconds > 0) void this.enableEvents();
   }
 
   private onMessage(msg: ConsumeMessage): void {
     const count = !msg.fields.redelivered;
-    for (const e of parseBody(msg.content)) {
+    for (const e of parseBody(msg.content, this.limits())) {
       if (e.kind === 'skipped') {
         if (count) this.metrics.skipped.inc({ reason: e.reason });
         continue;
@@ -148,9 +195,7 @@ export class CeleryConsumer {
     if (!ch || !last) return this.flushing;
     this.pending = [];
     this.lastMessage = null;
-    const written: Promise<unknown> =
-      this.store && steps.length ? this.store.write(steps) : Promise.resolve();
-    const outcome = written.then(
+    const outcome = this.write(steps).then(
       () => null,
       (err: unknown) => err as Error,
     );
@@ -158,12 +203,14 @@ export class CeleryConsumer {
       const err = await outcome;
       try {
         if (!err) {
+          this.failures = 0;
           ch.ack(last, true);
           return;
         }
+        this.failures++;
         this.log.warn({ err: err.message }, 'celery: storing task steps failed; retrying');
         // Later batches wait behind this one: their acks must not overtake its nack.
-        await new Promise((r) => setTimeout(r, 1000));
+        await new Promise((r) => setTimeout(r, backoffMs(this.failures, 1000)));
         ch.nack(last, true, true);
       } catch {
         // the channel is gone: the broker redelivers what was not acked
@@ -172,10 +219,34 @@ export class CeleryConsumer {
     return this.flushing;
   }
 
+  /**
+   * Stores the steps. Steps that PostgreSQL refuses as such (it would refuse them again) are
+   * written one by one so that only those are set aside, counted, and never block the queue.
+   */
+  private async write(steps: Step[]): Promise<void> {
+    if (!this.store || steps.length === 0) return;
+    try {
+      await this.store.write(steps);
+    } catch (err) {
+      if (!(err instanceof StepsRefusedError)) throw err;
+      for (const step of steps) {
+        try {
+          await this.store.write([step]);
+        } catch (one) {
+          if (!(one instanceof StepsRefusedError)) throw one;
+          this.metrics.skipped.inc({ reason: 'store_rejected' });
+          this.log.warn({ err: one.message }, 'celery: a task event was set aside');
+        }
+      }
+    }
+  }
+
   private async probeChannel(): Promise<Channel | null> {
     if (this.probe) return this.probe;
+    const model = this.model;
+    if (!model) return null;
     try {
-      const ch = await this.model.createChannel();
+      const ch = await model.createChannel();
       ch.on('error', () => undefined);
       ch.on('close', () => {
         if (this.probe === ch) this.probe = null;
@@ -232,6 +303,6 @@ export class CeleryConsumer {
     this.closed = true;
     for (const t of this.timers) clearInterval(t);
     await this.flush();
-    await this.model.close().catch(() => undefined);
+    await this.conn?.close().catch(() => undefined);
   }
 }

@@ -1,6 +1,11 @@
 // Celery's event messages (exchange `celeryev`), as a worker or a client publishes them: one JSON
 // object per message, or a list of them (routing key `task.multi`: the prefork worker buffers its
-// task events). Anything else is counted and skipped, never fatal.
+// task events). Anyone who can publish on that exchange can send anything, so an event gets the
+// checks an OTLP span gets: a bounded message size before it is parsed, an id of the journey-id
+// shape, a timestamp inside the retention window, every string bounded and scrubbed (no NUL, no
+// lone surrogate). Anything else is set aside with a reason and counted, never fatal.
+import { bounded, scrub } from '../journeys/scrub.js';
+
 export const TASK_EVENTS = [
   'task-sent',
   'task-received',
@@ -57,34 +62,69 @@ export interface WorkerEvent {
   active: number | null;
 }
 
-export type Parsed =
-  TaskEvent | WorkerEvent | { kind: 'skipped'; reason: 'malformed' | 'unknown_type' };
+/** Why an event was set aside (acktrail_celery_events_skipped_total{reason}). */
+export const SKIP_REASONS = [
+  'malformed',
+  'unknown_type',
+  'invalid_id',
+  'out_of_window',
+  'too_large',
+  'store_rejected',
+] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
+
+export type Parsed = TaskEvent | WorkerEvent | { kind: 'skipped'; reason: SkipReason };
+
+export interface EventLimits {
+  /** Oldest and newest accepted timestamp, seconds since the epoch. */
+  fromS: number;
+  toS: number;
+  /** Largest message body parsed; a larger one is skipped unread. */
+  maxMessageBytes: number;
+}
 
 const TASK_SET = new Set<string>(TASK_EVENTS);
 const WORKER_SET = new Set<string>(WORKER_EVENTS);
-const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+/** A task id is a journey id: 1-128 printable ASCII characters, as for spans. */
+const ID_SHAPE = /^[\x21-\x7e]{1,128}$/;
+/** The traceback's tail is all its summary reads (the last frame and the exception line). */
+const TRACEBACK_TAIL = 16_384;
+
+const raw = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+/** A non-empty string, bounded and scrubbed like a span attribute. */
+const str = (v: unknown) => {
+  const s = raw(v);
+  return s === null ? null : scrub(s);
+};
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
-export function parseEvent(raw: unknown): Parsed {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+export function parseEvent(input: unknown, limits: EventLimits): Parsed {
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
     return { kind: 'skipped', reason: 'malformed' };
-  const e = raw as Record<string, unknown>;
-  const type = str(e.type);
+  const e = input as Record<string, unknown>;
+  const type = raw(e.type);
   const timestamp = num(e.timestamp);
   const hostname = str(e.hostname) ?? 'unknown';
   if (type === null || timestamp === null) return { kind: 'skipped', reason: 'malformed' };
+  if (!TASK_SET.has(type) && !WORKER_SET.has(type))
+    return { kind: 'skipped', reason: 'unknown_type' };
+  if (timestamp < limits.fromS || timestamp > limits.toS)
+    return { kind: 'skipped', reason: 'out_of_window' };
   if (WORKER_SET.has(type))
     return {
       kind: 'worker',
       type: type as WorkerEventType,
       hostname,
       timestamp,
-      freq: num(e.freq) ?? 2,
+      // A period that is no number of seconds would make the worker never (or always) alive.
+      freq: Math.min(3600, Math.max(0.1, num(e.freq) ?? 2)),
       active: num(e.active),
     };
-  if (!TASK_SET.has(type)) return { kind: 'skipped', reason: 'unknown_type' };
-  const uuid = str(e.uuid);
-  if (uuid === null) return { kind: 'skipped', reason: 'malformed' };
+  const id = raw(e.uuid);
+  if (id === null) return { kind: 'skipped', reason: 'malformed' };
+  const uuid = bounded(id, 128);
+  if (!ID_SHAPE.test(uuid)) return { kind: 'skipped', reason: 'invalid_id' };
+  const traceback = raw(e.traceback);
   return {
     kind: 'task',
     type: type as TaskEventType,
@@ -98,21 +138,22 @@ export function parseEvent(raw: unknown): Parsed {
     retries: num(e.retries),
     eta: str(e.eta),
     queue: str(e.queue) ?? str(e.routing_key),
-    runtime: num(e.runtime),
+    runtime: num(e.runtime) === null ? null : Math.max(0, num(e.runtime)!),
     exception: str(e.exception),
-    traceback: str(e.traceback),
+    traceback: traceback === null ? null : traceback.slice(-TRACEBACK_TAIL),
   };
 }
 
 /** The events of one message body: a JSON object, or a list of them. */
-export function parseBody(body: Buffer): Parsed[] {
+export function parseBody(body: Buffer, limits: EventLimits): Parsed[] {
+  if (body.length > limits.maxMessageBytes) return [{ kind: 'skipped', reason: 'too_large' }];
   let json: unknown;
   try {
     json = JSON.parse(body.toString('utf8'));
   } catch {
     return [{ kind: 'skipped', reason: 'malformed' }];
   }
-  return (Array.isArray(json) ? json : [json]).map(parseEvent);
+  return (Array.isArray(json) ? json : [json]).map((e) => parseEvent(e, limits));
 }
 
 /**
@@ -121,6 +162,7 @@ export function parseBody(body: Buffer): Parsed[] {
  */
 export function tracebackSummary(traceback: string | null): string | null {
   if (!traceback) return null;
+  // Callers pass at most the last TRACEBACK_TAIL characters; a frame cut at the front is fine.
   const lines = traceback.trimEnd().split('\n');
   const last = lines.at(-1)?.trim() ?? '';
   const frames = lines.filter((l) => /^\s*File "/.test(l));

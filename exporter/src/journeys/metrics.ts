@@ -2,7 +2,7 @@
 // that retries an export never inflates them. Labels are bounded: queue, exchange and routing key
 // come from the pipeline's topology, and free-text dead-letter reasons fold into "other" past a
 // limit.
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { BoundedLabel } from '../labels.js';
 import { ORDERING_KINDS } from './ordering.js';
 import type { WriteResult } from './store.js';
@@ -22,6 +22,8 @@ const STAGE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 
 export class JourneyMetrics {
   readonly spansReceived: Counter<'outcome'>;
   readonly refused: Counter<'reason'>;
+  /** Bytes of OTLP bodies being read or worked on now (the in-flight budget in use). */
+  readonly inflightBytes: Gauge;
   private readonly stageDuration: Histogram<'stage'>;
   private readonly stageChildren = new Map<string, ReturnType<Histogram<'stage'>['labels']>>();
   private readonly duplicatePublishes: Counter;
@@ -54,6 +56,11 @@ export class JourneyMetrics {
       registers,
     });
     for (const reason of REFUSAL_REASONS) this.refused.inc({ reason }, 0);
+    this.inflightBytes = new Gauge({
+      name: 'acktrail_ingest_inflight_bytes',
+      help: 'Bytes of OTLP request bodies (after inflation) being read or worked on now; journeys.maxInflightBytes at most.',
+      registers,
+    });
     this.stageDuration = new Histogram({
       name: 'acktrail_stage_duration_seconds',
       help: 'Duration of each stage of an event journey, from its spans.',

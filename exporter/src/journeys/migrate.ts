@@ -9,7 +9,13 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/', import.
 const LOCK_KEY = 7_461_200_002;
 
 export async function migrateStore(connectionString: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString, application_name: 'acktrail-migrate' });
+  const client = new pg.Client({
+    connectionString,
+    application_name: 'acktrail-migrate',
+    connectionTimeoutMillis: 5000,
+  });
+  // A connection lost mid-way fails the query in progress; the event itself must not crash us.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);

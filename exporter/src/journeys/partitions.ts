@@ -1,24 +1,41 @@
-// Daily partitions of journey_steps: created on demand before a write, dropped whole when they
-// fall out of the retention window.
+// Daily partitions of journey_steps: created before a write needs them, dropped whole when they
+// fall out of the retention window. Neither ever blocks a write or waits behind a long read:
+// - a new day is created as a plain table and then attached (ATTACH takes SHARE UPDATE
+//   EXCLUSIVE on journey_steps, which inserts and reads do not conflict with; CREATE TABLE ...
+//   PARTITION OF would take ACCESS EXCLUSIVE and queue every insert behind a running read);
+// - an old day is detached CONCURRENTLY (it waits for the reads that may still see it, while
+//   inserts go on) and dropped once it is no longer part of journey_steps.
 import type pg from 'pg';
 
 const DAY_MS = 86_400_000;
 const LOCK_KEY = 7_461_200_003;
 const NAME = /^journey_steps_p(\d{4})(\d{2})(\d{2})$/;
+/** Days ahead of today that maintenance makes ready, so that writes rarely create one. */
+const AHEAD_DAYS = 1;
 
 const dayStart = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
 const suffix = (dayMs: number) => new Date(dayMs).toISOString().slice(0, 10).replace(/-/g, '');
+const nameOf = (dayMs: number) => `journey_steps_p${suffix(dayMs)}`;
 
 export class Partitions {
   private readonly known = new Set<number>();
 
-  constructor(private readonly pool: pg.Pool) {}
+  /** @param futureDays a time further ahead than this never gets a partition (bad clocks). */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly futureDays = 2,
+  ) {}
 
   /** Makes sure a partition exists for each day in which one of `timesUs` falls. */
-  async ensure(timesUs: Iterable<number>): Promise<void> {
+  async ensure(timesUs: Iterable<number>, nowMs = Date.now()): Promise<void> {
     const missing = new Set<number>();
+    const horizon = dayStart(nowMs) + this.futureDays * DAY_MS;
     for (const us of timesUs) {
       const day = dayStart(us / 1000);
+      if (day > horizon)
+        throw new RangeError(
+          `no partition is made for ${new Date(day).toISOString()}: too far ahead`,
+        );
       if (!this.known.has(day)) missing.add(day);
     }
     if (missing.size === 0) return;
@@ -26,13 +43,16 @@ export class Partitions {
     try {
       await db.query('BEGIN');
       await db.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
+      const attached = await this.attachedDays(db);
       for (const day of missing) {
+        if (attached.has(day)) continue;
         // Names and bounds are generated from integers, never from input text.
-        const from = new Date(day).toISOString();
-        const to = new Date(day + DAY_MS).toISOString();
+        const name = nameOf(day);
+        await db.query(`DROP TABLE IF EXISTS ${name}`); // a table left by an interrupted detach
+        await db.query(`CREATE TABLE ${name} (LIKE journey_steps INCLUDING DEFAULTS)`);
         await db.query(
-          `CREATE TABLE IF NOT EXISTS journey_steps_p${suffix(day)} PARTITION OF journey_steps
-             FOR VALUES FROM ('${from}') TO ('${to}')`,
+          `ALTER TABLE journey_steps ATTACH PARTITION ${name}
+             FOR VALUES FROM ('${new Date(day).toISOString()}') TO ('${new Date(day + DAY_MS).toISOString()}')`,
         );
       }
       await db.query('COMMIT');
@@ -45,25 +65,62 @@ export class Partitions {
     }
   }
 
+  /** Today's partition and the next days', made ahead of the writes that will need them. */
+  async prepareAhead(nowMs = Date.now()): Promise<void> {
+    const today = dayStart(nowMs);
+    const days = Array.from({ length: AHEAD_DAYS + 1 }, (_, i) => (today + i * DAY_MS) * 1000);
+    await this.ensure(days, nowMs);
+  }
+
   /** Drops the partitions whose whole day ended before `retentionDays` ago; returns their names. */
   async dropExpired(retentionDays: number, nowMs = Date.now()): Promise<string[]> {
     const horizon = dayStart(nowMs - retentionDays * DAY_MS);
-    const res = await this.pool.query<{ name: string }>(
-      `SELECT c.relname AS name FROM pg_inherits i
-         JOIN pg_class c ON c.oid = i.inhrelid
-         JOIN pg_class p ON p.oid = i.inhparent
-        WHERE p.relname = 'journey_steps'`,
+    const db = await this.pool.connect();
+    try {
+      // A detach waits for every read that may still see the partition (API reads end within
+      // their statement timeout); inserts go on meanwhile, so this session may wait that long.
+      await db.query('SET statement_timeout = 0; SET lock_timeout = 0');
+      const res = await db.query<{ name: string; pending: boolean }>(
+        `SELECT c.relname AS name, i.inhdetachpending AS pending FROM pg_inherits i
+           JOIN pg_class c ON c.oid = i.inhrelid
+          WHERE i.inhparent = 'journey_steps'::regclass`,
+      );
+      const dropped: string[] = [];
+      for (const { name, pending } of res.rows) {
+        const m = NAME.exec(name);
+        if (!m) continue;
+        const day = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+        if (day + DAY_MS > horizon) continue;
+        this.known.delete(day);
+        // Outside a transaction block, as CONCURRENTLY requires. A detach that an earlier
+        // process began and did not finish is finished instead.
+        await db.query(
+          `ALTER TABLE journey_steps DETACH PARTITION ${name} ${pending ? 'FINALIZE' : 'CONCURRENTLY'}`,
+        );
+        await db.query(`DROP TABLE IF EXISTS ${name}`);
+        dropped.push(name);
+      }
+      return dropped;
+    } finally {
+      // A session that cannot be reset is not given back to the pool.
+      const reset = await db.query('RESET statement_timeout; RESET lock_timeout').then(
+        () => undefined,
+        (err: unknown) => err as Error,
+      );
+      db.release(reset);
+    }
+  }
+
+  private async attachedDays(db: pg.PoolClient): Promise<Set<number>> {
+    const res = await db.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent = 'journey_steps'::regclass AND NOT i.inhdetachpending`,
     );
-    const dropped: string[] = [];
+    const days = new Set<number>();
     for (const { name } of res.rows) {
       const m = NAME.exec(name);
-      if (!m) continue;
-      const day = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-      if (day + DAY_MS > horizon) continue;
-      await this.pool.query(`DROP TABLE IF EXISTS ${name}`);
-      this.known.delete(day);
-      dropped.push(name);
+      if (m) days.add(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
     }
-    return dropped;
+    return days;
   }
 }

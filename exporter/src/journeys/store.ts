@@ -57,13 +57,44 @@ function versionedDelivery(s: Step): VersionedDelivery[] {
   ];
 }
 
+/** The write queue is full: the caller should answer "retry later" (503), nothing was queued. */
+export class StoreBusyError extends Error {
+  readonly code = 'STORE_BUSY';
+}
+
+/**
+ * PostgreSQL refused the steps themselves (a data or constraint error, SQLSTATE class 22 or 23):
+ * a retry would fail the same way, so the caller drops them and says so.
+ */
+export class StepsRefusedError extends Error {
+  readonly code = 'STEPS_REFUSED';
+}
+
+const isDataError = (err: unknown) => /^2[23]/.test((err as { code?: string }).code ?? '');
+
 export class StepStore {
   readonly partitions: Partitions;
   private queue: Pending[] = [];
   private writers = 0;
+  /** Steps queued or being written. */
+  private pending = 0;
 
-  constructor(private readonly pool: pg.Pool) {
+  /**
+   * @param maxPendingSteps steps queued or being written at once; a write beyond it is refused
+   *   with StoreBusyError at once, so a slow store never makes the queue grow without bound.
+   */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly maxPendingSteps = 100_000,
+    /** Told of every write: null when it committed, the error when the store failed it. */
+    private readonly report: (err: unknown) => void = () => undefined,
+  ) {
     this.partitions = new Partitions(pool);
+  }
+
+  /** Steps queued or being written now. */
+  get pendingSteps(): number {
+    return this.pending;
   }
 
   /** Resolves once every step is committed (or was already stored). */
@@ -75,9 +106,17 @@ export class StepStore {
         insertedAt: new Map(),
         ordering: [],
       });
-    return new Promise((resolve, reject) => {
+    // One write larger than the whole bound still goes through when nothing else is pending.
+    if (this.pending > 0 && this.pending + steps.length > this.maxPendingSteps)
+      return Promise.reject(
+        new StoreBusyError(`${this.pending} steps are waiting for the journey store`),
+      );
+    this.pending += steps.length;
+    return new Promise<WriteResult>((resolve, reject) => {
       this.queue.push({ steps, resolve, reject });
       if (this.writers < WRITERS) void this.drain();
+    }).finally(() => {
+      this.pending -= steps.length;
     });
   }
 
@@ -94,12 +133,37 @@ export class StepStore {
       try {
         const all = group.flatMap((p) => p.steps);
         const result = await this.insert(all);
+        this.report(null);
         for (const p of group) p.resolve(this.share(result, p.steps));
       } catch (err) {
-        for (const p of group) p.reject(err);
+        if (!isDataError(err)) {
+          this.report(err);
+          for (const p of group) p.reject(err);
+        } else {
+          // One caller's steps must not fail the others grouped with them: each alone.
+          await this.alone(group, err);
+        }
       }
     }
     this.writers--;
+  }
+
+  private async alone(group: Pending[], groupError: unknown): Promise<void> {
+    for (const p of group) {
+      try {
+        if (group.length === 1) throw groupError;
+        const result = await this.insert(p.steps);
+        this.report(null);
+        p.resolve(result);
+      } catch (err) {
+        if (isDataError(err)) {
+          p.reject(new StepsRefusedError(`the store refused the steps: ${(err as Error).message}`));
+        } else {
+          this.report(err);
+          p.reject(err);
+        }
+      }
+    }
   }
 
   /** Each caller gets the part of the write result that concerns its own steps. */

@@ -1,8 +1,19 @@
 // OTLP/HTTP request bodies (protobuf or JSON, already inflated) -> ReceivedSpan[]. Anything that
 // is not a well-formed ExportTraceServiceRequest throws DecodeError (the route answers 400); a
 // span whose own fields are wrong is still returned, and normalise() rejects it with a reason.
+import protobuf from 'protobufjs/light.js';
+import { bounded } from '../journeys/scrub.js';
 import { ExportTraceServiceRequest } from './otlp-schema.js';
 import { DecodeError, type AttributeValue, type ReceivedSpan } from './spans.js';
+
+/**
+ * Strings are cut here, before anything reads them: past this length nothing of a string is
+ * stored (scrub keeps 200 characters), and a longer value only has to be known as too long.
+ */
+const MAX_VALUE = 1024;
+/** Longer than any attribute name acktrail reads; a longer key can be dropped unread. */
+const MAX_KEY = 128;
+const ID_HEX = 32;
 
 interface LongLike {
   low: number;
@@ -13,7 +24,8 @@ interface LongLike {
 function nanosToMicros(v: unknown): number {
   if (typeof v === 'number') return Math.round(v / 1000);
   if (typeof v === 'string') {
-    if (!/^\d{1,20}$/.test(v)) return Number.NaN;
+    // Cut before the scan: a fixed64 has at most 20 digits.
+    if (v.length > 20 || !/^\d+$/.test(v)) return Number.NaN;
     // Drop the last three digits: exact for any realistic time.
     return v.length <= 3 ? 0 : Number(v.slice(0, -3));
   }
@@ -52,9 +64,9 @@ function pbAttributes(list: PbKeyValue[] | undefined): Map<string, AttributeValu
   if (!list) return out;
   for (const kv of list) {
     const v = kv.value;
-    if (!v) continue;
+    if (!v || kv.key.length > MAX_KEY) continue;
     // protobufjs sets only the field present on the wire as an own property.
-    if (Object.hasOwn(v, 'stringValue')) out.set(kv.key, v.stringValue!);
+    if (Object.hasOwn(v, 'stringValue')) out.set(kv.key, bounded(v.stringValue!, MAX_VALUE));
     else if (Object.hasOwn(v, 'intValue')) out.set(kv.key, int64(v.intValue));
     else if (Object.hasOwn(v, 'boolValue')) out.set(kv.key, v.boolValue!);
     else if (Object.hasOwn(v, 'doubleValue')) out.set(kv.key, v.doubleValue!);
@@ -81,11 +93,44 @@ interface PbRequest {
   }[];
 }
 
-export function decodeProtobuf(body: Buffer): ReceivedSpan[] {
+/** Where a length-delimited field `field` occurs in `reader`'s message: calls `each` per value. */
+function eachField(reader: protobuf.Reader, field: number, each: (r: protobuf.Reader) => void) {
+  while (reader.pos < reader.len) {
+    const tag = reader.uint32();
+    if (tag >>> 3 === field && (tag & 7) === 2) each(protobuf.Reader.create(reader.bytes()));
+    else reader.skipType(tag & 7);
+  }
+}
+
+/**
+ * Spans in an ExportTraceServiceRequest, counted on the wire (resource_spans = 1, scope_spans = 2,
+ * spans = 2) without decoding them: an oversized request is refused before it is materialised.
+ */
+function countSpans(body: Buffer): number {
+  let n = 0;
+  eachField(protobuf.Reader.create(body), 1, (rs) => {
+    eachField(rs, 2, (ss) => {
+      eachField(ss, 2, () => n++);
+    });
+  });
+  return n;
+}
+
+function tooMany(n: number, max: number): DecodeError {
+  return new DecodeError(
+    `${n} spans in one request; at most ${max} (lower the exporter's batch size, e.g. OTEL_BSP_MAX_EXPORT_BATCH_SIZE)`,
+    true,
+  );
+}
+
+export function decodeProtobuf(body: Buffer, maxSpans = Infinity): ReceivedSpan[] {
   let req: PbRequest;
   try {
+    const n = countSpans(body);
+    if (n > maxSpans) throw tooMany(n, maxSpans);
     req = ExportTraceServiceRequest.decode(body) as unknown as PbRequest;
   } catch (err) {
+    if (err instanceof DecodeError || err instanceof RangeError) throw err;
     throw new DecodeError(`invalid protobuf ExportTraceServiceRequest: ${(err as Error).message}`);
   }
   const spans: ReceivedSpan[] = [];
@@ -97,13 +142,13 @@ export function decodeProtobuf(body: Buffer): ReceivedSpan[] {
           traceId: hex(s.traceId),
           spanId: hex(s.spanId),
           parentSpanId: hex(s.parentSpanId),
-          name: s.name,
+          name: bounded(s.name, MAX_VALUE),
           kind: s.kind,
           startUs: nanosToMicros(s.startTimeUnixNano),
           endUs: nanosToMicros(s.endTimeUnixNano),
           attributes: pbAttributes(s.attributes),
           statusCode: s.status?.code ?? 0,
-          statusMessage: s.status?.message ?? '',
+          statusMessage: bounded(s.status?.message ?? '', MAX_VALUE),
           service,
         });
       }
@@ -134,27 +179,37 @@ function jsonAttributes(v: Json, where: string): Map<string, AttributeValue> {
     const kv = obj(item, where);
     if (typeof kv.key !== 'string') throw new DecodeError(`${where}[].key must be a string`);
     const value = obj(kv.value, `${where}[].value`);
-    if (typeof value.stringValue === 'string') out.set(kv.key, value.stringValue);
+    if (kv.key.length > MAX_KEY) continue;
+    if (typeof value.stringValue === 'string')
+      out.set(kv.key, bounded(value.stringValue, MAX_VALUE));
     else if (typeof value.boolValue === 'boolean') out.set(kv.key, value.boolValue);
-    else if (typeof value.intValue === 'string' || typeof value.intValue === 'number')
-      out.set(kv.key, Number(value.intValue));
+    else if (typeof value.intValue === 'number') out.set(kv.key, value.intValue);
+    else if (typeof value.intValue === 'string')
+      // An int64 has at most 20 characters; a longer string is not one.
+      out.set(kv.key, value.intValue.length <= 20 ? Number(value.intValue) : Number.NaN);
     else if (typeof value.doubleValue === 'number') out.set(kv.key, value.doubleValue);
   }
   return out;
 }
 
-const str = (v: Json): string => (typeof v === 'string' ? v : '');
+const str = (v: Json, max = MAX_VALUE): string => (typeof v === 'string' ? bounded(v, max) : '');
 const int = (v: Json): number => (typeof v === 'number' && Number.isInteger(v) ? v : 0);
 
-export function decodeJson(body: Buffer): ReceivedSpan[] {
+export function decodeJson(body: Buffer, maxSpans = Infinity): ReceivedSpan[] {
   let parsed: Json;
   try {
     parsed = JSON.parse(body.toString('utf8'));
   } catch (err) {
     throw new DecodeError(`invalid JSON: ${(err as Error).message}`);
   }
+  const resourceSpans = list(obj(parsed, 'body').resourceSpans, 'resourceSpans');
+  let n = 0;
+  for (const rs of resourceSpans)
+    for (const ss of list(obj(rs, 'resourceSpans[]').scopeSpans, 'scopeSpans'))
+      n += list(obj(ss, 'scopeSpans[]').spans, 'spans').length;
+  if (n > maxSpans) throw tooMany(n, maxSpans);
   const spans: ReceivedSpan[] = [];
-  for (const rsItem of list(obj(parsed, 'body').resourceSpans, 'resourceSpans')) {
+  for (const rsItem of resourceSpans) {
     const rs = obj(rsItem, 'resourceSpans[]');
     const resource = obj(rs.resource, 'resource');
     const service = String(
@@ -165,9 +220,9 @@ export function decodeJson(body: Buffer): ReceivedSpan[] {
         const s = obj(spanItem, 'spans[]');
         const status = obj(s.status, 'status');
         spans.push({
-          traceId: str(s.traceId).toLowerCase(),
-          spanId: str(s.spanId).toLowerCase(),
-          parentSpanId: str(s.parentSpanId).toLowerCase(),
+          traceId: str(s.traceId, ID_HEX).toLowerCase(),
+          spanId: str(s.spanId, ID_HEX).toLowerCase(),
+          parentSpanId: str(s.parentSpanId, ID_HEX).toLowerCase(),
           name: str(s.name),
           kind: int(s.kind),
           startUs: nanosToMicros(s.startTimeUnixNano),

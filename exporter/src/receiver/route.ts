@@ -1,14 +1,19 @@
 // POST /v1/traces: OTLP/HTTP with protobuf or JSON bodies, gzip or not. Answers in the request's
 // content type: 200 (with partialSuccess when spans were rejected) only after the accepted steps
-// are committed; 400 for an undecodable body, 413 beyond the body limit, 415 for another content
-// type, 503 when the store cannot take the write (the SDK retries; nothing was stored).
-import express, { type NextFunction, type Request, type Response } from 'express';
+// are committed; 400 for an undecodable body, 401 without the ingest token (when one is set),
+// 413 beyond the body or span limit, 415 for another content type, 503 with Retry-After when the
+// in-flight budget, the store's write queue or the store itself cannot take it (the SDK retries;
+// nothing was stored). Everything is refused before the body is read where it can be.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import express, { type Request, type Response } from 'express';
 import type { Logger } from '../log.js';
 import { errorMessage } from '../log.js';
-import type { JourneyMetrics } from '../journeys/metrics.js';
+import type { JourneyMetrics, RefusalReason } from '../journeys/metrics.js';
 import { normalise } from '../journeys/normalize.js';
 import type { Step } from '../journeys/steps.js';
-import type { StepStore } from '../journeys/store.js';
+import { StepsRefusedError, StoreBusyError } from '../journeys/store.js';
+import type { JourneyStore } from '../journeys/supervisor.js';
+import { BodyError, ByteBudget, readBody } from './body.js';
 import { decodeJson, decodeProtobuf } from './decode.js';
 import { ExportTraceServiceResponse, RpcStatus } from './otlp-schema.js';
 import { DecodeError } from './spans.js';
@@ -17,20 +22,35 @@ const PROTOBUF = ['application/x-protobuf', 'application/protobuf'];
 const JSON_TYPE = 'application/json';
 /** gRPC status codes used in google.rpc.Status bodies. */
 const INVALID_ARGUMENT = 3;
+const RESOURCE_EXHAUSTED = 8;
 const UNAVAILABLE = 14;
+const UNAUTHENTICATED = 16;
 const DAY_US = 86_400_000_000;
+const RETRY_AFTER_SECONDS = '5';
+
+export interface IngestLimits {
+  /** Largest body after inflation (413 beyond). */
+  maxBodyBytes: number;
+  /** Bytes of bodies read or worked on at once, over all requests (503 beyond). */
+  maxInflightBytes: number;
+  /** Spans in one request (413 beyond). */
+  maxSpansPerRequest: number;
+}
 
 export interface ReceiverOptions {
-  store: StepStore | null;
+  store: JourneyStore | null;
   metrics: JourneyMetrics;
   log: Logger;
-  maxBodyBytes: number;
+  limits: IngestLimits;
   retentionDays: number;
-  /** Resolves when the store is migrated; rejects when it cannot be. */
-  ready: Promise<void>;
+  /** With a token, a request needs `Authorization: Bearer <token>` (401 otherwise). */
+  ingestToken: string | null;
+  /** False once the exporter is shutting down: requests that still arrive are refused. */
+  accepting: () => boolean;
 }
 
 const isProtobuf = (req: Request) => PROTOBUF.some((t) => req.is(t));
+const digest = (s: string) => createHash('sha256').update(s).digest();
 
 function reply(req: Request, res: Response, status: number, body: object, type: 'ok' | 'error') {
   if (isProtobuf(req)) {
@@ -46,108 +66,144 @@ function reply(req: Request, res: Response, status: number, body: object, type: 
 
 export function receiverRouter(opts: ReceiverOptions): express.Router {
   const router = express.Router();
+  const budget = new ByteBudget(opts.limits.maxInflightBytes, (inUse) => {
+    opts.metrics.inflightBytes.set(inUse);
+  });
+  const expected = opts.ingestToken ? digest(opts.ingestToken) : null;
+
   const fail = (req: Request, res: Response, status: number, code: number, message: string) => {
     reply(req, res, status, { code, message }, 'error');
   };
+  /** 503 "retry later": counted by reason; the body, if any, is not read. */
+  const refuse = (req: Request, res: Response, reason: RefusalReason, message: string) => {
+    opts.metrics.refused.inc({ reason });
+    res.set('retry-after', RETRY_AFTER_SECONDS);
+    if (reason === 'shutting_down' || reason === 'over_budget') res.set('connection', 'close');
+    fail(req, res, 503, UNAVAILABLE, message);
+  };
 
-  router.post(
-    '/v1/traces',
-    express.raw({ type: [...PROTOBUF, JSON_TYPE], limit: opts.maxBodyBytes, inflate: true }),
-    async (req: Request, res: Response) => {
-      if (!Buffer.isBuffer(req.body)) {
-        res.status(415).json({
-          code: INVALID_ARGUMENT,
-          message: `content-type must be ${[...PROTOBUF, JSON_TYPE].join(' or ')}`,
-        });
+  router.post('/v1/traces', async (req: Request, res: Response) => {
+    if (!opts.accepting()) {
+      refuse(req, res, 'shutting_down', 'the exporter is shutting down; retry on another');
+      return;
+    }
+    if (expected) {
+      const given = /^Bearer (.+)$/i.exec(req.get('authorization') ?? '')?.[1];
+      if (!given || !timingSafeEqual(digest(given), expected)) {
+        opts.metrics.refused.inc({ reason: 'unauthorized' });
+        res.set('www-authenticate', 'Bearer realm="acktrail-ingest"').set('connection', 'close');
+        fail(req, res, 401, UNAUTHENTICATED, 'missing or wrong bearer token (the ingest token)');
         return;
       }
-      if (!opts.store) {
-        fail(
-          req,
-          res,
-          503,
-          UNAVAILABLE,
-          'the journey store is not configured (ACKTRAIL_DATABASE_URL)',
-        );
+    }
+    if (!isProtobuf(req) && !req.is(JSON_TYPE)) {
+      res.status(415).json({
+        code: INVALID_ARGUMENT,
+        message: `content-type must be ${[...PROTOBUF, JSON_TYPE].join(' or ')}`,
+      });
+      return;
+    }
+    const store = opts.store;
+    if (!store) {
+      fail(
+        req,
+        res,
+        503,
+        UNAVAILABLE,
+        'the journey store is not configured (ACKTRAIL_DATABASE_URL)',
+      );
+      return;
+    }
+    if (!store.ready) {
+      refuse(req, res, 'store_unavailable', 'the journey store is not ready yet; retry later');
+      return;
+    }
+    let body;
+    try {
+      body = await readBody(req, budget, opts.limits.maxBodyBytes);
+    } catch (err) {
+      if (!(err instanceof BodyError)) throw err;
+      if (err.status === 503) {
+        refuse(req, res, 'over_budget', err.message);
         return;
       }
-      try {
-        await opts.ready;
-      } catch {
-        fail(
-          req,
-          res,
-          503,
-          UNAVAILABLE,
-          'the journey store could not be prepared; see the exporter log',
-        );
-        return;
-      }
-      let spans;
-      try {
-        spans = isProtobuf(req) ? decodeProtobuf(req.body) : decodeJson(req.body);
-      } catch (err) {
-        if (!(err instanceof DecodeError) && !(err instanceof RangeError)) throw err;
-        opts.metrics.spansReceived.inc({ outcome: 'rejected' });
+      opts.metrics.spansReceived.inc({ outcome: 'rejected' });
+      res.set('connection', 'close');
+      fail(req, res, err.status, INVALID_ARGUMENT, err.message);
+      return;
+    }
+    // The budget is held until the answer is out: decoded spans and steps live until then.
+    res.once('close', () => {
+      body.release();
+    });
+    await ingest(req, res, body.bytes, store);
+  });
+
+  async function ingest(req: Request, res: Response, bytes: Buffer, store: JourneyStore) {
+    let spans;
+    try {
+      const max = opts.limits.maxSpansPerRequest;
+      spans = isProtobuf(req) ? decodeProtobuf(bytes, max) : decodeJson(bytes, max);
+    } catch (err) {
+      if (!(err instanceof DecodeError) && !(err instanceof RangeError)) throw err;
+      opts.metrics.spansReceived.inc({ outcome: 'rejected' });
+      const tooMany = err instanceof DecodeError && err.tooMany;
+      fail(
+        req,
+        res,
+        tooMany ? 413 : 400,
+        tooMany ? RESOURCE_EXHAUSTED : INVALID_ARGUMENT,
+        err.message,
+      );
+      return;
+    }
+    const now = Date.now() * 1000;
+    const window = { fromUs: now - opts.retentionDays * DAY_US, toUs: now + DAY_US };
+    const steps: Step[] = [];
+    const reasons = new Map<string, number>();
+    let ignored = 0;
+    for (const span of spans) {
+      const n = normalise(span, window);
+      if (n.kind === 'step') steps.push(n.step);
+      else if (n.kind === 'ignored') ignored++;
+      else reasons.set(n.reason, (reasons.get(n.reason) ?? 0) + 1);
+    }
+    let result;
+    try {
+      result = await store.steps.write(steps);
+    } catch (err) {
+      if (err instanceof StoreBusyError) {
+        refuse(req, res, 'store_busy', `${err.message}; retry later`);
+      } else if (err instanceof StepsRefusedError) {
+        opts.metrics.spansReceived.inc({ outcome: 'rejected' }, spans.length);
         fail(req, res, 400, INVALID_ARGUMENT, err.message);
-        return;
-      }
-      const now = Date.now() * 1000;
-      const window = { fromUs: now - opts.retentionDays * DAY_US, toUs: now + DAY_US };
-      const steps: Step[] = [];
-      const reasons = new Map<string, number>();
-      let ignored = 0;
-      for (const span of spans) {
-        const n = normalise(span, window);
-        if (n.kind === 'step') steps.push(n.step);
-        else if (n.kind === 'ignored') ignored++;
-        else reasons.set(n.reason, (reasons.get(n.reason) ?? 0) + 1);
-      }
-      let result;
-      try {
-        result = await opts.store.write(steps);
-      } catch (err) {
+      } else {
         opts.log.error(
           { err: errorMessage(err), steps: steps.length },
           'journey store write failed',
         );
-        res.set('retry-after', '5');
-        fail(req, res, 503, UNAVAILABLE, 'the journey store is unavailable; retry later');
-        return;
+        refuse(req, res, 'store_unavailable', 'the journey store is unavailable; retry later');
       }
-      // Only once the steps are committed: a failure in here must not turn a stored write into
-      // a 503.
-      opts.metrics.observe(result);
-      const rejected = [...reasons.values()].reduce((a, b) => a + b, 0);
-      opts.metrics.spansReceived.inc({ outcome: 'accepted' }, steps.length);
-      opts.metrics.spansReceived.inc({ outcome: 'ignored' }, ignored);
-      opts.metrics.spansReceived.inc({ outcome: 'rejected' }, rejected);
-      const body =
-        rejected > 0
-          ? {
-              partialSuccess: {
-                rejectedSpans: rejected,
-                errorMessage: [...reasons].map(([r, n]) => `${n} span(s): ${r}`).join('; '),
-              },
-            }
-          : {};
-      reply(req, res, 200, body, 'ok');
-    },
-  );
-
-  // body-parser's errors (too large, bad gzip, unsupported encoding) in OTLP's shape.
-  router.use('/v1/traces', (err: unknown, req: Request, res: Response, next: NextFunction) => {
-    const status = (err as { status?: number }).status;
-    if (typeof status !== 'number' || status < 400 || status >= 500) {
-      next(err);
       return;
     }
-    opts.metrics.spansReceived.inc({ outcome: 'rejected' });
-    const message =
-      status === 413
-        ? `body larger than ${opts.maxBodyBytes} bytes (after inflation)`
-        : `unreadable body: ${(err as Error).message}`;
-    fail(req, res, status, INVALID_ARGUMENT, message);
-  });
+    // Only once the steps are committed: a failure in here must not turn a stored write into
+    // a 503.
+    opts.metrics.observe(result);
+    const rejected = [...reasons.values()].reduce((a, b) => a + b, 0);
+    opts.metrics.spansReceived.inc({ outcome: 'accepted' }, steps.length);
+    opts.metrics.spansReceived.inc({ outcome: 'ignored' }, ignored);
+    opts.metrics.spansReceived.inc({ outcome: 'rejected' }, rejected);
+    const answer =
+      rejected > 0
+        ? {
+            partialSuccess: {
+              rejectedSpans: rejected,
+              errorMessage: [...reasons].map(([r, n]) => `${n} span(s): ${r}`).join('; '),
+            },
+          }
+        : {};
+    reply(req, res, 200, answer, 'ok');
+  }
+
   return router;
 }

@@ -19,4 +19,12 @@ export interface ReceivedSpan {
   service: string;
 }
 
-export class DecodeError extends Error {}
+export class DecodeError extends Error {
+  /** @param tooMany the request holds more spans than the receiver takes in one (413). */
+  constructor(
+    message: string,
+    readonly tooMany = false,
+  ) {
+    super(message);
+  }
+}

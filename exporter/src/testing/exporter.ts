@@ -10,6 +10,8 @@ import { pino } from 'pino';
 import pg from 'pg';
 import {
   ADMIN_DATABASE_URL,
+  REPO_ROOT,
+  RoleProcess,
   createTestDatabase,
   databaseUrl,
 } from '@acktrail/orders-example/testing';
@@ -35,10 +37,11 @@ export class TestExporter {
   }
 
   static async start(env: Record<string, string>, fileConfig: unknown = {}): Promise<TestExporter> {
-    const dir = mkdtempSync(join(tmpdir(), 'acktrail-exporter-'));
-    const configPath = join(dir, 'acktrail.json');
-    writeFileSync(configPath, JSON.stringify(fileConfig));
-    const config = loadConfig({ ACKTRAIL_CONFIG: configPath, ACKTRAIL_PORT: '0', ...env });
+    const config = loadConfig({
+      ACKTRAIL_CONFIG: writeConfig(fileConfig),
+      ACKTRAIL_PORT: '0',
+      ...env,
+    });
     const logs: LogEntry[] = [];
     const stream = new Writable({
       write(chunk: Buffer, _enc, done) {
@@ -89,6 +92,35 @@ export class TestExporter {
     await this.exporter.close();
     await this.onClose();
   }
+}
+
+/** Writes a config file for an exporter under test; returns its path. */
+export function writeConfig(fileConfig: unknown): string {
+  const dir = mkdtempSync(join(tmpdir(), 'acktrail-exporter-'));
+  const path = join(dir, 'acktrail.json');
+  writeFileSync(path, JSON.stringify(fileConfig));
+  return path;
+}
+
+/**
+ * The exporter as its own process (`exporter/src/main.ts`), as it runs in production: for what
+ * an in-process exporter cannot show (its memory, signals, being killed).
+ */
+export async function startExporterProcess(
+  env: Record<string, string>,
+  fileConfig: unknown = {},
+): Promise<{ proc: RoleProcess; url: string }> {
+  const proc = new RoleProcess(
+    'exporter',
+    { ACKTRAIL_PORT: '0', ACKTRAIL_CONFIG: writeConfig(fileConfig), ...env },
+    [],
+    join(REPO_ROOT, 'exporter/src/main.ts'),
+  );
+  const ready = await proc.ready().catch(async (err: unknown) => {
+    await proc.kill();
+    throw err;
+  });
+  return { proc, url: `http://127.0.0.1:${String(ready.port)}` };
 }
 
 export class Scrape {

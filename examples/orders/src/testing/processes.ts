@@ -45,6 +45,10 @@ export class RoleProcess {
     this.exited = once(this.child, 'exit').then(([code]) => code as number | null);
   }
 
+  get pid(): number {
+    return this.child.pid!;
+  }
+
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
   }

@@ -1,0 +1,98 @@
+// The state of each background part the configuration turns on (the journey store, the Celery
+// consumer; the collectors report through their runner). /readyz reads it; every change of state
+// is logged once and every failure is counted, so a part that keeps failing is one log line and
+// a rising counter, not a flood.
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { errorMessage, type Logger } from './log.js';
+
+export interface PartStatus {
+  part: string;
+  /** null: not checked yet (starting). */
+  up: boolean | null;
+  error: string | null;
+  since: string;
+}
+
+interface State {
+  up: boolean | null;
+  error: string | null;
+  since: number;
+}
+
+export class Health {
+  private readonly parts = new Map<string, State>();
+  private readonly upGauge: Gauge<'part'>;
+  private readonly errors: Counter<'part'>;
+
+  constructor(
+    registry: Registry,
+    private readonly log: Logger,
+  ) {
+    this.upGauge = new Gauge({
+      name: 'acktrail_part_up',
+      help: 'Whether a background part of the exporter works (1) or not (0): journey_store, celery.',
+      labelNames: ['part'],
+      registers: [registry],
+    });
+    this.errors = new Counter({
+      name: 'acktrail_background_errors_total',
+      help: 'Failures of background work (store maintenance, pool errors, the Celery consumer), by part.',
+      labelNames: ['part'],
+      registers: [registry],
+    });
+  }
+
+  /** A part the configuration turned on; not ready until it reports up. */
+  register(part: string): void {
+    if (this.parts.has(part)) return;
+    this.parts.set(part, { up: null, error: null, since: Date.now() });
+    this.upGauge.set({ part }, 0);
+    this.errors.inc({ part }, 0);
+  }
+
+  up(part: string): void {
+    const s = this.state(part);
+    if (s.up === true) return;
+    if (s.up === false) this.log.info({ part }, `${part} recovered`);
+    this.parts.set(part, { up: true, error: null, since: Date.now() });
+    this.upGauge.set({ part }, 1);
+  }
+
+  /** A failure: counted every time, logged when the part was not already down. */
+  down(part: string, err: unknown, what = 'failing'): void {
+    const s = this.state(part);
+    const error = errorMessage(err);
+    this.errors.inc({ part });
+    if (s.up !== false) {
+      this.log.warn({ part, err: error }, `${part} ${what}`);
+      this.parts.set(part, { up: false, error, since: Date.now() });
+    } else {
+      s.error = error;
+    }
+    this.upGauge.set({ part }, 0);
+  }
+
+  /** A failure that does not change the part's state (a pool error on an idle connection). */
+  error(part: string, err: unknown, what: string): void {
+    this.errors.inc({ part });
+    this.log.warn({ part, err: errorMessage(err) }, what);
+  }
+
+  isUp(part: string): boolean {
+    return this.parts.get(part)?.up === true;
+  }
+
+  status(): PartStatus[] {
+    return [...this.parts].map(([part, s]) => ({
+      part,
+      up: s.up,
+      error: s.error,
+      since: new Date(s.since).toISOString(),
+    }));
+  }
+
+  private state(part: string): State {
+    this.register(part);
+    return this.parts.get(part)!;
+  }
+}

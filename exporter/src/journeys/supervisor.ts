@@ -1,0 +1,125 @@
+// The journey store's own loop. It migrates the schema (retried with backoff until PostgreSQL
+// answers), then checks the store every few seconds and maintains its partitions every hour
+// (today's and tomorrow's made ahead, expired ones dropped). A store that is down at start or
+// goes away later is reported down (Health, /readyz) and taken up again when it is back: no
+// restart by hand. Several replicas share one store: migrations and partition changes run under
+// advisory locks.
+import pg from 'pg';
+import { backoffMs, sleep } from '../backoff.js';
+import type { Health } from '../health.js';
+import type { Logger } from '../log.js';
+import { migrateStore } from './migrate.js';
+import { StepQueries } from './queries.js';
+import { StepStore } from './store.js';
+
+export const PART = 'journey_store';
+const CHECK_EVERY_MS = 5_000;
+const MAINTAIN_EVERY_MS = 3_600_000;
+
+export interface JourneyStoreOptions {
+  url: string;
+  retentionDays: number;
+  /** Steps queued or being written at once (StepStore). */
+  maxPendingSteps: number;
+  /** Every statement of the store's pool (writes, API reads). */
+  statementTimeoutMs: number;
+  /** How long a statement waits for a lock before it fails. */
+  lockTimeoutMs: number;
+}
+
+export class JourneyStore {
+  readonly pool: pg.Pool;
+  readonly steps: StepStore;
+  readonly queries: StepQueries;
+  private migrated = false;
+  private readonly stop = new AbortController();
+  private loop: Promise<void> = Promise.resolve();
+  private readonly onReady: (() => void)[] = [];
+
+  constructor(
+    private readonly opts: JourneyStoreOptions,
+    private readonly health: Health,
+    private readonly log: Logger,
+  ) {
+    this.pool = new pg.Pool({
+      connectionString: opts.url,
+      max: 6,
+      connectionTimeoutMillis: 5000,
+      statement_timeout: opts.statementTimeoutMs,
+      lock_timeout: opts.lockTimeoutMs,
+      application_name: 'acktrail-journeys',
+    });
+    // An idle connection that drops (a restart of PostgreSQL) is an error event, not a crash.
+    this.pool.on('error', (err) => {
+      health.error(PART, err, 'journey store connection lost');
+    });
+    health.register(PART);
+    this.steps = new StepStore(this.pool, opts.maxPendingSteps, (err) => {
+      if (err === null) this.markUp();
+      else health.down(PART, err, 'unavailable');
+    });
+    this.queries = new StepQueries(this.pool);
+  }
+
+  /** The schema is in place: writes and reads can be tried. */
+  get ready(): boolean {
+    return this.migrated;
+  }
+
+  /** Resolves once the schema is in place (it may take until PostgreSQL is there). */
+  whenReady(): Promise<void> {
+    return this.migrated
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          this.onReady.push(resolve);
+        });
+  }
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  async close(): Promise<void> {
+    this.stop.abort();
+    await this.loop;
+    await this.pool.end();
+  }
+
+  private markUp(): void {
+    if (this.migrated) this.health.up(PART);
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.stop.signal;
+    let failures = 0;
+    let maintainedAt = 0;
+    while (!signal.aborted) {
+      try {
+        if (!this.migrated) {
+          const applied = await migrateStore(this.opts.url);
+          if (applied.length) this.log.info({ applied }, 'journey store migrated');
+          this.migrated = true;
+          for (const resolve of this.onReady.splice(0)) resolve();
+        }
+        if (Date.now() - maintainedAt >= MAINTAIN_EVERY_MS) {
+          await this.maintain();
+          maintainedAt = Date.now();
+        } else {
+          await this.pool.query('SELECT 1');
+        }
+        failures = 0;
+        this.markUp();
+      } catch (err) {
+        failures++;
+        this.health.down(PART, err, this.migrated ? 'unavailable' : 'cannot be migrated yet');
+      }
+      await sleep(failures ? backoffMs(failures) : CHECK_EVERY_MS, signal);
+    }
+  }
+
+  private async maintain(): Promise<void> {
+    await this.steps.partitions.prepareAhead();
+    const dropped = await this.steps.partitions.dropExpired(this.opts.retentionDays);
+    if (dropped.length) this.log.info({ dropped }, 'journey partitions past retention dropped');
+  }
+}

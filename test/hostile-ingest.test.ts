@@ -1,0 +1,319 @@
+// /v1/traces against an attacker and a flood, on the exporter as its own process (its memory is
+// measured): strings cut before they are scanned, a token when one is set, span and byte limits
+// checked before the body is read, and under 32 concurrent 8 MB bodies the exporter keeps
+// answering, stays under its memory bound and loses nothing it answered 200 for.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { createTestDatabase, waitFor, type TestDatabase } from '@acktrail/orders-example/testing';
+import { startExporterProcess } from '@acktrail/exporter/testing';
+import type { RoleProcess } from '@acktrail/orders-example/testing';
+
+const TOKEN = 'ingest-token-0123456789abcdef';
+const MB = 1024 * 1024;
+/** The bound stated in docs/security.md for the default limits (32 MiB in flight, 8 MiB bodies). */
+const RSS_BOUND_MB = 512;
+
+let store: TestDatabase;
+let exporter: { proc: RoleProcess; url: string };
+let db: pg.Pool;
+
+before(async () => {
+  store = await createTestDatabase();
+  db = new pg.Pool({ connectionString: store.url, max: 2 });
+  exporter = await startExporterProcess(
+    { ACKTRAIL_DATABASE_URL: store.url, ACKTRAIL_INGEST_TOKEN: TOKEN },
+    { rabbitmq: { enabled: false }, journeys: { maxSpansPerRequest: 2000 } },
+  );
+});
+after(async () => {
+  await exporter.proc.stop();
+  await db.end();
+  await store.drop();
+});
+
+const nowNs = () => BigInt(Date.now()) * 1_000_000n;
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
+
+interface SpanOptions {
+  traceId: string;
+  spanId: string;
+  eventId: string;
+  name?: string;
+  attributes?: [string, string][];
+}
+
+function span(o: SpanOptions) {
+  const t = nowNs();
+  return {
+    traceId: o.traceId,
+    spanId: o.spanId,
+    name: o.name ?? 'deliver',
+    kind: 5,
+    startTimeUnixNano: String(t),
+    endTimeUnixNano: String(t + 1_000_000n),
+    attributes: [
+      ['acktrail.event_id', o.eventId],
+      ['acktrail.stage', 'deliver'],
+      ...(o.attributes ?? []),
+    ].map(([key, value]) => ({ key, value: { stringValue: value } })),
+  };
+}
+
+const body = (spans: unknown[]) => JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
+
+function post(payload: string | Buffer, token: string | null = TOKEN) {
+  return fetch(`${exporter.url}/v1/traces`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    body: payload,
+  });
+}
+
+async function stored(where: string, params: unknown[]): Promise<number> {
+  const r = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM journey_steps WHERE ${where}`,
+    params,
+  );
+  return r.rows[0]!.n;
+}
+
+/** Peak resident memory of the exporter process so far (VmHWM), in MB. */
+function peakRssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('VmHWM:'))!;
+  return Number(/(\d+)/.exec(line)![1]) / 1024;
+}
+
+describe('the ingest token', () => {
+  test('without it, or with a wrong one: 401, and nothing is stored', async () => {
+    const payload = body([
+      span({ traceId: hex(1, 32), spanId: hex(1, 16), eventId: 'ev-no-token' }),
+    ]);
+    for (const token of [null, 'wrong-token-0123456789']) {
+      const res = await post(payload, token);
+      assert.equal(res.status, 401);
+      assert.match(res.headers.get('www-authenticate') ?? '', /Bearer/);
+      assert.match(await res.text(), /bearer token/);
+    }
+    assert.equal(await stored('event_id = $1', ['ev-no-token']), 0);
+    const res = await post(payload);
+    assert.equal(res.status, 200);
+    assert.equal(await stored('event_id = $1', ['ev-no-token']), 1);
+  });
+});
+
+describe('strings of a megabyte', () => {
+  test(
+    'the span that froze the exporter is stored cut to 200 characters, the exporter answering meanwhile',
+    {
+      timeout: 30_000, // the old e-mail mask took minutes on one such string
+    },
+    async () => {
+      const huge = `${'a'.repeat(MB)}@`;
+      const payload = body([
+        span({
+          traceId: hex(2, 32),
+          spanId: hex(2, 16),
+          eventId: 'ev-huge',
+          name: huge,
+          attributes: [
+            ['acktrail.queue', huge],
+            ['acktrail.dead_letter.reason', `${'b@'.repeat(MB / 2)}c.d`],
+            ['messaging.destination.name', `x\u0000${'y'.repeat(MB)}`],
+          ],
+        }),
+      ]);
+      const sending = post(payload);
+      // The event loop is free while the request is worked on.
+      const health = await fetch(`${exporter.url}/healthz`);
+      assert.equal(health.status, 200);
+      assert.equal((await sending).status, 200);
+      const row = await db.query<{ name: string; queue: string; reason: string; dest: string }>(
+        `SELECT name, attrs->>'acktrail.queue' AS queue, attrs->>'acktrail.dead_letter.reason' AS reason,
+              attrs->>'messaging.destination.name' AS dest
+         FROM journey_steps WHERE event_id = 'ev-huge'`,
+      );
+      const r = row.rows[0]!;
+      assert.equal(r.name, `${'a'.repeat(200)}…`);
+      assert.equal(r.queue, `${'a'.repeat(200)}…`);
+      assert.equal(r.reason.length, 201);
+      assert.ok(!r.dest.includes('\u0000'));
+    },
+  );
+});
+
+describe('limits checked before the work', () => {
+  test('more spans than maxSpansPerRequest: 413 naming the limit, nothing stored', async () => {
+    const spans = Array.from({ length: 2001 }, (_, i) =>
+      span({ traceId: hex(3, 32), spanId: hex(i + 1, 16), eventId: 'ev-many' }),
+    );
+    const res = await post(body(spans));
+    assert.equal(res.status, 413);
+    assert.match(await res.text(), /2001 spans in one request; at most 2000/);
+    assert.equal(await stored('event_id = $1', ['ev-many']), 0);
+  });
+
+  test('past the in-flight budget: 503 with Retry-After before the body is sent', async () => {
+    // Four uploads that declare 8 MB each and send only their first byte hold the whole 32 MB.
+    const held = [0, 1, 2, 3].map(() => openUpload(8 * MB));
+    await waitFor('32 MB held', async () => {
+      const text = await (await fetch(`${exporter.url}/metrics`)).text();
+      return Number(/^acktrail_ingest_inflight_bytes (\d+)/m.exec(text)?.[1]) >= 32 * MB;
+    });
+    const refused = await postHeadersOnly(1000);
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers['retry-after'], '5');
+    assert.match(refused.body, /in-flight budget/);
+    for (const u of held) u.abort();
+    const metrics = await (await fetch(`${exporter.url}/metrics`)).text();
+    assert.match(metrics, /acktrail_ingest_refused_total\{reason="over_budget"\} [1-9]/);
+    // Aborted uploads give their share back.
+    await waitFor('the budget released', async () => {
+      const text = await (await fetch(`${exporter.url}/metrics`)).text();
+      return /^acktrail_ingest_inflight_bytes 0$/m.test(text);
+    });
+  });
+});
+
+/** An upload that declares `size` bytes and sends one: it holds its share of the budget. */
+function openUpload(size: number) {
+  const req = request(`${exporter.url}/v1/traces`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'content-length': String(size),
+      authorization: `Bearer ${TOKEN}`,
+    },
+  });
+  req.on('error', () => undefined);
+  req.write('{');
+  return { abort: () => req.destroy() };
+}
+
+/** Sends the headers of a `size`-byte upload and waits for the answer without sending a byte. */
+function postHeadersOnly(size: number) {
+  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
+    (resolve, reject) => {
+      const req = request(`${exporter.url}/v1/traces`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(size),
+          authorization: `Bearer ${TOKEN}`,
+        },
+      });
+      req.on('error', reject);
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => {
+          resolve({ status: res.statusCode!, headers: res.headers, body: text });
+          req.destroy();
+        });
+      });
+      req.flushHeaders();
+    },
+  );
+}
+
+describe('a flood', () => {
+  test(
+    '32 concurrent 8 MB bodies for 30 s: health and metrics answer, memory stays bounded, nothing answered 200 is lost',
+    {
+      timeout: 240_000,
+    },
+    async () => {
+      const SPANS = 1000;
+      // ~8 MB: each span carries ~8 kB in an attribute that is cut to 200 characters on store.
+      const filler = 'f'.repeat(8 * 1024 - 400);
+      const template = body(
+        Array.from({ length: SPANS }, (_, i) =>
+          span({
+            traceId: 'TRACE'.padEnd(32, '_'),
+            spanId: hex(i + 1, 16),
+            eventId: `flood-TRACE-${i}`,
+            attributes: [['acktrail.queue', filler]],
+          }),
+        ),
+      );
+      assert.ok(template.length > 7 * MB && template.length < 8 * MB, `${template.length} bytes`);
+      const payloadFor = (n: number) =>
+        Buffer.from(template.replaceAll('TRACE'.padEnd(32, '_'), hex(1_000_000 + n, 32)));
+
+      const acked: number[] = [];
+      const outcomes = new Map<number | string, number>();
+      const probes = { ok: 0, failed: [] as string[] };
+      let next = 0;
+      const until = Date.now() + 30_000;
+      let flooding = true;
+
+      const probe = async () => {
+        while (flooding) {
+          for (const path of ['/healthz', '/metrics']) {
+            try {
+              const res = await fetch(`${exporter.url}${path}`, {
+                signal: AbortSignal.timeout(10_000),
+              });
+              await res.arrayBuffer();
+              if (res.status === 200) probes.ok++;
+              else probes.failed.push(`${path}: ${res.status}`);
+            } catch (err) {
+              probes.failed.push(`${path}: ${(err as Error).message}`);
+            }
+          }
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      };
+      let sent = 0;
+      const sender = async () => {
+        // A body is sent again until it is taken (as an SDK retries): only taken bodies are new.
+        let n = next++;
+        let payload = payloadFor(n);
+        while (Date.now() < until) {
+          sent++;
+          try {
+            const res = await post(payload);
+            await res.arrayBuffer();
+            outcomes.set(res.status, (outcomes.get(res.status) ?? 0) + 1);
+            if (res.status === 200) {
+              acked.push(n);
+              n = next++;
+              payload = payloadFor(n);
+            }
+          } catch (err) {
+            const what = (err as { cause?: { code?: string } }).cause?.code ?? 'error';
+            outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
+          }
+        }
+      };
+      const probing = probe();
+      await Promise.all(Array.from({ length: 32 }, sender));
+      flooding = false;
+      await probing;
+
+      const peak = peakRssMb(exporter.proc.pid);
+      const summary = `${sent} requests ${JSON.stringify(Object.fromEntries(outcomes))}, peak RSS ${peak.toFixed(0)} MB, ${probes.ok} probes answered`;
+      console.log(`flood: ${summary}`);
+      assert.deepEqual(probes.failed, [], summary);
+      assert.ok(probes.ok >= 20, summary);
+      assert.ok(acked.length > 0, `some bodies were taken: ${summary}`);
+      assert.ok((outcomes.get(503) ?? 0) > 0, `the budget refused some: ${summary}`);
+      assert.ok(peak < RSS_BOUND_MB, summary);
+
+      await waitFor('the store to settle', async () => (await stored('true', [])) > 0);
+      const counts = await db.query<{ trace_id: string; n: number }>(
+        `SELECT trace_id, count(*)::int AS n FROM journey_steps WHERE event_id LIKE 'flood-%' GROUP BY 1`,
+      );
+      const have = new Map(counts.rows.map((r) => [r.trace_id, r.n]));
+      const lost = acked.filter((n) => have.get(hex(1_000_000 + n, 32)) !== SPANS);
+      assert.deepEqual(lost, [], `of ${acked.length} bodies answered 200`);
+    },
+  );
+});
