@@ -47,8 +47,7 @@ test('strings are bounded and cleaned: no NUL, no lone surrogate, no address', (
     }),
     limits,
   );
-  assert.equal(e.kind, 'task');
-  if (e.kind !== 'task') return;
+  assert.ok(e.kind === 'task', e.kind);
   assert.equal(e.name!.length, 201);
   assert.ok(e.name!.startsWith('tasks.send\ufffd'));
   assert.equal(e.hostname, 'w@host');
