@@ -14,6 +14,7 @@ import {
   RoleProcess,
   createTestDatabase,
   databaseUrl,
+  waitFor,
 } from '@acktrail/orders-example/testing';
 import { loadConfig } from '../config.js';
 import { parseSamples, type Sample } from '../collectors/rabbitmq/detailed.js';
@@ -109,6 +110,7 @@ export function writeConfig(fileConfig: unknown): string {
 export async function startExporterProcess(
   env: Record<string, string>,
   fileConfig: unknown = {},
+  { waitForStore = true } = {},
 ): Promise<{ proc: RoleProcess; url: string }> {
   const proc = new RoleProcess(
     'exporter',
@@ -120,7 +122,15 @@ export async function startExporterProcess(
     await proc.kill();
     throw err;
   });
-  return { proc, url: `http://127.0.0.1:${String(ready.port)}` };
+  const url = `http://127.0.0.1:${String(ready.port)}`;
+  // With a store, ready for spans once it is migrated (it migrates in the background).
+  if (env.ACKTRAIL_DATABASE_URL && waitForStore)
+    await waitFor('the journey store to be up', async () => {
+      const res = await fetch(`${url}/readyz`);
+      const body = (await res.json()) as { parts: { part: string; up: boolean | null }[] };
+      return body.parts.some((p) => p.part === 'journey_store' && p.up === true);
+    });
+  return { proc, url };
 }
 
 export class Scrape {

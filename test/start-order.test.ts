@@ -1,0 +1,207 @@
+// The exporter started before the services it needs: first the exporter, then PostgreSQL, then
+// RabbitMQ. It answers /healthz and /metrics throughout, /readyz says what is missing (503), and
+// every part comes up by itself as its service does: no restart by hand.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import amqp from 'amqplib';
+import pg from 'pg';
+import {
+  createTestDatabase,
+  createTestVhost,
+  management,
+  waitFor,
+  type TestDatabase,
+  type TestVhost,
+} from '@acktrail/orders-example/testing';
+import { startExporterProcess } from '@acktrail/exporter/testing';
+import type { RoleProcess } from '@acktrail/orders-example/testing';
+
+const PG_VERSION = readdirSync('/etc/postgresql').sort().at(-1)!;
+const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { stdio: 'pipe' });
+const postgres = (action: 'start' | 'stop') =>
+  run('pg_ctlcluster', ['--skip-systemctl-redirect', PG_VERSION, 'main', action, '-m', 'fast']);
+const rabbitmq = (action: 'start_app' | 'stop_app') => run('rabbitmqctl', ['-q', action]);
+
+async function postgresUp(): Promise<boolean> {
+  const c = new pg.Client({ connectionString: pipeline.url });
+  try {
+    await c.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await c.end().catch(() => undefined);
+  }
+}
+const rabbitUp = () =>
+  management('/overview').then(
+    () => true,
+    () => false,
+  );
+
+let pipeline: TestDatabase;
+let store: TestDatabase;
+let vhost: TestVhost;
+let exporter: { proc: RoleProcess; url: string } | null = null;
+
+before(async () => {
+  pipeline = await createTestDatabase();
+  store = await createTestDatabase('acktrail_store', false);
+  vhost = await createTestVhost();
+});
+after(async () => {
+  // Whatever happened, the services run again for the tests after this one.
+  if (!(await postgresUp())) postgres('start');
+  if (!(await rabbitUp())) rabbitmq('start_app');
+  await waitFor('PostgreSQL', postgresUp, { timeoutMs: 60_000 });
+  await waitFor('RabbitMQ', rabbitUp, { timeoutMs: 60_000 });
+  await exporter?.proc.stop();
+  await vhost.drop();
+  await store.drop();
+  await pipeline.drop();
+});
+
+interface Ready {
+  status: string;
+  down: string[];
+  pending: string[];
+}
+
+async function readyz(): Promise<{ code: number; body: Ready }> {
+  const res = await fetch(`${exporter!.url}/readyz`);
+  return { code: res.status, body: (await res.json()) as Ready };
+}
+
+/** Scrapes (which runs the collectors) and reads /readyz. */
+async function scrapeThenReady(): Promise<{ code: number; body: Ready }> {
+  const metrics = await fetch(`${exporter!.url}/metrics`);
+  assert.equal(metrics.status, 200, '/metrics answers whatever is down');
+  await metrics.text();
+  return readyz();
+}
+
+function span(eventId: string) {
+  const now = BigInt(Date.now()) * 1_000_000n;
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId: 'ab'.repeat(16),
+                spanId: 'cd'.repeat(8),
+                name: 'deliver',
+                kind: 5,
+                startTimeUnixNano: String(now),
+                endTimeUnixNano: String(now + 1_000_000n),
+                attributes: [
+                  { key: 'acktrail.event_id', value: { stringValue: eventId } },
+                  { key: 'acktrail.stage', value: { stringValue: 'deliver' } },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  });
+}
+
+test(
+  'exporter first, then PostgreSQL, then RabbitMQ: every part ready without a restart',
+  {
+    timeout: 240_000,
+  },
+  async () => {
+    postgres('stop');
+    rabbitmq('stop_app');
+    exporter = await startExporterProcess(
+      { DATABASE_URL: pipeline.url, ACKTRAIL_DATABASE_URL: store.url },
+      {
+        rabbitmq: { vhosts: [vhost.name], timeoutSeconds: 2 },
+        celery: { enabled: true, url: vhost.url },
+      },
+      { waitForStore: false },
+    ).catch((err: unknown) => {
+      throw new Error('the exporter must start without its services', { cause: err });
+    });
+    const url = exporter.url;
+
+    // Nothing is there: alive, not ready, and it says why.
+    assert.equal((await fetch(`${url}/healthz`)).status, 200);
+    let r = await scrapeThenReady();
+    assert.equal(r.code, 503);
+    assert.equal(r.body.status, 'degraded');
+    for (const part of ['journey_store', 'celery', 'rabbitmq', 'outbox'])
+      assert.ok(r.body.down.includes(part) || r.body.pending.includes(part), `${part} not up`);
+    const refused = await fetch(`${url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: span('ev-early'),
+    });
+    assert.equal(
+      refused.status,
+      503,
+      'spans are refused with "retry later" while the store is away',
+    );
+
+    // PostgreSQL comes: the store migrates, the SQL collectors read.
+    postgres('start');
+    await waitFor(
+      'the journey store and the SQL collectors up',
+      async () => {
+        r = await scrapeThenReady();
+        return ['journey_store', 'outbox', 'confirmations', 'provider'].every(
+          (p) => !r.body.down.includes(p) && !r.body.pending.includes(p),
+        );
+      },
+      { timeoutMs: 90_000, intervalMs: 500 },
+    );
+    assert.equal(r.code, 503, 'RabbitMQ is still away');
+    const taken = await fetch(`${url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: span('ev-late'),
+    });
+    assert.equal(taken.status, 200);
+
+    // RabbitMQ comes: the broker collectors and the Celery consumer follow.
+    rabbitmq('start_app');
+    await waitFor(
+      'every part ready',
+      async () => {
+        r = await scrapeThenReady();
+        return r.code === 200 && r.body.status === 'ready';
+      },
+      { timeoutMs: 120_000, intervalMs: 1000 },
+    );
+    const conn = await amqp.connect(vhost.url);
+    const ch = await conn.createConfirmChannel();
+    const task = crypto.randomUUID();
+    ch.publish(
+      'celeryev',
+      'task.sent',
+      Buffer.from(
+        JSON.stringify({ type: 'task-sent', uuid: task, timestamp: Date.now() / 1000, name: 't' }),
+      ),
+    );
+    await ch.waitForConfirms();
+    await conn.close();
+    const db = new pg.Client({ connectionString: store.url });
+    await db.connect();
+    try {
+      await waitFor('the Celery event stored', async () => {
+        const rows = await db.query('SELECT 1 FROM journey_steps WHERE event_id = $1', [task]);
+        return rows.rows.length === 1;
+      });
+      const early = await db.query(`SELECT 1 FROM journey_steps WHERE event_id = 'ev-late'`);
+      assert.equal(early.rows.length, 1);
+    } finally {
+      await db.end();
+    }
+    assert.equal(exporter.proc.running, true, 'the same process all along');
+  },
+);
