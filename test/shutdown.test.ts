@@ -48,7 +48,7 @@ test('SIGTERM: in-flight requests finish with their commits, new ones are refuse
   assert.equal((await post(0)).status, 200); // the day's partition exists
 
   const lock = await admin.connect();
-  let exit: Promise<number | null> | null = null;
+  let exit: Promise<number | null> | undefined;
   const answers: Promise<number | string>[] = [];
   try {
     // The commits of the next requests wait behind this lock: they are in flight.
@@ -58,10 +58,10 @@ test('SIGTERM: in-flight requests finish with their commits, new ones are refuse
       answers.push(
         post(b).then(
           (r) => r.status,
-          (e: Error) => `${e.message} ${String(e.cause)}`,
+          (e: unknown) => `${String(e)} ${String((e as Error).cause)}`,
         ),
       );
-    await waitFor('four requests waiting for their commit', async () => {
+    await waitFor('their commit waiting for the lock', async () => {
       const r = await admin.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_stat_activity
           WHERE application_name = 'acktrail-journeys' AND wait_event_type = 'Lock'`,
