@@ -1,26 +1,43 @@
-// Runs before every page: sets the Content-Security-Policy (lib/csp.ts), and with DASHBOARD_SECRET
-// set, sends a reader without a signed-in session (lib/session.ts) to /signin. Without the secret
-// the dashboard is open (meant for a machine of one's own: the demo always sets one).
+// Runs before every page: sets the Content-Security-Policy with a new nonce (lib/csp.ts), and
+// sends a reader without a signed-in session (lib/session.ts) to /signin, unless the dashboard
+// runs with DASHBOARD_AUTH=none. The data layer checks the session again (lib/access.ts).
 import { NextResponse, type NextRequest } from 'next/server';
-import { config as settings } from './lib/config';
+import { authSettings, config as settings } from './lib/config';
 import { contentSecurityPolicy } from './lib/csp';
 import { SESSION_COOKIE, validSession } from './lib/session';
 
-function gate(req: NextRequest): NextResponse {
-  const secret = settings.dashboardSecret;
-  if (!secret) return NextResponse.next();
-  const path = req.nextUrl.pathname;
-  if (path === '/signin' || path.startsWith('/signin/')) return NextResponse.next();
-  if (validSession(secret, req.cookies.get(SESSION_COOKIE)?.value)) return NextResponse.next();
-  const to = req.nextUrl.clone();
-  to.pathname = '/signin';
-  to.search = new URLSearchParams({ next: `${path}${req.nextUrl.search}` }).toString();
-  return NextResponse.redirect(to);
+/** Reachable before signing in: the sign-in page, its form's target and its own assets. */
+const PUBLIC = ['/signin', '/signin/submit', '/icon.svg'];
+
+function signedIn(req: NextRequest): boolean {
+  const auth = authSettings();
+  if (auth.mode === 'none') return true;
+  if (PUBLIC.includes(req.nextUrl.pathname)) return true;
+  return validSession(auth.secret, req.cookies.get(SESSION_COOKIE)?.value);
 }
 
 export default function proxy(req: NextRequest) {
-  const res = gate(req);
-  res.headers.set('Content-Security-Policy', contentSecurityPolicy(settings.grafanaUrl));
+  const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString('base64');
+  const csp = contentSecurityPolicy(
+    settings.grafanaUrl,
+    nonce,
+    process.env.NODE_ENV === 'development',
+  );
+  let res: NextResponse;
+  if (signedIn(req)) {
+    // Next.js reads the nonce from the request's policy and puts it on its script tags.
+    const headers = new Headers(req.headers);
+    headers.set('content-security-policy', csp);
+    res = NextResponse.next({ request: { headers } });
+  } else {
+    const to = req.nextUrl.clone();
+    to.pathname = '/signin';
+    to.search = new URLSearchParams({
+      next: `${req.nextUrl.pathname}${req.nextUrl.search}`,
+    }).toString();
+    res = NextResponse.redirect(to);
+  }
+  res.headers.set('Content-Security-Policy', csp);
   return res;
 }
 

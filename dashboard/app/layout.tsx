@@ -1,5 +1,8 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
+import { cookies } from 'next/headers';
+import { authSettings } from '@/lib/config';
+import { SESSION_COOKIE, validSession } from '@/lib/session';
 import { readTheme } from '@/lib/theme';
 import { SearchBox } from '@/ui/search/SearchBox';
 import { ThemeSelect } from '@/ui/theme/ThemeSelect';
@@ -12,6 +15,9 @@ export const metadata: Metadata = {
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const theme = await readTheme();
+  const auth = authSettings();
+  const session = (await cookies()).get(SESSION_COOKIE)?.value;
+  const signedIn = auth.mode === 'secret' && validSession(auth.secret, session);
   return (
     <html lang="en" data-theme={theme}>
       <body>
@@ -24,6 +30,11 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           </a>
           <SearchBox />
           <ThemeSelect initial={theme} />
+          {signedIn ? (
+            <form method="post" action="/signout" className="signout">
+              <button type="submit">Sign out</button>
+            </form>
+          ) : null}
         </header>
         <main id="main">{children}</main>
       </body>

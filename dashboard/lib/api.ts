@@ -3,6 +3,7 @@
 import 'server-only';
 import type { Journey } from './types';
 import { config } from './config';
+import { requireReader } from './access';
 
 export interface EventSummary {
   eventId: string;
@@ -20,6 +21,7 @@ export type Result<T> =
   | { kind: 'down'; message: string };
 
 async function get<T>(path: string): Promise<Result<T>> {
+  await requireReader();
   let res: Response;
   try {
     res = await fetch(`${config.apiUrl}${path}`, {

@@ -21,12 +21,60 @@ function seconds(name: string, fallback: number): number {
   return n;
 }
 
+/** Who may read: everyone signed in with DASHBOARD_SECRET, or (DASHBOARD_AUTH=none) anyone. */
+export type Auth = { mode: 'secret'; secret: string } | { mode: 'none' };
+
+/** Values published in this repository's examples: never a secret anyone should run with. */
+const EXAMPLE_VALUE = /change-?me/i;
+const MIN_SECRET = 16;
+
+let auth: Auth | undefined;
+
+/**
+ * The dashboard shows order data, so it never starts open by accident: DASHBOARD_SECRET (16 or
+ * more characters, not an example value) or an explicit DASHBOARD_AUTH=none. Checked when the
+ * server starts (instrumentation.ts), so a missing secret stops `next start` with this message;
+ * read lazily, so `next build` needs no secret.
+ */
+export function authSettings(): Auth {
+  if (auth) return auth;
+  const mode = process.env.DASHBOARD_AUTH ?? 'secret';
+  const secret = process.env.DASHBOARD_SECRET ?? '';
+  if (mode !== 'secret' && mode !== 'none')
+    throw new Error(
+      `DASHBOARD_AUTH must be "secret" (the default) or "none", got ${JSON.stringify(mode)}`,
+    );
+  if (mode === 'none') return (auth = { mode: 'none' });
+  if (!secret)
+    throw new Error(
+      'DASHBOARD_SECRET is not set: the dashboard shows order data and does not start open. Set DASHBOARD_SECRET (16 or more characters, e.g. `openssl rand -hex 24`), or DASHBOARD_AUTH=none on a machine of your own.',
+    );
+  if (secret.length < MIN_SECRET)
+    throw new Error(`DASHBOARD_SECRET must be at least ${MIN_SECRET} characters`);
+  if (EXAMPLE_VALUE.test(secret))
+    throw new Error(
+      'DASHBOARD_SECRET is an example value from the docs; choose a secret of your own',
+    );
+  return (auth = { mode: 'secret', secret });
+}
+
+function flag(name: string): boolean {
+  const value = process.env[name] ?? '';
+  if (['', '0', 'false'].includes(value)) return false;
+  if (['1', 'true'].includes(value)) return true;
+  throw new Error(`${name} must be true or false, got ${JSON.stringify(value)}`);
+}
+
 export const config = {
   /** The acktrail exporter, whose /api/events the dashboard reads. */
   apiUrl: url('ACKTRAIL_API_URL', 'http://127.0.0.1:9470')!,
   apiToken: process.env.ACKTRAIL_API_TOKEN ?? '',
-  /** With it, every page needs a signed-in session (proxy.ts); without it the dashboard is open. */
-  dashboardSecret: process.env.DASHBOARD_SECRET || null,
+  /**
+   * Behind a TLS-terminating proxy that sets X-Forwarded-For and X-Forwarded-Proto: the session
+   * cookie is Secure when the proxy says https, and sign-in attempts are counted per client
+   * address as the proxy saw it. Off: those headers come from the client and are not believed.
+   */
+  trustProxy: flag('DASHBOARD_TRUST_PROXY'),
   /** A trace UI link per trace, e.g. http://jaeger:16686/trace/{traceId}; unset: no link. */
   traceUiUrl: process.env.TRACE_UI_URL ?? null,
   /** Prometheus, whose HTTP API the overview's charts and "problems now" strip read. */

@@ -3,6 +3,7 @@
 // a banner and empty panels, never a failed page.
 import 'server-only';
 import { config } from './config';
+import { requireReader } from './access';
 import type { Result } from './api';
 
 export interface Series {
@@ -27,6 +28,7 @@ interface Envelope<T> {
 }
 
 async function get<T>(path: string, params: Record<string, string>): Promise<Result<T>> {
+  await requireReader();
   const url = `${config.prometheusUrl}${path}?${new URLSearchParams(params).toString()}`;
   let res: Response;
   try {

@@ -29,9 +29,20 @@ export function secretMatches(secret: string, given: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-/** Only a path of this site to return to after signing in (no open redirect). */
+const BASE = 'http://dashboard.invalid';
+
+/**
+ * Only a path of this site to return to after signing in (no open redirect). Checked the way a
+ * browser will read it: resolved against this site, it must stay on this site's origin, and the
+ * path it resolved to is what is returned (`/\t/evil.example` resolves to another host: refused).
+ */
 export function safeNext(next: string | null | undefined): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\')
-    ? next
-    : '/';
+  if (!next?.startsWith('/')) return '/';
+  let url: URL;
+  try {
+    url = new URL(next, BASE);
+  } catch {
+    return '/';
+  }
+  return url.origin === BASE ? `${url.pathname}${url.search}${url.hash}` : '/';
 }

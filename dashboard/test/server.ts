@@ -3,14 +3,31 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { REPO_ROOT, freePort, waitFor } from '@acktrail/orders-example/testing';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { REPO_ROOT, freePort } from '@acktrail/orders-example/testing';
 
 export interface DashboardServer {
   url: string;
+  /** What the server printed (stdout and stderr). */
+  output: string[];
   close(): Promise<void>;
 }
 
-/** `env`: the dashboard's environment (ACKTRAIL_API_URL, ACKTRAIL_API_TOKEN, PROMETHEUS_URL…). */
+export class DashboardExited extends Error {
+  constructor(
+    readonly code: number | null,
+    readonly output: string[],
+  ) {
+    super(`next start exited with ${String(code)}: ${output.slice(-3).join(' | ')}`);
+  }
+}
+
+/**
+ * `env`: the dashboard's environment (ACKTRAIL_API_URL, ACKTRAIL_API_TOKEN, PROMETHEUS_URL,
+ * DASHBOARD_SECRET or DASHBOARD_AUTH…). Rejects with DashboardExited when the server stops
+ * before it answers (a setting it refuses).
+ */
 export async function startDashboard(env: Record<string, string>): Promise<DashboardServer> {
   const port = await freePort();
   const next = spawn(
@@ -26,24 +43,32 @@ export async function startDashboard(env: Record<string, string>): Promise<Dashb
     {
       cwd: join(REPO_ROOT, 'dashboard'),
       env: { PATH: process.env.PATH ?? '', NEXT_TELEMETRY_DISABLED: '1', ...env },
-      stdio: 'ignore',
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  const output: string[] = [];
+  for (const stream of [next.stdout, next.stderr])
+    createInterface({ input: stream }).on('line', (l) => output.push(l));
+  const exited = once(next, 'exit');
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(
-    'the dashboard answering',
-    async () => {
-      if (next.exitCode !== null) throw new Error(`next start exited with ${next.exitCode}`);
-      return (await fetch(url)).status < 500;
-    },
-    { timeoutMs: 30_000 },
-  );
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (next.exitCode !== null) {
+      await exited;
+      throw new DashboardExited(next.exitCode, output);
+    }
+    const res = await fetch(`${url}/icon.svg`).catch(() => null);
+    if (res?.status === 200) break;
+    if (Date.now() > deadline) throw new Error('the dashboard did not answer within 30 s');
+    await sleep(100);
+  }
   return {
     url,
+    output,
     close: async () => {
       if (next.exitCode !== null) return;
       next.kill('SIGTERM');
-      await once(next, 'exit');
+      await exited;
     },
   };
 }
