@@ -19,6 +19,8 @@ const STORE_URL =
 const API_TOKEN = env.ACKTRAIL_API_TOKEN ?? randomBytes(24).toString('hex');
 // The dashboard's sign-in secret, likewise.
 const DASHBOARD_SECRET = env.DASHBOARD_SECRET ?? randomBytes(12).toString('hex');
+// The mail provider's admin routes (settings, stats), likewise.
+const PROVIDER_ADMIN_TOKEN = env.PROVIDER_ADMIN_TOKEN ?? randomBytes(16).toString('hex');
 const RABBITMQ_URL = env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const API_PORT = env.ORDERS_API_PORT ?? '8080';
 const PROVIDER_PORT = env.PROVIDER_PORT ?? '8090';
@@ -78,8 +80,9 @@ const services: Service[] = [
       PROVIDER_FAILURE_RATE: '0.05',
       PROVIDER_LATENCY_MS: '40',
       PROVIDER_REJECT_ADDRESSES: '*@invalid.example',
+      PROVIDER_ADMIN_TOKEN,
     },
-    where: `mail provider    http://127.0.0.1:${PROVIDER_PORT}  (GET /admin/stats, PUT /admin/settings)`,
+    where: `mail provider    http://127.0.0.1:${PROVIDER_PORT}  (GET /admin/stats, PUT /admin/settings, with the admin token below)`,
   },
   {
     name: 'api',
@@ -251,6 +254,9 @@ async function main(): Promise<void> {
   console.log(
     `Dashboard secret${env.DASHBOARD_SECRET ? ' (from DASHBOARD_SECRET)' : ' (new; set DASHBOARD_SECRET to choose one)'}: sign in at http://127.0.0.1:${DASHBOARD_PORT} with\n  ${DASHBOARD_SECRET}`,
   );
+  console.log(
+    `Mail provider admin token${env.PROVIDER_ADMIN_TOKEN ? ' (from PROVIDER_ADMIN_TOKEN)' : ''}:\n  ${PROVIDER_ADMIN_TOKEN}`,
+  );
   console.log('\nTry:');
   console.log(`  curl -s localhost:${API_PORT}/orders/1 | jq`);
   console.log(
@@ -258,6 +264,9 @@ async function main(): Promise<void> {
   );
   console.log(
     `  curl -s -H "Authorization: Bearer ${API_TOKEN}" 'localhost:${EXPORTER_PORT}/api/events?anomaly=dead_lettered' | jq`,
+  );
+  console.log(
+    `  curl -s -H "Authorization: Bearer ${PROVIDER_ADMIN_TOKEN}" localhost:${PROVIDER_PORT}/admin/stats | jq`,
   );
   console.log('Ctrl-C stops everything\n');
 

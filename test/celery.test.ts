@@ -277,6 +277,7 @@ test("the dashboard's page of the retried task shows its retries and its workflo
   const dashboard = await startDashboard({
     ACKTRAIL_API_URL: exporter.url,
     ACKTRAIL_API_TOKEN: TOKEN,
+    DASHBOARD_AUTH: 'none',
   });
   try {
     const page = (id: string) =>

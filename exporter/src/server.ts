@@ -100,7 +100,6 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
         stuckAfterSeconds: config.journeys.stuckAfterSeconds,
         unackedAfterSeconds: config.journeys.unackedAfterSeconds,
       },
-      retentionDays: config.journeys.retentionDays,
       log,
     }),
   );

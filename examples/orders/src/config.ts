@@ -47,6 +47,8 @@ const schema = z.object({
   PROVIDER_HANG_MS: int(30000),
   /** Addresses the provider rejects for good; `*` matches any run of characters. */
   PROVIDER_REJECT_ADDRESSES: list,
+  /** Bearer token of the provider's /admin routes; unset: they answer 401 to everyone. */
+  PROVIDER_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
 
   /** OTLP/HTTP base URL (e.g. the acktrail exporter, http://127.0.0.1:9470); unset: no tracing. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
@@ -92,6 +94,7 @@ export interface Config {
     timeoutRate: number;
     hangMs: number;
     rejectAddresses: string[];
+    adminToken: string | null;
   };
   tracing: { endpoint: string | null; exportIntervalMs: number; pgAndHttp: boolean };
   faults: {
@@ -147,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutRate: e.PROVIDER_TIMEOUT_RATE,
       hangMs: e.PROVIDER_HANG_MS,
       rejectAddresses: e.PROVIDER_REJECT_ADDRESSES,
+      adminToken: e.PROVIDER_ADMIN_TOKEN ?? null,
     },
     tracing: {
       endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT ?? null,

@@ -4,10 +4,11 @@
 // Tracing starts first, before amqplib, pg and http are loaded (./tracing.ts).
 import { tracing } from './tracing.js';
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { createApp } from './api/app.js';
+import { dropIncomingTraceContext } from './api/context.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { migrate } from './db/migrate.js';
 import { createPool } from './db/pool.js';
@@ -19,8 +20,15 @@ import { Worker } from './worker/worker.js';
 
 type Stop = () => Promise<void>;
 
-async function listen(app: import('express').Express, port: number, host: string): Promise<Server> {
-  const server = app.listen(port, host);
+async function listen(
+  app: import('express').Express,
+  port: number,
+  host: string,
+  prepare: (server: Server) => void = () => undefined,
+): Promise<Server> {
+  const server = createServer(app);
+  prepare(server);
+  server.listen(port, host);
   await once(server, 'listening');
   return server;
 }
@@ -41,7 +49,12 @@ const closeServer = (server: Server) =>
 const roles: Record<string, (config: Config, log: Logger, argv: string[]) => Promise<Stop>> = {
   async api(config, log) {
     const pool = createPool(config.databaseUrl);
-    const server = await listen(createApp(pool, log), config.api.port, config.listenHost);
+    const server = await listen(
+      createApp(pool, log),
+      config.api.port,
+      config.listenHost,
+      dropIncomingTraceContext,
+    );
     log.info({ port: portOf(server) }, 'ready');
     return async () => {
       await closeServer(server);
@@ -74,7 +87,7 @@ const roles: Record<string, (config: Config, log: Logger, argv: string[]) => Pro
 
   async provider(config, log) {
     const server = await listen(
-      createProviderApp(config.provider, log),
+      createProviderApp(config.provider, log, config.provider.adminToken),
       config.provider.port,
       config.listenHost,
     );

@@ -20,52 +20,51 @@ export interface EventsApiOptions {
   store: JourneyStore | null;
   pipeline: PipelineReader | null;
   assemble: Omit<AssembleOptions, 'nowMs'>;
-  /** How far back `since` may reach: the store keeps nothing older. */
-  retentionDays: number;
   log: Logger;
 }
 
 const DURATION = /^(\d{1,7})(s|m|h|d)$/;
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T[\d:.]{2,15}(Z|[+-]\d{2}:?\d{2})?)?$/;
+/** How far back `since` may reach: ten years (the outbox keeps rows the journey store dropped). */
+const MAX_SINCE_DAYS = 3650;
 /** The latest time a cursor may name: a little past now (clocks differ). */
 const CURSOR_SLACK_MS = 86_400_000;
 
 /**
- * `since`: an ISO 8601 time or a duration back from now (`90s`, `15m`, `6h`, `7d`), at most the
- * retention back and not in the future. Unset: the last 24 hours, except for rows stuck in the
- * outbox, which are listed however old they are.
+ * `since`: an ISO 8601 time or a duration back from now (`90s`, `15m`, `6h`, `7d`), at most
+ * MAX_SINCE_DAYS back and not in the future. Unset: the last 24 hours, except for rows stuck in
+ * the outbox, which are listed however old they are.
  */
-const since = (retentionDays: number) =>
-  z
-    .string()
-    .max(40, 'is longer than any time or duration')
-    .optional()
-    .transform((s, ctx) => {
-      if (s === undefined) return null;
-      const now = Date.now();
-      const m = DURATION.exec(s);
-      const t = m
-        ? now - Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
-        : ISO_TIME.test(s)
-          ? Date.parse(s)
-          : Number.NaN;
-      if (Number.isNaN(t)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: 'must be an ISO 8601 time or a duration like 15m, 6h, 7d',
-        });
-        return z.NEVER;
-      }
-      if (t < now - retentionDays * UNIT_MS.d || t > now) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `must lie within the last ${retentionDays} days (the retention), not in the future`,
-        });
-        return z.NEVER;
-      }
-      return t;
-    });
+const since = z
+  .string()
+  .max(40, 'is longer than any time or duration')
+  .optional()
+  .transform((s, ctx) => {
+    if (s === undefined) return null;
+    const now = Date.now();
+    const m = DURATION.exec(s);
+    const t = m
+      ? now - Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
+      : ISO_TIME.test(s)
+        ? Date.parse(s)
+        : Number.NaN;
+    if (Number.isNaN(t)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be an ISO 8601 time or a duration like 15m, 6h, 7d',
+      });
+      return z.NEVER;
+    }
+    if (t < now - MAX_SINCE_DAYS * UNIT_MS.d || t > now) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must lie within the last ${MAX_SINCE_DAYS} days, not in the future`,
+      });
+      return z.NEVER;
+    }
+    return t;
+  });
 
 const cursor = z
   .string()
@@ -83,19 +82,18 @@ const cursor = z
     return { lastUs: us, eventId: id } satisfies Cursor;
   });
 
-const listQuery = (retentionDays: number) =>
-  z.strictObject({
-    aggregate_id: z.string().regex(ID, 'must be 1-128 printable ASCII characters').optional(),
-    anomaly: z.enum(LIST_ANOMALIES).optional(),
-    since: since(retentionDays),
-    limit: z.coerce
-      .number({ error: 'must be a whole number from 1 to 500' })
-      .int('must be a whole number from 1 to 500')
-      .min(1, 'must be a whole number from 1 to 500')
-      .max(500, 'must be a whole number from 1 to 500')
-      .default(50),
-    cursor,
-  });
+const listQuery = z.strictObject({
+  aggregate_id: z.string().regex(ID, 'must be 1-128 printable ASCII characters').optional(),
+  anomaly: z.enum(LIST_ANOMALIES).optional(),
+  since,
+  limit: z.coerce
+    .number({ error: 'must be a whole number from 1 to 500' })
+    .int('must be a whole number from 1 to 500')
+    .min(1, 'must be a whole number from 1 to 500')
+    .max(500, 'must be a whole number from 1 to 500')
+    .default(50),
+  cursor,
+});
 
 const encodeCursor = (c: Cursor) => Buffer.from(`${c.lastUs}|${c.eventId}`).toString('base64url');
 const iso = (us: number) => new Date(us / 1000).toISOString();
@@ -114,7 +112,6 @@ function summaryJson(s: EventSummary) {
 export function eventsRouter(opts: EventsApiOptions): express.Router {
   const router = express.Router();
   router.use('/api', requireToken(opts.token));
-  const query = listQuery(opts.retentionDays);
 
   const available = (res: Response): StepQueries | null => {
     if (!opts.store) {
@@ -175,7 +172,7 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
   });
 
   router.get('/api/events', async (req: Request, res: Response) => {
-    const parsed = query.safeParse(req.query);
+    const parsed = listQuery.safeParse(req.query);
     if (!parsed.success) {
       res.status(400).json({
         error: parsed.error.issues

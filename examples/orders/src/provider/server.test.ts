@@ -6,6 +6,8 @@ import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { createProviderApp, matchesAny } from './server.js';
 
+const ADMIN_TOKEN = 'provider-admin-token-0123';
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 let server: Server;
 let base: string;
 
@@ -19,6 +21,7 @@ before(async () => {
       rejectAddresses: ['*@invalid.example'],
     },
     pino({ level: 'silent' }),
+    ADMIN_TOKEN,
     () => 0.5, // fixed roll: a failure rate of 1 always fails, 0 never
   );
   server = app.listen(0, '127.0.0.1');
@@ -38,13 +41,16 @@ const send = (key: string | null, to = 'a@example.com') =>
   });
 
 const sentFor = async (key: string) =>
-  ((await (await fetch(`${base}/admin/stats?key=${key}`)).json()) as { sent_for_key: number })
-    .sent_for_key;
+  (
+    (await (await fetch(`${base}/admin/stats?key=${key}`, { headers: admin })).json()) as {
+      sent_for_key: number;
+    }
+  ).sent_for_key;
 
 const settings = (body: unknown) =>
   fetch(`${base}/admin/settings`, {
     method: 'PUT',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...admin },
     body: JSON.stringify(body),
   });
 
@@ -94,4 +100,23 @@ test('address patterns: * matches any run, the rest literally', () => {
   assert.ok(!matchesAny('a@invalidXexample', ['*@invalid.example']));
   assert.ok(matchesAny('bounce@example.com', ['bounce@*']));
   assert.ok(!matchesAny('a@example.com', []));
+});
+
+test('the admin routes need the admin token', async () => {
+  for (const headers of [{}, { authorization: 'Bearer wrong-token-0123456789' }] as Record<
+    string,
+    string
+  >[]) {
+    const get = await fetch(`${base}/admin/stats`, { headers });
+    assert.equal(get.status, 401);
+    const put = await fetch(`${base}/admin/settings`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ failureRate: 1 }),
+    });
+    assert.equal(put.status, 401);
+    assert.match(((await put.json()) as { error: string }).error, /PROVIDER_ADMIN_TOKEN/);
+  }
+  // Nothing changed: a message is still sent.
+  assert.equal((await send('k-admin')).status, 202);
 });

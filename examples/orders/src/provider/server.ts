@@ -1,6 +1,7 @@
 // Stand-in for an external e-mail API. It honours idempotency keys (a repeated key returns the
 // first result without sending again, with `Idempotent-Replayed: true`), and can be told to fail:
 // a 503 rate, latency, a rate of requests that hang, and addresses it rejects for good.
+import { createHash, timingSafeEqual } from 'node:crypto';
 import express from 'express';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
@@ -12,6 +13,28 @@ export type ProviderSettings = Pick<
   Config['provider'],
   'latencyMs' | 'failureRate' | 'timeoutRate' | 'hangMs' | 'rejectAddresses'
 >;
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** The /admin routes change how the provider fails: they need the admin token. */
+function requireAdmin(token: string | null): express.RequestHandler {
+  const expected = token ? digest(token) : null;
+  return (req, res, next) => {
+    const given = /^Bearer (.+)$/i.exec(req.get('authorization') ?? '')?.[1];
+    if (!expected || !given || !timingSafeEqual(digest(given), expected)) {
+      res
+        .status(401)
+        .set('www-authenticate', 'Bearer realm="provider-admin"')
+        .json({
+          error: expected
+            ? 'missing or wrong bearer token (PROVIDER_ADMIN_TOKEN)'
+            : 'the admin routes are off: set PROVIDER_ADMIN_TOKEN',
+        });
+      return;
+    }
+    next();
+  };
+}
 
 const settingsPatch = z.strictObject({
   latencyMs: z.number().int().min(0).optional(),
@@ -49,6 +72,7 @@ export function matchesAny(address: string, patterns: readonly string[]): boolea
 export function createProviderApp(
   initial: ProviderSettings,
   log: Logger,
+  adminToken: string | null,
   random: () => number = Math.random,
 ) {
   const settings: ProviderSettings = { ...initial };
@@ -112,6 +136,7 @@ export function createProviderApp(
     res.status(result.status).json(result.body);
   });
 
+  app.use('/admin', requireAdmin(adminToken));
   app.get('/admin/settings', (_req, res) => {
     res.json(settings);
   });

@@ -11,6 +11,9 @@ import { RoleProcess, startRole } from './processes.js';
 
 export type Role = 'api' | 'relay' | 'worker' | 'provider';
 
+/** The provider's admin token in tests (its /admin routes need one). */
+const PROVIDER_ADMIN_TOKEN = 'test-provider-admin-token';
+
 export class TestPipeline {
   readonly procs = new Map<string, RoleProcess & { port: number }>();
   private providerPort = 0;
@@ -34,6 +37,7 @@ export class TestPipeline {
       RELAY_POLL_INTERVAL_MS: '50',
       RELAY_RETRY_AFTER_MS: '200',
       PROVIDER_LATENCY_MS: '0',
+      PROVIDER_ADMIN_TOKEN,
       ...env,
     };
     return new TestPipeline(db, vhost, createPool(db.url, 4), baseEnv);
@@ -115,7 +119,9 @@ export class TestPipeline {
     key?: string,
   ): Promise<{ requests: number; sent: number; sent_for_key?: number }> {
     const q = key ? `?key=${encodeURIComponent(key)}` : '';
-    const res = await fetch(`${this.providerUrl}/admin/stats${q}`);
+    const res = await fetch(`${this.providerUrl}/admin/stats${q}`, {
+      headers: { authorization: `Bearer ${this.baseEnv.PROVIDER_ADMIN_TOKEN ?? ''}` },
+    });
     return (await res.json()) as { requests: number; sent: number; sent_for_key?: number };
   }
 
