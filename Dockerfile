@@ -4,17 +4,20 @@
 #   dashboard  the Next.js dashboard                next start
 #   pipeline   the reference pipeline's roles      tsx examples/orders/src/main.ts <role>
 # The build steps are the commands the README and CI run: npm ci, then the workspace's build.
-# Every image runs as the unprivileged user `node`.
+# Each runtime image holds its workspace's production dependencies only (npm ci --omit=dev for
+# that workspace) and what was built; every image runs as the unprivileged user `node`.
 
 ARG NODE_IMAGE=node:20.19.5-bookworm-slim
 
-FROM ${NODE_IMAGE} AS deps
+FROM ${NODE_IMAGE} AS manifests
 WORKDIR /app
 COPY package.json package-lock.json ./
 COPY instrument/package.json instrument/
 COPY examples/orders/package.json examples/orders/
 COPY exporter/package.json exporter/
 COPY dashboard/package.json dashboard/
+
+FROM manifests AS deps
 RUN npm ci --no-audit --no-fund
 
 FROM deps AS build
@@ -26,22 +29,44 @@ COPY dashboard dashboard
 ENV NEXT_TELEMETRY_DISABLED=1
 RUN npm run build -w exporter && npm run build -w dashboard
 
-FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1
-WORKDIR /app
-COPY --from=build --chown=node:node /app /app
-USER node
+# Production dependencies of one workspace each (the root's dev tools and the other workspaces'
+# packages stay out).
+FROM manifests AS exporter-deps
+RUN npm ci --omit=dev --no-audit --no-fund -w exporter --include-workspace-root=false
+FROM manifests AS dashboard-deps
+RUN npm ci --omit=dev --no-audit --no-fund -w dashboard --include-workspace-root=false
+FROM manifests AS pipeline-deps
+RUN npm ci --omit=dev --no-audit --no-fund -w examples/orders --include-workspace-root=false
 
-FROM runtime AS exporter
+FROM ${NODE_IMAGE} AS exporter
+ENV NODE_ENV=production ACKTRAIL_LISTEN_HOST=0.0.0.0
+WORKDIR /app
+COPY --from=exporter-deps --chown=node:node /app /app
+COPY --from=build --chown=node:node /app/exporter/dist exporter/dist
+COPY --chown=node:node exporter/migrations exporter/migrations
+USER node
 EXPOSE 9470
 CMD ["node", "--expose-gc", "exporter/dist/main.js"]
 
-FROM runtime AS dashboard
+FROM ${NODE_IMAGE} AS dashboard
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1
+WORKDIR /app
+COPY --from=dashboard-deps --chown=node:node /app /app
+COPY --from=build --chown=node:node /app/dashboard/.next dashboard/.next
+COPY --chown=node:node dashboard/next.config.ts dashboard/
+USER node
 WORKDIR /app/dashboard
 EXPOSE 3000
 CMD ["node", "../node_modules/next/dist/bin/next", "start", "-p", "3000", "-H", "0.0.0.0"]
 
-FROM runtime AS pipeline
-ENV LISTEN_HOST=0.0.0.0
+# The example runs from its TypeScript sources with tsx, a dependency of its own.
+FROM ${NODE_IMAGE} AS pipeline
+ENV NODE_ENV=production LISTEN_HOST=0.0.0.0
+WORKDIR /app
+COPY --from=pipeline-deps --chown=node:node /app /app
+COPY --chown=node:node tsconfig.json ./
+COPY --chown=node:node instrument instrument
+COPY --chown=node:node examples/orders examples/orders
+USER node
 ENTRYPOINT ["node", "--import", "tsx", "examples/orders/src/main.ts"]
 CMD ["worker"]

@@ -9,7 +9,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
+import pg from 'pg';
 import { REPO_ROOT } from '@acktrail/orders-example/testing';
+import { TestExporter } from '@acktrail/exporter/testing';
 
 const run = promisify(execFile);
 
@@ -22,15 +24,35 @@ interface Service {
   ports?: string[];
 }
 
-async function config(): Promise<{ services: Record<string, Service> }> {
-  const { stdout } = await run('docker-compose', ['-f', 'docker-compose.yml', 'config'], {
+/** The two secrets the stack needs from whoever starts it (it has no defaults). */
+const SECRETS = { ACKTRAIL_API_TOKEN: 'a'.repeat(48), DASHBOARD_SECRET: 'b'.repeat(48) };
+
+function compose(args: string[], env: Record<string, string> = SECRETS) {
+  return run('docker-compose', ['-f', 'docker-compose.yml', ...args], {
     cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, ...env },
   });
+}
+
+async function config(): Promise<{ services: Record<string, Service> }> {
+  const { stdout } = await compose(['config']);
   return parse(stdout) as { services: Record<string, Service> };
 }
 
 test('docker-compose accepts the file', async () => {
-  await run('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], { cwd: REPO_ROOT });
+  await compose(['config', '-q']);
+});
+
+test('without the token or the secret it stops at once, saying what to set', async () => {
+  for (const missing of ['ACKTRAIL_API_TOKEN', 'DASHBOARD_SECRET'] as const) {
+    const env = { ...SECRETS, [missing]: '' };
+    await assert.rejects(compose(['config', '-q'], env), (err: { stderr: string }) => {
+      assert.match(err.stderr, new RegExp(`set ${missing}`));
+      return true;
+    });
+  }
+  const { stdout } = await compose(['config']);
+  assert.doesNotMatch(stdout, /change-me/, 'no example value left anywhere');
 });
 
 test('the stack has every part the issue lists, images pinned, ports on loopback', async () => {
@@ -69,15 +91,26 @@ test('every service waited on is healthy-checked or a one-shot job', async () =>
     }
 });
 
+/** The Dockerfile's stages: name -> its lines. */
+function stages(dockerfile: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  let current: string[] = [];
+  for (const line of dockerfile.split('\n')) {
+    const from = /^FROM \S+ AS (\S+)$/.exec(line);
+    if (from) out.set(from[1]!, (current = []));
+    else current.push(line);
+  }
+  return out;
+}
+
 test('the Dockerfile: the built targets exist, run as node, build with the README and CI commands', async () => {
   const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
-  const targets = new Set([...dockerfile.matchAll(/^FROM \S+ AS (\S+)$/gm)].map((m) => m[1]));
+  const targets = stages(dockerfile);
   const { services } = await config();
   for (const [name, s] of Object.entries(services))
     if (s.build) assert.ok(targets.has(s.build.target), `${name}: target ${s.build.target}`);
-  assert.match(dockerfile, /^USER node$/m);
   const runs = [...dockerfile.matchAll(/^RUN (.+)$/gm)].map((m) => m[1]!);
-  assert.deepEqual(runs, [
+  assert.deepEqual(runs.slice(0, 2), [
     'npm ci --no-audit --no-fund',
     'npm run build -w exporter && npm run build -w dashboard',
   ]);
@@ -88,4 +121,110 @@ test('the Dockerfile: the built targets exist, run as node, build with the READM
   };
   assert.match(pkg.scripts.test!, /npm run build -w dashboard/);
   assert.match(pkg.scripts.exporter!, /npm run build -w exporter/);
+});
+
+test('each runtime image holds its production dependencies only, and runs as node', () => {
+  const targets = stages(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
+  for (const [image, workspace] of [
+    ['exporter', 'exporter'],
+    ['dashboard', 'dashboard'],
+    ['pipeline', 'examples/orders'],
+  ] as const) {
+    const deps = targets.get(`${image}-deps`)!.join('\n');
+    assert.match(
+      deps,
+      new RegExp(`^RUN npm ci --omit=dev .*-w ${workspace} --include-workspace-root=false$`, 'm'),
+    );
+    const lines = targets.get(image)!;
+    assert.ok(lines.includes('USER node'), `${image} runs as node`);
+    const copies = lines.filter((l) => l.startsWith('COPY --from='));
+    assert.ok(copies.some((l) => l.includes(`--from=${image}-deps `) && l.endsWith(' /app /app')));
+    // From the full install or the build, only built files: never its node_modules.
+    for (const l of copies.filter((c) => /--from=(deps|build) /.test(c)))
+      assert.doesNotMatch(l, / \/app \/app$|node_modules/, `${image}: ${l}`);
+  }
+});
+
+test("the journey store runs as the compose stack's own role, not a superuser", async () => {
+  // docker/postgres/init.sql as the image runs it (as a superuser), with names of this test's.
+  const id = `t${Date.now().toString(36)}`;
+  const names: [RegExp, string][] = [
+    [/acktrail_store/g, `${id}_store`],
+    [/acktrail_journeys/g, `${id}_journeys`],
+    [/acktrail_reader/g, `${id}_reader`],
+    [/DATABASE orders/g, `DATABASE ${id}_orders`],
+  ];
+  let sql = readFileSync(join(REPO_ROOT, 'docker/postgres/init.sql'), 'utf8');
+  for (const [from, to] of names) sql = sql.replace(from, to);
+  const superuser = (script: string, db = 'postgres') =>
+    new Promise<void>((resolve, reject) => {
+      const child = execFile(
+        'su',
+        ['postgres', '-c', `psql -v ON_ERROR_STOP=1 -q -d ${db}`],
+        (err) => {
+          if (err) reject(err);
+          else resolve();
+        },
+      );
+      child.stdin!.end(script);
+    });
+  await superuser(`CREATE DATABASE ${id}_orders;`);
+  // As the image does: in POSTGRES_DB (the pipeline's database).
+  await superuser(sql, `${id}_orders`);
+  const store = `postgres://${id}_store:acktrail_store@127.0.0.1:5432/${id}_journeys`;
+  const exporter = await TestExporter.start(
+    { ACKTRAIL_DATABASE_URL: store },
+    { rabbitmq: { enabled: false } },
+  );
+  try {
+    await exporter.exporter.ready;
+    const now = BigInt(Date.now()) * 1_000_000n;
+    const res = await fetch(`${exporter.url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        resourceSpans: [
+          {
+            scopeSpans: [
+              {
+                spans: [
+                  {
+                    traceId: '1'.repeat(32),
+                    spanId: '2'.repeat(16),
+                    name: 'deliver',
+                    startTimeUnixNano: String(now),
+                    endTimeUnixNano: String(now + 1000n),
+                    attributes: [
+                      { key: 'acktrail.event_id', value: { stringValue: 'ev-store-role' } },
+                      { key: 'acktrail.stage', value: { stringValue: 'deliver' } },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    });
+    assert.equal(res.status, 200, 'migrated, partitioned and written as the store role');
+    const role = new pg.Client({ connectionString: store });
+    await role.connect();
+    try {
+      const r = await role.query<{ rolsuper: boolean; rolcreaterole: boolean }>(
+        'SELECT rolsuper, rolcreaterole FROM pg_roles WHERE rolname = current_user',
+      );
+      assert.deepEqual(r.rows[0], { rolsuper: false, rolcreaterole: false });
+    } finally {
+      await role.end();
+    }
+  } finally {
+    await exporter.close();
+    for (const statement of [
+      `DROP DATABASE IF EXISTS ${id}_journeys WITH (FORCE)`,
+      `DROP DATABASE IF EXISTS ${id}_orders WITH (FORCE)`,
+      `DROP ROLE IF EXISTS ${id}_store`,
+      `DROP ROLE IF EXISTS ${id}_reader`,
+    ])
+      await superuser(statement);
+  }
 });

@@ -1,11 +1,13 @@
 // The reference pipeline's public API starts its own traces: a client's traceparent and baggage
-// never reach an order's journey (a client must not be able to join, unsample or tag it).
+// never reach an order's journey (a client must not be able to join, unsample or tag it). Its
+// spans reach an exporter that wants the ingest token the standard way (OTEL_EXPORTER_OTLP_HEADERS).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { TestPipeline, waitFor } from '@acktrail/orders-example/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
 
+const INGEST_TOKEN = 'public-api-ingest-token-0123';
 let p: TestPipeline;
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 

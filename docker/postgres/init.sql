@@ -1,7 +1,11 @@
 -- Runs once, when the compose stack's PostgreSQL volume is new (as POSTGRES_USER in POSTGRES_DB).
--- The journey store gets its own database; the exporter reads the pipeline's database as a
--- read-only role (docs/metrics.md), granted SELECT on the tables the pipeline's migrations create.
-CREATE DATABASE acktrail_journeys OWNER acktrail;
+-- The journey store gets its own database, owned by its own role that is no superuser and can
+-- do nothing outside it; the exporter reads the pipeline's database as a read-only role
+-- (docs/metrics.md), granted SELECT on the tables the pipeline's migrations create.
+CREATE ROLE acktrail_store LOGIN PASSWORD 'acktrail_store' NOSUPERUSER NOCREATEDB NOCREATEROLE;
+CREATE DATABASE acktrail_journeys OWNER acktrail_store;
+REVOKE ALL ON DATABASE acktrail_journeys FROM PUBLIC;
+GRANT CONNECT, CREATE, TEMPORARY ON DATABASE acktrail_journeys TO acktrail_store;
 CREATE ROLE acktrail_reader LOGIN PASSWORD 'acktrail_reader';
 GRANT CONNECT ON DATABASE orders TO acktrail_reader;
 GRANT USAGE ON SCHEMA public TO acktrail_reader;

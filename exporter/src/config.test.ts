@@ -87,6 +87,30 @@ test('bad regular expressions and environment values name their key', () => {
   );
 });
 
+test('tokens: short ones and the example values of the docs are refused by name', () => {
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_API_TOKEN: 'short' })),
+    /ACKTRAIL_API_TOKEN: must be at least 16/,
+  );
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_API_TOKEN: 'local-demo-token-change-me' })),
+    /ACKTRAIL_API_TOKEN: is an example value/,
+  );
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_INGEST_TOKEN: 'changeme-changeme-changeme' })),
+    /ACKTRAIL_INGEST_TOKEN: is an example value/,
+  );
+  assert.match(
+    errorOf(() =>
+      loadConfig({ ACKTRAIL_CONFIG: file('token.yaml', 'journeys:\n  ingestToken: short\n') }),
+    ),
+    /journeys\.ingestToken: must be at least 16/,
+  );
+  const ok = loadConfig({ ACKTRAIL_INGEST_TOKEN: 'a-real-token-0123456789' });
+  assert.equal(ok.journeys.ingestToken, 'a-real-token-0123456789');
+  assert.equal(ok.listenHost, '127.0.0.1', 'loopback unless told otherwise');
+});
+
 test('the exporter exits with code 2 and names the key', async () => {
   const main = fileURLToPath(new URL('./main.ts', import.meta.url));
   const path = file('exit.yaml', 'confirmations:\n  buckets: fast\n');

@@ -27,6 +27,12 @@ const incrementalQuery = z
     (q) => [1, 2, 3].every((n) => new RegExp(`\\$${n}(?!\\d)`).test(q)),
     'must use $1 (lower bound, timestamptz), $2 (page size) and $3 (the id after which rows at exactly $1 are read), ordered by (at, id): see docs/metrics.md',
   );
+/** A token or secret copied from the docs' examples is no token: refused with the key's name. */
+const ownSecret = z
+  .string()
+  .min(16, 'must be at least 16 characters (for example: openssl rand -hex 24)')
+  .refine((v) => !/change-?me/i.test(v), 'is an example value from the docs; choose your own');
+
 const seconds = (def: number) => z.number().positive().default(def);
 const buckets = (def: number[]) => z.array(z.number().positive()).min(1).default(def);
 const role = z.enum(['work', 'retry', 'dead_letter']);
@@ -150,7 +156,7 @@ const journeys = z.strictObject({
    * With a token, /v1/traces needs `Authorization: Bearer <token>`: what SDKs send with
    * OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <token>". ACKTRAIL_INGEST_TOKEN overrides it.
    */
-  ingestToken: z.string().min(16, 'must be at least 16 characters').nullable().default(null),
+  ingestToken: ownSecret.nullable().default(null),
   /** Every statement of the store's pool (writes, API reads) ends after this long. */
   statementTimeoutSeconds: seconds(30),
   /** A statement waits at most this long for a lock (partition changes, concurrent writes). */
@@ -236,19 +242,13 @@ const envSchema = z.object({
     .string()
     .regex(/^[0-9A-Za-z.:-]{1,253}$/, 'must be a host name or an IP address')
     .default('127.0.0.1'),
-  ACKTRAIL_INGEST_TOKEN: z
-    .string()
-    .min(16, 'must be at least 16 characters (for example: openssl rand -hex 24)')
-    .optional(),
+  ACKTRAIL_INGEST_TOKEN: ownSecret.optional(),
   /** On SIGTERM, in-flight requests get this long to finish before the exporter exits. */
   ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(25),
   ACKTRAIL_CONFIG: z.string().min(1).optional(),
   DATABASE_URL: z.url().optional(),
   ACKTRAIL_DATABASE_URL: z.url().optional(),
-  ACKTRAIL_API_TOKEN: z
-    .string()
-    .min(16, 'must be at least 16 characters (for example: openssl rand -hex 24)')
-    .optional(),
+  ACKTRAIL_API_TOKEN: ownSecret.optional(),
   RABBITMQ_MANAGEMENT_URL: z.url().default('http://guest:guest@127.0.0.1:15672'),
   CELERY_BROKER_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -120,10 +120,11 @@ export class CeleryConsumer {
     await ch.prefetch(s.prefetch);
     await ch.assertExchange(s.exchange, 'topic', { durable: true });
     // Events are transient by nature: the queue outlives a restart of acktrail but not a long
-    // absence, and never grows without bound, in messages or in bytes.
+    // absence, and never grows without bound, in messages or in bytes. Durable, because RabbitMQ 4
+    // deprecates transient queues that are not exclusive; x-expires still removes it.
     try {
       await ch.assertQueue(s.queue, {
-        durable: false,
+        durable: true,
         arguments: {
           'x-expires': 3_600_000,
           'x-message-ttl': 600_000,
