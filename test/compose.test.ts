@@ -162,7 +162,7 @@ test("the journey store runs as the compose stack's own role, not a superuser", 
         'su',
         ['postgres', '-c', `psql -v ON_ERROR_STOP=1 -q -d ${db}`],
         (err) => {
-          if (err) reject(err);
+          if (err) reject(new Error(`psql as postgres failed: ${err.message}`, { cause: err }));
           else resolve();
         },
       );

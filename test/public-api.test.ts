@@ -13,9 +13,10 @@ let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 
 before(async () => {
   p = await TestPipeline.create();
-  exporter = await TestExporter.withStore();
+  exporter = await TestExporter.withStore({ ACKTRAIL_INGEST_TOKEN: INGEST_TOKEN });
   await p.start('api', {
     OTEL_EXPORTER_OTLP_ENDPOINT: exporter.url,
+    OTEL_EXPORTER_OTLP_HEADERS: `Authorization=Bearer ${INGEST_TOKEN}`,
     OTEL_BSP_SCHEDULE_DELAY: '100',
   });
 });
