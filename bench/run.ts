@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { runCeleryBench } from './celery.js';
 import { runDashboardBench } from './dashboard.js';
+import { runHostileBench } from './hostile.js';
 import { runInstrumentBench } from './instrument.js';
 import { runJourneysBench } from './journeys.js';
 import { runPipelineBench } from './pipeline.js';
@@ -12,6 +13,7 @@ import { runSqlBench } from './sql.js';
 const benches: Record<string, (rounds: number) => Promise<void>> = {
   celery: runCeleryBench,
   dashboard: runDashboardBench,
+  hostile: runHostileBench,
   instrument: runInstrumentBench,
   journeys: runJourneysBench,
   pipeline: runPipelineBench,

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { createTestDatabase, waitFor, type TestDatabase } from '@acktrail/orders-example/testing';
 import { startExporterProcess } from '@acktrail/exporter/testing';
+import { FLOOD_SPANS, floodTraceId, runFlood } from '../exporter/src/testing/flood.js';
 import type { RoleProcess } from '@acktrail/orders-example/testing';
 
 const TOKEN = 'ingest-token-0123456789abcdef';
@@ -230,89 +231,44 @@ describe('a flood', () => {
       timeout: 240_000,
     },
     async () => {
-      const SPANS = 1000;
-      // ~8 MB: each span carries ~8 kB in an attribute that is cut to 200 characters on store.
-      const filler = 'f'.repeat(8 * 1024 - 400);
-      const template = body(
-        Array.from({ length: SPANS }, (_, i) =>
-          span({
-            traceId: 'TRACE'.padEnd(32, '_'),
-            spanId: hex(i + 1, 16),
-            eventId: `flood-TRACE-${i}`,
-            attributes: [['acktrail.queue', filler]],
-          }),
-        ),
-      );
-      assert.ok(template.length > 7 * MB && template.length < 8 * MB, `${template.length} bytes`);
-      const payloadFor = (n: number) =>
-        Buffer.from(template.replaceAll('TRACE'.padEnd(32, '_'), hex(1_000_000 + n, 32)));
-
-      const acked: number[] = [];
-      const outcomes = new Map<number | string, number>();
+      // The flood comes from a process of its own: these probes measure the exporter, not it.
+      const flooding = runFlood(exporter.url, 30, 32, TOKEN);
+      const state = { done: false };
+      const over = () => {
+        state.done = true;
+      };
+      flooding.then(over, over);
       const probes = { ok: 0, failed: [] as string[] };
-      let next = 0;
-      const until = Date.now() + 30_000;
-      let flooding = true;
-
-      const probe = async () => {
-        while (flooding) {
-          for (const path of ['/healthz', '/metrics']) {
-            try {
-              const res = await fetch(`${exporter.url}${path}`, {
-                signal: AbortSignal.timeout(10_000),
-              });
-              await res.arrayBuffer();
-              if (res.status === 200) probes.ok++;
-              else probes.failed.push(`${path}: ${res.status}`);
-            } catch (err) {
-              probes.failed.push(`${path}: ${(err as Error).message}`);
-            }
-          }
-          await new Promise((r) => setTimeout(r, 250));
-        }
-      };
-      let sent = 0;
-      const sender = async () => {
-        // A body is sent again until it is taken (as an SDK retries): only taken bodies are new.
-        let n = next++;
-        let payload = payloadFor(n);
-        while (Date.now() < until) {
-          sent++;
+      while (!state.done) {
+        for (const path of ['/healthz', '/metrics']) {
           try {
-            const res = await post(payload);
+            const res = await fetch(`${exporter.url}${path}`, {
+              signal: AbortSignal.timeout(10_000),
+            });
             await res.arrayBuffer();
-            outcomes.set(res.status, (outcomes.get(res.status) ?? 0) + 1);
-            if (res.status === 200) {
-              acked.push(n);
-              n = next++;
-              payload = payloadFor(n);
-            }
+            if (res.status === 200) probes.ok++;
+            else probes.failed.push(`${path}: ${res.status}`);
           } catch (err) {
-            const what = (err as { cause?: { code?: string } }).cause?.code ?? 'error';
-            outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
+            probes.failed.push(`${path}: ${(err as Error).message}`);
           }
         }
-      };
-      const probing = probe();
-      await Promise.all(Array.from({ length: 32 }, sender));
-      flooding = false;
-      await probing;
-
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const { answers, acked } = await flooding;
       const peak = peakRssMb(exporter.proc.pid);
-      const summary = `${sent} requests ${JSON.stringify(Object.fromEntries(outcomes))}, peak RSS ${peak.toFixed(0)} MB, ${probes.ok} probes answered`;
+      const summary = `${JSON.stringify(answers)}, peak RSS ${peak.toFixed(0)} MB, ${probes.ok} probes answered`;
       console.log(`flood: ${summary}`);
       assert.deepEqual(probes.failed, [], summary);
       assert.ok(probes.ok >= 20, summary);
       assert.ok(acked.length > 0, `some bodies were taken: ${summary}`);
-      assert.ok((outcomes.get(503) ?? 0) > 0, `the budget refused some: ${summary}`);
+      assert.ok((answers['503'] ?? 0) > 0, `the budget refused some: ${summary}`);
       assert.ok(peak < RSS_BOUND_MB, summary);
 
-      await waitFor('the store to settle', async () => (await stored('true', [])) > 0);
       const counts = await db.query<{ trace_id: string; n: number }>(
         `SELECT trace_id, count(*)::int AS n FROM journey_steps WHERE event_id LIKE 'flood-%' GROUP BY 1`,
       );
       const have = new Map(counts.rows.map((r) => [r.trace_id, r.n]));
-      const lost = acked.filter((n) => have.get(hex(1_000_000 + n, 32)) !== SPANS);
+      const lost = acked.filter((n) => have.get(floodTraceId(n)) !== FLOOD_SPANS);
       assert.deepEqual(lost, [], `of ${acked.length} bodies answered 200`);
     },
   );

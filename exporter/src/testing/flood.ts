@@ -1,0 +1,112 @@
+// A flood of OTLP/JSON bodies against a receiver, in a process of its own so that whoever
+// measures the receiver meanwhile is not slowed by the flood's own work:
+//   node --import tsx exporter/src/testing/flood.ts <url> <seconds> <senders> [token]
+// Each sender posts ~8 MB bodies of 1000 spans; a body is sent again until it is answered 200
+// (as an SDK retries), so only taken bodies are new. Prints one JSON line on stdout:
+// {"answers": {status or error code: count}, "acked": [batch numbers answered 200]}; the spans
+// of batch n have the trace id floodTraceId(n) and event ids flood-<trace id>-<index>.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const FLOOD_SPANS = 1000;
+const MARKER = 'TRACE'.padEnd(32, '_');
+
+export const floodTraceId = (batch: number) => (1_000_000 + batch).toString(16).padStart(32, '0');
+
+function template(): string {
+  const t = BigInt(Date.now()) * 1_000_000n;
+  // ~8 kB per span in an attribute that is cut to 200 characters on store.
+  const filler = 'f'.repeat(8 * 1024 - 400);
+  const spans = Array.from({ length: FLOOD_SPANS }, (_, i) => ({
+    traceId: MARKER,
+    spanId: (i + 1).toString(16).padStart(16, '0'),
+    name: 'deliver',
+    kind: 5,
+    startTimeUnixNano: String(t),
+    endTimeUnixNano: String(t + 1_000_000n),
+    attributes: [
+      ['acktrail.event_id', `flood-${MARKER}-${i}`],
+      ['acktrail.stage', 'deliver'],
+      ['acktrail.queue', filler],
+    ].map(([key, value]) => ({ key, value: { stringValue: value } })),
+  }));
+  return JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
+}
+
+export interface FloodResult {
+  answers: Record<string, number>;
+  acked: number[];
+}
+
+async function flood(url: string, seconds: number, senders: number, token: string | null) {
+  const body = template();
+  const until = Date.now() + seconds * 1000;
+  const answers = new Map<string, number>();
+  const acked: number[] = [];
+  let next = 0;
+  const headers = {
+    'content-type': 'application/json',
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+  };
+  const sender = async () => {
+    let batch = next++;
+    let payload = Buffer.from(body.replaceAll(MARKER, floodTraceId(batch)));
+    while (Date.now() < until) {
+      let answer: string;
+      try {
+        const res = await fetch(`${url}/v1/traces`, { method: 'POST', headers, body: payload });
+        await res.arrayBuffer();
+        answer = String(res.status);
+        if (res.status === 200) {
+          acked.push(batch);
+          batch = next++;
+          payload = Buffer.from(body.replaceAll(MARKER, floodTraceId(batch)));
+        }
+      } catch (err) {
+        answer = (err as { cause?: { code?: string } }).cause?.code ?? 'error';
+      }
+      answers.set(answer, (answers.get(answer) ?? 0) + 1);
+    }
+  };
+  await Promise.all(Array.from({ length: senders }, sender));
+  return { answers: Object.fromEntries(answers), acked } satisfies FloodResult;
+}
+
+/** Runs the flood in a child process; resolves with what it was answered. */
+export function runFlood(
+  url: string,
+  seconds: number,
+  senders: number,
+  token: string | null = null,
+): Promise<FloodResult> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      fileURLToPath(import.meta.url),
+      url,
+      String(seconds),
+      String(senders),
+      token ?? '',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  return new Promise((resolve, reject) => {
+    let result: FloodResult | null = null;
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      result = JSON.parse(line) as FloodResult;
+    });
+    child.on('exit', (code) => {
+      if (code === 0 && result) resolve(result);
+      else reject(new Error(`the flood process exited with ${String(code)}`));
+    });
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const [url, seconds, senders, token] = process.argv.slice(2);
+  const result = await flood(url!, Number(seconds), Number(senders), token || null);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
