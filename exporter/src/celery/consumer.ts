@@ -209,7 +209,8 @@ export class CeleryConsumer {
           return;
         }
         this.failures++;
-        this.log.warn({ err: err.message }, 'celery: storing task steps failed; retrying');
+        // The store's own state change is logged once (Health); each retry only at debug level.
+        this.log.debug({ err: err.message }, 'celery: storing task steps failed; retrying');
         // Later batches wait behind this one: their acks must not overtake its nack.
         await new Promise((r) => setTimeout(r, backoffMs(this.failures, 1000)));
         ch.nack(last, true, true);

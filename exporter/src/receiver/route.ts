@@ -178,7 +178,8 @@ export function receiverRouter(opts: ReceiverOptions): express.Router {
         opts.metrics.spansReceived.inc({ outcome: 'rejected' }, spans.length);
         fail(req, res, 400, INVALID_ARGUMENT, err.message);
       } else {
-        opts.log.error(
+        // Logged once per change of state by the store (Health); per request only at debug.
+        opts.log.debug(
           { err: errorMessage(err), steps: steps.length },
           'journey store write failed',
         );
