@@ -12,6 +12,7 @@ import { parse } from 'yaml';
 import pg from 'pg';
 import { REPO_ROOT } from '@acktrail/orders-example/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
+import { jsonBody } from '../exporter/src/testing/otlp.js';
 
 const run = promisify(execFile);
 
@@ -178,33 +179,10 @@ test("the journey store runs as the compose stack's own role, not a superuser", 
   );
   try {
     await exporter.exporter.ready;
-    const now = BigInt(Date.now()) * 1_000_000n;
     const res = await fetch(`${exporter.url}/v1/traces`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        resourceSpans: [
-          {
-            scopeSpans: [
-              {
-                spans: [
-                  {
-                    traceId: '1'.repeat(32),
-                    spanId: '2'.repeat(16),
-                    name: 'deliver',
-                    startTimeUnixNano: String(now),
-                    endTimeUnixNano: String(now + 1000n),
-                    attributes: [
-                      { key: 'acktrail.event_id', value: { stringValue: 'ev-store-role' } },
-                      { key: 'acktrail.stage', value: { stringValue: 'deliver' } },
-                    ],
-                  },
-                ],
-              },
-            ],
-          },
-        ],
-      }),
+      body: jsonBody(1, 1, 'ev-store-role'),
     });
     assert.equal(res.status, 200, 'migrated, partitioned and written as the store role');
     const role = new pg.Client({ connectionString: store });

@@ -183,9 +183,9 @@ describe('limits checked before the work', () => {
   });
 });
 
-/** An upload that declares `size` bytes and sends one: it holds its share of the budget. */
-function openUpload(size: number) {
-  const req = request(`${exporter.url}/v1/traces`, {
+/** A POST to /v1/traces that declares `size` bytes; nothing of the body is sent yet. */
+function upload(size: number) {
+  return request(`${exporter.url}/v1/traces`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -193,6 +193,11 @@ function openUpload(size: number) {
       authorization: `Bearer ${TOKEN}`,
     },
   });
+}
+
+/** An upload that sends one byte of its `size`: it holds its share of the budget. */
+function openUpload(size: number) {
+  const req = upload(size);
   req.on('error', () => undefined);
   req.write('{');
   return { abort: () => req.destroy() };
@@ -202,14 +207,7 @@ function openUpload(size: number) {
 function postHeadersOnly(size: number) {
   return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
     (resolve, reject) => {
-      const req = request(`${exporter.url}/v1/traces`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'content-length': String(size),
-          authorization: `Bearer ${TOKEN}`,
-        },
-      });
+      const req = upload(size);
       req.on('error', reject);
       req.on('response', (res) => {
         let text = '';

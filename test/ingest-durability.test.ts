@@ -11,28 +11,14 @@ import {
   waitFor,
   type TestDatabase,
 } from '@acktrail/orders-example/testing';
+import { jsonBody } from '../exporter/src/testing/otlp.js';
 
 let store: TestDatabase | undefined;
 after(async () => {
   await store?.drop();
 });
 
-function body(batch: number, size: number) {
-  const now = BigInt(Date.now()) * 1_000_000n;
-  const spans = Array.from({ length: size }, (_, i) => ({
-    traceId: (batch + 1).toString(16).padStart(32, '0'),
-    spanId: (i + 1).toString(16).padStart(16, '0'),
-    name: 'deliver',
-    kind: 5,
-    startTimeUnixNano: String(now),
-    endTimeUnixNano: String(now + 1_000_000n),
-    attributes: [
-      { key: 'acktrail.event_id', value: { stringValue: `dur-${batch}-${i}` } },
-      { key: 'acktrail.stage', value: { stringValue: 'deliver' } },
-    ],
-  }));
-  return JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
-}
+const body = (batch: number, size: number) => jsonBody(batch + 1, size, `dur-${batch}`);
 
 test('SIGKILL during ingest loses no step answered with 200', async () => {
   store = await createTestDatabase();

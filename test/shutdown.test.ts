@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { createTestDatabase, waitFor, type TestDatabase } from '@acktrail/orders-example/testing';
 import { startExporterProcess } from '@acktrail/exporter/testing';
+import { jsonBody } from '../exporter/src/testing/otlp.js';
 
 let store: TestDatabase;
 let admin: pg.Pool;
@@ -17,22 +18,7 @@ after(async () => {
   await store.drop();
 });
 
-function body(batch: number) {
-  const now = BigInt(Date.now()) * 1_000_000n;
-  const spans = Array.from({ length: 50 }, (_, i) => ({
-    traceId: (batch + 1).toString(16).padStart(32, '0'),
-    spanId: (i + 1).toString(16).padStart(16, '0'),
-    name: 'deliver',
-    kind: 5,
-    startTimeUnixNano: String(now),
-    endTimeUnixNano: String(now + 1_000_000n),
-    attributes: [
-      { key: 'acktrail.event_id', value: { stringValue: `drain-${batch}-${i}` } },
-      { key: 'acktrail.stage', value: { stringValue: 'deliver' } },
-    ],
-  }));
-  return JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
-}
+const body = (batch: number) => jsonBody(batch + 1, 50, `drain-${batch}`);
 
 test('SIGTERM: in-flight requests finish with their commits, new ones are refused, exit 0', async () => {
   const { proc, url } = await startExporterProcess(

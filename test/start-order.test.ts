@@ -16,6 +16,7 @@ import {
   type TestVhost,
 } from '@acktrail/orders-example/testing';
 import { startExporterProcess } from '@acktrail/exporter/testing';
+import { jsonBody } from '../exporter/src/testing/otlp.js';
 import type { RoleProcess } from '@acktrail/orders-example/testing';
 
 const PG_VERSION = readdirSync('/etc/postgresql').sort().at(-1)!;
@@ -82,33 +83,7 @@ async function scrapeThenReady(): Promise<{ code: number; body: Ready }> {
   return readyz();
 }
 
-function span(eventId: string) {
-  const now = BigInt(Date.now()) * 1_000_000n;
-  return JSON.stringify({
-    resourceSpans: [
-      {
-        scopeSpans: [
-          {
-            spans: [
-              {
-                traceId: 'ab'.repeat(16),
-                spanId: 'cd'.repeat(8),
-                name: 'deliver',
-                kind: 5,
-                startTimeUnixNano: String(now),
-                endTimeUnixNano: String(now + 1_000_000n),
-                attributes: [
-                  { key: 'acktrail.event_id', value: { stringValue: eventId } },
-                  { key: 'acktrail.stage', value: { stringValue: 'deliver' } },
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  });
-}
+const span = (eventId: string) => jsonBody('ab'.repeat(16), 1, eventId);
 
 test(
   'exporter first, then PostgreSQL, then RabbitMQ: every part ready without a restart',
@@ -197,7 +172,7 @@ test(
         const rows = await db.query('SELECT 1 FROM journey_steps WHERE event_id = $1', [task]);
         return rows.rows.length === 1;
       });
-      const early = await db.query(`SELECT 1 FROM journey_steps WHERE event_id = 'ev-late'`);
+      const early = await db.query(`SELECT 1 FROM journey_steps WHERE event_id = 'ev-late-0'`);
       assert.equal(early.rows.length, 1);
     } finally {
       await db.end();

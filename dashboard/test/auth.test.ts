@@ -3,9 +3,9 @@
 // Secure behind a trusted TLS proxy, and scripts run only with the request's nonce (in Chromium).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { waitFor } from '@acktrail/orders-example/testing';
-import { DashboardExited, startDashboard, type DashboardServer } from './server.js';
+import { DashboardExited, launchChromium, startDashboard, type DashboardServer } from './server.js';
 
 const SECRET = 'auth-test-secret-0123456789';
 // Nothing answers here: pages show their "exporter unreachable" state, which is all these tests need.
@@ -63,18 +63,7 @@ describe('with a secret', () => {
   let browser: Browser;
   before(async () => {
     d = await startDashboard({ ...NOWHERE, DASHBOARD_SECRET: SECRET });
-    browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser.close();

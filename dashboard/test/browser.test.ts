@@ -6,10 +6,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { REPO_ROOT, TestPipeline, waitFor, type Role } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
-import { startDashboard, type DashboardServer } from './server.js';
+import { launchChromium, startDashboard, type DashboardServer } from './server.js';
 
 const TOKEN = 'dashboard-test-token-0123456789';
 const SECRET = 'dashboard-secret-for-the-test';
@@ -82,19 +82,7 @@ before(async () => {
     DASHBOARD_SECRET: SECRET,
   });
   dashboardUrl = dashboard.url;
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   signedIn = await browser.newContext({ viewport: { width: 1366, height: 900 } });
   const res = await signedIn.request.post(`${dashboardUrl}/signin/submit`, {
     form: { secret: SECRET, next: '/' },

@@ -1,11 +1,33 @@
 // The built dashboard served by `next start` on a free port, for the browser tests, the Celery
-// test and the page benchmark. Build it first (`npm run build -w dashboard`; `npm test` does).
+// test and the page benchmark, and the Chromium they drive. Build it first
+// (`npm run build -w dashboard`; `npm test` does).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { chromium, type Browser } from 'playwright-core';
 import { REPO_ROOT, freePort } from '@acktrail/orders-example/testing';
+
+/**
+ * Debian's Chromium (scripts/services.sh installs it), headless, with nothing that reaches for
+ * the network on its own (this machine has none: those connections would be refused).
+ */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
 
 export interface DashboardServer {
   url: string;

@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { waitFor } from '@acktrail/orders-example/testing';
 import { TestExporter } from '../testing/exporter.js';
+import { jsonBody } from '../testing/otlp.js';
 
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 let admin: pg.Pool;
@@ -21,31 +22,7 @@ after(async () => {
   await exporter.close();
 });
 
-function spans(batch: number, n: number) {
-  const now = BigInt(Date.now()) * 1_000_000n;
-  return JSON.stringify({
-    resourceSpans: [
-      {
-        scopeSpans: [
-          {
-            spans: Array.from({ length: n }, (_, i) => ({
-              traceId: (batch + 1).toString(16).padStart(32, '0'),
-              spanId: (i + 1).toString(16).padStart(16, '0'),
-              name: 'deliver',
-              kind: 5,
-              startTimeUnixNano: String(now),
-              endTimeUnixNano: String(now + 1_000_000n),
-              attributes: [
-                { key: 'acktrail.event_id', value: { stringValue: `store-${batch}-${i}` } },
-                { key: 'acktrail.stage', value: { stringValue: 'deliver' } },
-              ],
-            })),
-          },
-        ],
-      },
-    ],
-  });
-}
+const spans = (batch: number, n: number) => jsonBody(batch + 1, n, `store-${batch}`);
 
 const post = (body: string) =>
   fetch(`${exporter.url}/v1/traces`, {

@@ -8,31 +8,18 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { jsonBody } from './otlp.js';
 
 export const FLOOD_SPANS = 1000;
 const MARKER = 'TRACE'.padEnd(32, '_');
 
 export const floodTraceId = (batch: number) => (1_000_000 + batch).toString(16).padStart(32, '0');
 
-function template(): string {
-  const t = BigInt(Date.now()) * 1_000_000n;
-  // ~8 kB per span in an attribute that is cut to 200 characters on store.
-  const filler = 'f'.repeat(8 * 1024 - 400);
-  const spans = Array.from({ length: FLOOD_SPANS }, (_, i) => ({
-    traceId: MARKER,
-    spanId: (i + 1).toString(16).padStart(16, '0'),
-    name: 'deliver',
-    kind: 5,
-    startTimeUnixNano: String(t),
-    endTimeUnixNano: String(t + 1_000_000n),
-    attributes: [
-      ['acktrail.event_id', `flood-${MARKER}-${i}`],
-      ['acktrail.stage', 'deliver'],
-      ['acktrail.queue', filler],
-    ].map(([key, value]) => ({ key, value: { stringValue: value } })),
-  }));
-  return JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
-}
+/** ~8 MB: each span carries ~8 kB in an attribute that is cut to 200 characters on store. */
+const template = () =>
+  jsonBody(MARKER, FLOOD_SPANS, `flood-${MARKER}`, [
+    ['acktrail.queue', 'f'.repeat(8 * 1024 - 400)],
+  ]);
 
 export interface FloodResult {
   answers: Record<string, number>;

@@ -86,3 +86,31 @@ export async function countSteps(storeUrl: string, where = 'true', params: unkno
     await client.end();
   }
 }
+
+/**
+ * An OTLP/JSON request body, as an SDK's JSON exporter sends it: `count` deliver spans of trace
+ * number `trace` (span ids 1..count), event ids `${prefix}-${i}`, plus `attributes` on each.
+ */
+export function jsonBody(
+  trace: number | string,
+  count: number,
+  prefix: string,
+  attributes: [string, string][] = [],
+): string {
+  const now = BigInt(Date.now()) * 1_000_000n;
+  const traceId = typeof trace === 'string' ? trace : trace.toString(16).padStart(32, '0');
+  const spans = Array.from({ length: count }, (_, i) => ({
+    traceId,
+    spanId: (i + 1).toString(16).padStart(16, '0'),
+    name: 'deliver',
+    kind: 5,
+    startTimeUnixNano: String(now),
+    endTimeUnixNano: String(now + 1_000_000n),
+    attributes: [
+      ['acktrail.event_id', `${prefix}-${i}`],
+      ['acktrail.stage', 'deliver'],
+      ...attributes,
+    ].map(([key, value]) => ({ key, value: { stringValue: value } })),
+  }));
+  return JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
+}
