@@ -12,6 +12,7 @@ ARG NODE_IMAGE=node:20.19.5-bookworm-slim
 FROM ${NODE_IMAGE} AS manifests
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY conventions/package.json conventions/
 COPY instrument/package.json instrument/
 COPY examples/orders/package.json examples/orders/
 COPY exporter/package.json exporter/
@@ -22,6 +23,7 @@ RUN npm ci --no-audit --no-fund
 
 FROM deps AS build
 COPY tsconfig.json ./
+COPY conventions conventions
 COPY instrument instrument
 COPY examples/orders examples/orders
 COPY exporter exporter
@@ -42,6 +44,7 @@ FROM ${NODE_IMAGE} AS exporter
 ENV NODE_ENV=production ACKTRAIL_LISTEN_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=exporter-deps --chown=node:node /app /app
+COPY --from=build --chown=node:node /app/conventions/dist conventions/dist
 COPY --from=build --chown=node:node /app/exporter/dist exporter/dist
 COPY --chown=node:node exporter/migrations exporter/migrations
 USER node
@@ -65,6 +68,7 @@ ENV NODE_ENV=production LISTEN_HOST=0.0.0.0
 WORKDIR /app
 COPY --from=pipeline-deps --chown=node:node /app /app
 COPY --chown=node:node tsconfig.json ./
+COPY --chown=node:node conventions conventions
 COPY --chown=node:node instrument instrument
 COPY --chown=node:node examples/orders examples/orders
 USER node

@@ -21,8 +21,8 @@ import {
 } from '@acktrail/orders-example/testing';
 import { parseBody } from '../exporter/src/celery/events.js';
 import { taskStep } from '../exporter/src/celery/steps.js';
-import { migrateStore } from '../exporter/src/journeys/migrate.js';
-import { StepStore } from '../exporter/src/journeys/store.js';
+import { migrateStore } from '../exporter/src/journeys/store/migrate.js';
+import { StepStore } from '../exporter/src/journeys/store/store.js';
 import { TestExporter } from '../exporter/src/testing/exporter.js';
 import { fmt, interleaved, median } from './lib.js';
 

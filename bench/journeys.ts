@@ -26,9 +26,9 @@ import {
 } from '@acktrail/orders-example/testing';
 import { SpanKind } from '@opentelemetry/api';
 import { exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
-import { migrateStore } from '../exporter/src/journeys/migrate.js';
-import { Partitions } from '../exporter/src/journeys/partitions.js';
-import { normalise } from '../exporter/src/journeys/normalize.js';
+import { migrateStore } from '../exporter/src/journeys/store/migrate.js';
+import { Partitions } from '../exporter/src/journeys/store/partitions.js';
+import { normalise } from '../exporter/src/receiver/normalize.js';
 import { decodeProtobuf } from '../exporter/src/receiver/decode.js';
 import { fmt, interleaved, median, quantile } from './lib.js';
 
@@ -195,29 +195,29 @@ function copyCsv(bodies: Buffer[]): string {
   for (const body of bodies) {
     for (const span of decodeProtobuf(body)) {
       const n = normalise(span, window);
-      if (n.kind !== 'step') throw new Error('bench span not a step');
-      const s = n.step;
-      lines.push(
-        [
-          s.eventId,
-          new Date(s.timeUs / 1000).toISOString(),
-          s.durationUs,
-          s.stage,
-          s.service,
-          s.traceId,
-          s.spanId,
-          s.parentSpanId,
-          s.name,
-          s.status,
-          s.statusMessage,
-          s.aggregateType,
-          s.aggregateId,
-          s.anomaly,
-          JSON.stringify(s.attrs),
-        ]
-          .map(csv)
-          .join(','),
-      );
+      if (n.kind !== 'steps') throw new Error('bench span not a step');
+      for (const s of n.steps)
+        lines.push(
+          [
+            s.eventId,
+            new Date(s.timeUs / 1000).toISOString(),
+            s.durationUs,
+            s.stage,
+            s.service,
+            s.traceId,
+            s.spanId,
+            s.parentSpanId,
+            s.name,
+            s.status,
+            s.statusMessage,
+            s.aggregateType,
+            s.aggregateId,
+            s.anomaly,
+            JSON.stringify(s.attrs),
+          ]
+            .map(csv)
+            .join(','),
+        );
     }
   }
   return lines.join('\n') + '\n';

@@ -3,4 +3,5 @@ export { loadConfig, ConfigError, type ValidatedConfig } from './config.js';
 export { createExporter, type Exporter } from './server.js';
 export type { Collector } from './collectors/collector.js';
 export { VERSION } from './version.js';
-export type { Journey, JourneyKind, TimelineEntry } from './journeys/assemble.js';
+export type { Journey } from './api/types.js';
+export type { JourneyKind, TimelineEntry } from './journeys/assemble/assemble.js';

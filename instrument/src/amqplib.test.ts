@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import amqp from 'amqplib';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { createTestVhost, waitFor, type TestVhost } from '@acktrail/orders-example/testing';
-import { trackReturns } from './index.js';
+import { continueFromOutbox, trackReturns } from './index.js';
 
 let vhost: TestVhost;
 before(async () => {
@@ -65,8 +65,8 @@ test('publish, redelivery after nack with requeue, reject to a dead-letter queue
   const spans = await spansOf('ev-1', 7);
   const byStage = (stage: string) => spans.filter((s) => attr(s, 'acktrail.stage') === stage);
 
-  const [publish] = byStage('outbox.publish');
-  assert.ok(publish);
+  const [publish] = byStage('publish');
+  assert.ok(publish, 'a publish outside an outbox relay is a plain publish');
   assert.equal(attr(publish, 'acktrail.publish.outcome'), 'confirmed');
   assert.equal(attr(publish, 'acktrail.aggregate_id'), '42');
   assert.equal(attr(publish, 'messaging.message.id'), 'ev-1');
@@ -117,5 +117,21 @@ test('an unroutable mandatory publish is marked on its span', async () => {
   assert.ok(publish);
   assert.equal(attr(publish, 'acktrail.publish.outcome'), 'unroutable');
   assert.equal(attr(publish, 'messaging.rabbitmq.destination.routing_key'), 'nowhere');
+  await conn.close();
+});
+
+test("a relay's publish of an outbox row is the outbox's publish", async () => {
+  const conn = await amqp.connect(vhost.url);
+  const ch = await conn.createConfirmChannel();
+  await ch.assertQueue('relayed');
+  await new Promise<void>((resolve) => {
+    continueFromOutbox(null, 'ev-3', () => {
+      ch.publish('', 'relayed', Buffer.from('{}'), { messageId: 'ev-3' }, () => {
+        resolve();
+      });
+    });
+  });
+  const [publish] = await spansOf('ev-3', 1);
+  assert.equal(attr(publish!, 'acktrail.stage'), 'outbox.publish');
   await conn.close();
 });

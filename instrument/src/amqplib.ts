@@ -9,7 +9,8 @@ import {
   type AmqplibInstrumentationConfig,
 } from '@opentelemetry/instrumentation-amqplib';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { ATTR, EVENT_BAGGAGE, SEMCONV, type Stage } from './attributes.js';
+import { ATTR, EVENT_BAGGAGE, SEMCONV, type Stage } from '@acktrail/conventions';
+import { relayingOutbox } from './outbox.js';
 
 export interface AmqpConventions {
   /** Header with the delivery attempt number (1 for the first); else x-death counts are used. */
@@ -131,7 +132,8 @@ export function amqplibInstrumentation(conventions: AmqpConventions = {}): Amqpl
       span.setAttribute(SEMCONV.destination, info.exchange);
       span.setAttribute(SEMCONV.routingKey, info.routingKey);
       const reason = str(headers[c.deadLetterReasonHeader]);
-      let stage: Stage = 'outbox.publish';
+      // An outbox's publish only when a relay publishes a row (continueFromOutbox).
+      let stage: Stage = relayingOutbox() ? 'outbox.publish' : 'publish';
       if (reason !== undefined) {
         stage = 'dead_letter';
         span.setAttribute(ATTR.deadLetterReason, reason);

@@ -3,7 +3,7 @@
 // HTTP spans of the same work carry the event id too.
 import { propagation, type Context } from '@opentelemetry/api';
 import type { Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { ATTR, EVENT_BAGGAGE } from './attributes.js';
+import { ATTR, EVENT_BAGGAGE } from '@acktrail/conventions';
 
 export class EventBaggageSpanProcessor implements SpanProcessor {
   onStart(span: Span, parentContext: Context): void {

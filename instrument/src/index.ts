@@ -19,4 +19,4 @@ export {
   type ProviderCall,
   type ProviderOutcome,
 } from './spans.js';
-export { ATTR, SEMCONV, EVENT_BAGGAGE, type Stage } from './attributes.js';
+export { ATTR, SEMCONV, EVENT_BAGGAGE, type Stage } from '@acktrail/conventions';

@@ -1,8 +1,16 @@
 // The outbox pattern's trace context (as in Debezium's outbox): the writer stores the W3C trace
 // context and baggage in the outbox row, and the relay continues it, so that one trace runs from
 // the HTTP request through the publish to the final ack.
-import { context, propagation, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { ATTR } from './attributes.js';
+import {
+  context,
+  createContextKey,
+  propagation,
+  trace,
+  SpanKind,
+  SpanStatusCode,
+  type Context,
+} from '@opentelemetry/api';
+import { ATTR } from '@acktrail/conventions';
 import { withEventBaggage } from './baggage.js';
 
 const tracer = () => trace.getTracer('@acktrail/instrument');
@@ -57,6 +65,12 @@ export async function withOutboxInsert<T>(
   }
 }
 
+const RELAYING = createContextKey('acktrail.outbox.relaying');
+
+/** Whether `ctx` is a relay's publish of an outbox row (its publishes are `outbox.publish`). */
+export const relayingOutbox = (ctx: Context = context.active()): boolean =>
+  ctx.getValue(RELAYING) === true;
+
 /** Runs `fn` (the relay's publish of one row) in the context stored with the row. */
 export function continueFromOutbox<T>(
   carrier: TraceCarrier | null | undefined,
@@ -64,5 +78,5 @@ export function continueFromOutbox<T>(
   fn: () => T,
 ): T {
   const extracted = propagation.extract(context.active(), carrier ?? {});
-  return context.with(withEventBaggage(extracted, eventId), fn);
+  return context.with(withEventBaggage(extracted, eventId).setValue(RELAYING, true), fn);
 }

@@ -1,7 +1,7 @@
 // Spans for the steps a pipeline performs between deliver and settle: the provider call (with its
 // idempotency key and outcome) and the commit of the result.
 import { trace, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
-import { ATTR, SEMCONV } from './attributes.js';
+import { ATTR, SEMCONV } from '@acktrail/conventions';
 
 const tracer = () => trace.getTracer('@acktrail/instrument');
 

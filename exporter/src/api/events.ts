@@ -2,12 +2,15 @@
 // GET /api/events?aggregate_id=&anomaly=&since=&limit=&cursor= (keyset-paginated lists).
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
-import { assemble, assembleCeleryTask, type AssembleOptions } from '../journeys/assemble.js';
-import { isCeleryStep } from '../journeys/celery.js';
+import { assemble, type AssembleOptions } from '../journeys/assemble/assemble.js';
+import { assembleCeleryTask } from '../celery/journey.js';
+import { workflowTasks } from '../celery/queries.js';
+import { isCeleryStep } from '../celery/task.js';
+import type { Journey } from './types.js';
 import { findOrdering } from '../journeys/ordering.js';
-import type { PipelineReader } from '../journeys/pipeline-rows.js';
-import type { Cursor, EventSummary, StepQueries } from '../journeys/queries.js';
-import type { JourneyStore } from '../journeys/supervisor.js';
+import type { PipelineReader } from '../journeys/assemble/pipeline-rows.js';
+import type { Cursor, EventSummary, StepQueries } from '../journeys/store/queries.js';
+import type { JourneyStore } from '../journeys/store/supervisor.js';
 import { STEP_ANOMALIES } from '../journeys/steps.js';
 import { errorMessage, type Logger } from '../log.js';
 import { requireToken } from './auth.js';
@@ -147,8 +150,11 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
       const steps = await queries.steps(eventId);
       if (steps.some(isCeleryStep)) {
         const rootId = steps.find((s) => s.aggregateId)?.aggregateId ?? null;
-        const workflow = rootId ? await queries.workflow(rootId) : [];
-        res.json({ ...assembleCeleryTask(eventId, steps, workflow), ordering: [] });
+        const workflow = rootId ? await workflowTasks(opts.store!.pool, rootId) : [];
+        res.json({
+          ...assembleCeleryTask(eventId, steps, workflow),
+          ordering: [],
+        } satisfies Journey);
         return;
       }
       const aggregateId = steps.find((s) => s.aggregateId)?.aggregateId ?? null;
@@ -165,7 +171,7 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
               (f) => f.eventId === eventId,
             )
           : [];
-      res.json({ ...journey, ordering });
+      res.json({ ...journey, celery: null, ordering } satisfies Journey);
     } catch (err) {
       failed(res, err);
     }

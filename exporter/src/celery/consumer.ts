@@ -12,7 +12,7 @@ import { backoffMs } from '../backoff.js';
 import type { ValidatedConfig } from '../config.js';
 import type { Health } from '../health.js';
 import { errorMessage } from '../log.js';
-import { StepsRefusedError, type StepStore } from '../journeys/store.js';
+import { StepsRefusedError, type StepStore } from '../journeys/store/store.js';
 import type { Step } from '../journeys/steps.js';
 import { parseBody, type EventLimits } from './events.js';
 import type { CeleryMetrics } from './metrics.js';

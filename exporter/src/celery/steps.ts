@@ -3,8 +3,8 @@
 // whole chain, group or chord. Arguments, keyword arguments and results are never stored;
 // exceptions are scrubbed and capped like span attributes (docs/api.md).
 import { createHash } from 'node:crypto';
-import type { AttributeValue } from '../receiver/spans.js';
-import { scrub } from '../journeys/scrub.js';
+import type { AttributeValue } from '@acktrail/conventions';
+import { scrub } from '../journeys/store/scrub.js';
 import type { Step } from '../journeys/steps.js';
 import { TASK_STATE, tracebackSummary, type TaskEvent } from './events.js';
 

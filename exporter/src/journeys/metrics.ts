@@ -2,10 +2,11 @@
 // that retries an export never inflates them. Labels are bounded: queue, exchange and routing key
 // come from the pipeline's topology, and free-text dead-letter reasons fold into "other" past a
 // limit.
+import { isPublish } from '@acktrail/conventions';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { BoundedLabel } from '../labels.js';
 import { ORDERING_KINDS } from './ordering.js';
-import type { WriteResult } from './store.js';
+import type { WriteResult } from './store/store.js';
 
 /** Why a request to /v1/traces was refused before its spans were looked at. */
 export const REFUSAL_REASONS = [
@@ -115,6 +116,7 @@ export class JourneyMetrics {
       const queue = this.queues.of(String(a['acktrail.queue'] ?? 'unknown'));
       switch (step.stage) {
         case 'outbox.publish':
+        case 'publish':
           newPublishes.set(step.eventId, (newPublishes.get(step.eventId) ?? 0) + 1);
           if (a['acktrail.publish.outcome'] === 'unroutable') {
             this.unroutable.inc({
@@ -132,7 +134,7 @@ export class JourneyMetrics {
         case 'deliver':
           this.stage('processing').observe(seconds);
           if (a['acktrail.delivery.redelivered'] === true) this.redeliveries.inc({ queue });
-          if (parent?.stage === 'outbox.publish')
+          if (parent && isPublish(parent.stage))
             // From the send, not the confirm: a consumer may get the message first.
             this.wait('queue_wait', step.timeUs - parent.timeUs);
           break;

@@ -1,16 +1,10 @@
-// A journey step: one span that belongs to an event, reduced to what acktrail keeps.
-import type { AttributeValue } from '../receiver/spans.js';
+// A journey step as the exporter stores it: the contract's Step (@acktrail/conventions) with
+// the stages of Celery task journeys (exporter/src/celery/) beside the span stages.
+import { STAGES, type Step as ContractStep, type Stage as SpanStage } from '@acktrail/conventions';
 
-export const STAGES = [
-  'outbox.insert',
-  'outbox.publish',
-  'deliver',
-  'result.commit',
-  'provider.call',
-  'settle',
-  'retry.publish',
-  'dead_letter',
-] as const;
+export { STAGES };
+export type { AttributeValue } from '@acktrail/conventions';
+
 /** Stages of Celery task journeys (exporter/src/celery/), one per task event type. */
 export const CELERY_STAGES = [
   'celery.sent',
@@ -22,7 +16,7 @@ export const CELERY_STAGES = [
   'celery.revoked',
   'celery.rejected',
 ] as const;
-export type Stage = (typeof STAGES)[number] | (typeof CELERY_STAGES)[number];
+export type Stage = SpanStage | (typeof CELERY_STAGES)[number];
 
 /** Single-step anomalies, stored with the step so that listing them is an index scan. */
 export const STEP_ANOMALIES = [
@@ -35,22 +29,4 @@ export const STEP_ANOMALIES = [
 ] as const;
 export type StepAnomaly = (typeof STEP_ANOMALIES)[number];
 
-export interface Step {
-  eventId: string;
-  /** Start, microseconds since the epoch. */
-  timeUs: number;
-  durationUs: number;
-  stage: Stage;
-  service: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | null;
-  name: string;
-  status: 'unset' | 'ok' | 'error';
-  statusMessage: string | null;
-  aggregateType: string | null;
-  aggregateId: string | null;
-  anomaly: StepAnomaly | null;
-  /** The allow-listed attributes (docs/api.md), under their current semantic-convention names. */
-  attrs: Record<string, AttributeValue>;
-}
+export type Step = Omit<ContractStep<Stage>, 'anomaly'> & { anomaly: StepAnomaly | null };

@@ -71,11 +71,12 @@ for (const protocol of ['protobuf', 'json+gzip', 'protobuf+gzip', 'json'] as Pro
     const eventId = `ev-${protocol}`;
     const spans = journeySpans(eventId);
     assert.equal((await exportSpans(exporter.url, spans, protocol)).code, 0);
-    assert.equal(await countSteps(store.url, 'event_id = $1', [eventId]), 3);
+    // Three spans; the other SDK's consumer span also stands for its ack (it ends at the settle).
+    assert.equal(await countSteps(store.url, 'event_id = $1', [eventId]), 4);
     const stored = (await exporter.scrape()).value('acktrail_journey_steps_stored_total');
 
     assert.equal((await exportSpans(exporter.url, spans, protocol)).code, 0, 'a retry succeeds');
-    assert.equal(await countSteps(store.url, 'event_id = $1', [eventId]), 3, 'and adds nothing');
+    assert.equal(await countSteps(store.url, 'event_id = $1', [eventId]), 4, 'and adds nothing');
     assert.equal((await exporter.scrape()).value('acktrail_journey_steps_stored_total'), stored);
 
     const stages = await countSteps(
@@ -85,6 +86,13 @@ for (const protocol of ['protobuf', 'json+gzip', 'protobuf+gzip', 'json'] as Pro
       [eventId],
     );
     assert.equal(stages, 1, 'old names map to the deliver stage; unlisted attributes are dropped');
+    const settles = await countSteps(
+      store.url,
+      `event_id = $1 AND stage = 'settle' AND attrs->>'acktrail.settle.outcome' = 'ack'
+         AND attrs->>'acktrail.queue' = 'orders.confirmations'`,
+      [eventId],
+    );
+    assert.equal(settles, 1, "the consumer span's end is its settle, on the queue its name gives");
   });
 }
 

@@ -9,10 +9,10 @@ import express, { type Request, type Response } from 'express';
 import type { Logger } from '../log.js';
 import { errorMessage } from '../log.js';
 import type { JourneyMetrics, RefusalReason } from '../journeys/metrics.js';
-import { normalise } from '../journeys/normalize.js';
+import { normalise } from './normalize.js';
 import type { Step } from '../journeys/steps.js';
-import { StepsRefusedError, StoreBusyError } from '../journeys/store.js';
-import type { JourneyStore } from '../journeys/supervisor.js';
+import { StepsRefusedError, StoreBusyError } from '../journeys/store/store.js';
+import type { JourneyStore } from '../journeys/store/supervisor.js';
 import { BodyError, ByteBudget, readBody } from './body.js';
 import { decodeJson, decodeProtobuf } from './decode.js';
 import { ExportTraceServiceResponse, RpcStatus } from './otlp-schema.js';
@@ -162,10 +162,13 @@ export function receiverRouter(opts: ReceiverOptions): express.Router {
     const steps: Step[] = [];
     const reasons = new Map<string, number>();
     let ignored = 0;
+    let accepted = 0;
     for (const span of spans) {
       const n = normalise(span, window);
-      if (n.kind === 'step') steps.push(n.step);
-      else if (n.kind === 'ignored') ignored++;
+      if (n.kind === 'steps') {
+        accepted++;
+        steps.push(...n.steps);
+      } else if (n.kind === 'ignored') ignored++;
       else reasons.set(n.reason, (reasons.get(n.reason) ?? 0) + 1);
     }
     let result;
@@ -191,7 +194,7 @@ export function receiverRouter(opts: ReceiverOptions): express.Router {
     // a 503.
     opts.metrics.observe(result);
     const rejected = [...reasons.values()].reduce((a, b) => a + b, 0);
-    opts.metrics.spansReceived.inc({ outcome: 'accepted' }, steps.length);
+    opts.metrics.spansReceived.inc({ outcome: 'accepted' }, accepted);
     opts.metrics.spansReceived.inc({ outcome: 'ignored' }, ignored);
     opts.metrics.spansReceived.inc({ outcome: 'rejected' }, rejected);
     const answer =

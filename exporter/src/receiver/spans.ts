@@ -1,5 +1,7 @@
 // The span shape the receiver hands on, whatever the wire format was.
-export type AttributeValue = string | number | boolean;
+import type { AttributeValue } from '@acktrail/conventions';
+
+export type { AttributeValue };
 
 export interface ReceivedSpan {
   traceId: string;

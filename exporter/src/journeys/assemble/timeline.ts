@@ -1,9 +1,9 @@
 // The time line of one journey: its steps and the pipeline's rows, in time order, with the gap
 // since the entry before and the wait since the causal parent. Clocks differ between services: a
 // step that starts before its parent is marked as skewed, and no wait or gap is ever negative.
-import type { AttributeValue } from '../receiver/spans.js';
+import { isPublish, type AttributeValue } from '@acktrail/conventions';
 import type { PipelineRows } from './pipeline-rows.js';
-import type { StoredRow } from './queries.js';
+import type { StoredRow } from '../store/queries.js';
 
 export interface TimelineEntry {
   at: string;
@@ -51,7 +51,7 @@ function spanEntry(s: StoredRow): Positioned {
           ? String(s.attrs['acktrail.dead_letter.reason'] ?? '')
           : s.stage === 'provider.call'
             ? String(s.attrs['acktrail.provider.outcome'] ?? '')
-            : s.stage === 'outbox.publish' && s.attrs['acktrail.publish.outcome'] === 'unroutable'
+            : isPublish(s.stage) && s.attrs['acktrail.publish.outcome'] === 'unroutable'
               ? 'unroutable'
               : null;
   return {
@@ -132,7 +132,7 @@ export function buildTimeline(steps: StoredRow[], rows: PipelineRows | null): Ti
     // consumer may legitimately start before the publisher's span ends: the confirm comes later).
     if (parent && e.atUs < parent.atUs) e.skewMs = ms(parent.atUs - e.atUs);
     // A delivery waits from the moment the message was sent (the confirm may come after it).
-    else if (parent && (parent.stage === 'outbox.publish' || parent.stage === 'retry.publish'))
+    else if (parent && (isPublish(parent.stage) || parent.stage === 'retry.publish'))
       e.waitMs = ms(e.atUs - parent.atUs);
     else if (parent && e.stage !== 'settle' && parent.stage !== 'deliver')
       e.waitMs = Math.max(0, ms(e.atUs - parent.endUs));

@@ -1,11 +1,9 @@
 // Reads of the journey store for the API: one event's steps, and lists of events by aggregate or
 // anomaly with keyset pagination on (last step time, event_id).
 import type pg from 'pg';
-import type { AttributeValue } from '../receiver/spans.js';
-import type { VersionedDelivery } from './ordering.js';
-import type { Stage, Step } from './steps.js';
-import { stateOf, type WorkflowTask } from './celery.js';
-import { WORKFLOW } from '../celery/steps.js';
+import type { AttributeValue } from '@acktrail/conventions';
+import type { VersionedDelivery } from '../ordering.js';
+import type { Stage, Step } from '../steps.js';
 
 /** A step as read back: status and anomaly are whatever the store holds. */
 export type StoredRow = Omit<Step, 'status' | 'anomaly'> & {
@@ -28,7 +26,7 @@ export interface Cursor {
   eventId: string;
 }
 
-const MAX_STEPS = 2000;
+export const MAX_STEPS = 2000;
 
 export class StepQueries {
   constructor(private readonly pool: pg.Pool) {}
@@ -95,7 +93,7 @@ export class StepQueries {
     }
     let having = '';
     if (filter.publishedTwice) {
-      where.push(`stage = 'outbox.publish' AND anomaly IS NULL`);
+      where.push(`stage IN ('outbox.publish', 'publish') AND anomaly IS NULL`);
       having = 'count(*) > 1';
     }
     if (cursor) {
@@ -170,39 +168,5 @@ export class StepQueries {
         },
       ]),
     );
-  }
-
-  /** The tasks of a Celery workflow (root task id), in the order they first appear. */
-  async workflow(rootId: string): Promise<WorkflowTask[]> {
-    const res = await this.pool.query<{
-      event_id: string;
-      stage: string;
-      name: string | null;
-      parent_id: string | null;
-    }>(
-      `SELECT event_id, stage, attrs->>'celery.task.name' AS name,
-              attrs->>'celery.parent_id' AS parent_id
-         FROM journey_steps
-        WHERE aggregate_id = $1 AND aggregate_type = $2
-        ORDER BY time LIMIT ${MAX_STEPS}`,
-      [rootId, WORKFLOW],
-    );
-    const tasks = new Map<
-      string,
-      { name: string | null; parentId: string | null; stages: { stage: string }[] }
-    >();
-    for (const r of res.rows) {
-      const t = tasks.get(r.event_id) ?? { name: null, parentId: null, stages: [] };
-      t.name ??= r.name;
-      t.parentId ??= r.parent_id;
-      t.stages.push({ stage: r.stage });
-      tasks.set(r.event_id, t);
-    }
-    return [...tasks].map(([taskId, t]) => ({
-      taskId,
-      name: t.name,
-      parentId: t.parentId,
-      state: stateOf(t.stages),
-    }));
   }
 }

@@ -3,9 +3,8 @@
 // whose clocks differ: a wait that comes out negative is never shown as such; it is reported as
 // clock skew instead.
 import type { PipelineRows } from './pipeline-rows.js';
-import type { StoredRow } from './queries.js';
+import type { StoredRow } from '../store/queries.js';
 import { buildTimeline, type TimelineEntry } from './timeline.js';
-import { celeryTask, celeryVerdict, type CeleryTask, type WorkflowTask } from './celery.js';
 
 export type { TimelineEntry };
 
@@ -46,8 +45,6 @@ export interface Journey {
   }[];
   traceIds: string[];
   timeline: TimelineEntry[];
-  /** A Celery task's journey (its steps come from Celery's events); null for other events. */
-  celery: CeleryTask | null;
 }
 
 export interface AssembleOptions {
@@ -226,45 +223,5 @@ export function assemble(
     })),
     traceIds: [...new Set(steps.map((s) => s.traceId))],
     timeline: entries,
-    celery: null,
-  };
-}
-
-const FINAL_KIND = {
-  SUCCESS: 'task_succeeded',
-  FAILURE: 'task_failed',
-  REVOKED: 'task_revoked',
-  REJECTED: 'task_rejected',
-} as const;
-
-/** A Celery task's journey: its events' steps, and the other tasks of its workflow. */
-export function assembleCeleryTask(
-  taskId: string,
-  steps: StoredRow[],
-  workflow: WorkflowTask[],
-): Journey {
-  const task = celeryTask(steps, workflow);
-  const kinds: JourneyKind[] = [];
-  if (task.retries.length) kinds.push('retried');
-  kinds.push(
-    task.state in FINAL_KIND ? FINAL_KIND[task.state as keyof typeof FINAL_KIND] : 'in_flight',
-  );
-  const rootId = task.workflow.rootId;
-  return {
-    eventId: taskId,
-    aggregate: rootId ? { type: 'celery_workflow', id: rootId } : null,
-    verdict: celeryVerdict(task),
-    kinds,
-    publishes: 0,
-    deliveries: task.states.filter((s) => s.state === 'RECEIVED').length,
-    retries: {
-      count: task.retries.length,
-      delaysMs: task.retries.flatMap((r) => (r.countdownMs === null ? [] : [r.countdownMs])),
-    },
-    deadLetter: null,
-    attempts: [],
-    traceIds: [],
-    timeline: buildTimeline(steps, null),
-    celery: task,
   };
 }

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { waitFor } from '@acktrail/orders-example/testing';
-import { TestExporter } from '../testing/exporter.js';
-import { jsonBody } from '../testing/otlp.js';
+import { TestExporter } from '../../testing/exporter.js';
+import { jsonBody } from '../../testing/otlp.js';
 
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 let admin: pg.Pool;

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { createTestDatabase, waitFor, type TestDatabase } from '@acktrail/orders-example/testing';
 import { migrateStore } from './migrate.js';
 import { Partitions } from './partitions.js';
-import type { Step } from './steps.js';
+import type { Step } from '../steps.js';
 import { StepStore } from './store.js';
 
 const DAY = 86_400_000;

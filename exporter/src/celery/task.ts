@@ -2,8 +2,8 @@
 // with times, retries with their countdowns and exceptions, the final exception with a traceback
 // summary, the worker, and its place in a workflow (chain, group, chord) through root_id and
 // parent_id: the task that sent it, the tasks it sent, and the other tasks of the same workflow.
-import type { AttributeValue } from '../receiver/spans.js';
-import type { StoredRow } from './queries.js';
+import type { AttributeValue } from '@acktrail/conventions';
+import type { StoredRow } from '../journeys/store/queries.js';
 
 /** Celery's state names, as its result backend and Flower show them. */
 const STATE = {

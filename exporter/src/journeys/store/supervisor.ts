@@ -5,9 +5,9 @@
 // restart by hand. Several replicas share one store: migrations and partition changes run under
 // advisory locks.
 import pg from 'pg';
-import { backoffMs, sleep } from '../backoff.js';
-import type { Health } from '../health.js';
-import type { Logger } from '../log.js';
+import { backoffMs, sleep } from '../../backoff.js';
+import type { Health } from '../../health.js';
+import type { Logger } from '../../log.js';
 import { migrateStore } from './migrate.js';
 import { StepQueries } from './queries.js';
 import { StepStore } from './store.js';

@@ -1,8 +1,8 @@
 // The pipeline's own rows for one event, read with the read-only role: the outbox row, the order
 // (without personal columns), the confirmation and the provider attempts. Column names come from
 // the validated config; values are always parameters.
-import type { ValidatedConfig } from '../config.js';
-import { ident, type Pool } from '../db/pool.js';
+import type { ValidatedConfig } from '../../config.js';
+import { ident, type Pool } from '../../db/pool.js';
 
 export interface PipelineRows {
   outbox: {

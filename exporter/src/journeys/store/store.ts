@@ -5,9 +5,10 @@
 // NOTHING makes a retried export a no-op, and the rows actually inserted come back so that the
 // derived metrics count each step once.
 import type pg from 'pg';
-import { findOrdering, type OrderingFinding, type VersionedDelivery } from './ordering.js';
+import { PUBLISH_STAGES, isPublish } from '@acktrail/conventions';
+import { findOrdering, type OrderingFinding, type VersionedDelivery } from '../ordering.js';
 import { Partitions } from './partitions.js';
-import type { Step } from './steps.js';
+import type { Step } from '../steps.js';
 
 const MAX_BATCH = 5000;
 /**
@@ -248,7 +249,7 @@ export class StepStore {
     steps: Step[],
   ): Promise<Map<string, StoredStep['parent']>> {
     const wanted = steps.filter(
-      (s) => s.parentSpanId && (s.stage === 'outbox.publish' || s.stage === 'deliver'),
+      (s) => s.parentSpanId && (isPublish(s.stage) || s.stage === 'deliver'),
     );
     const out = new Map<string, StoredStep['parent']>();
     if (wanted.length === 0) return out;
@@ -268,14 +269,12 @@ export class StepStore {
   }
 
   private async publishCounts(db: pg.PoolClient, steps: Step[]): Promise<Map<string, number>> {
-    const ids = [
-      ...new Set(steps.filter((s) => s.stage === 'outbox.publish').map((s) => s.eventId)),
-    ];
+    const ids = [...new Set(steps.filter((s) => isPublish(s.stage)).map((s) => s.eventId))];
     if (ids.length === 0) return new Map();
     const res = await db.query<{ event_id: string; n: number }>(
       `SELECT event_id, count(*)::int AS n FROM journey_steps
-        WHERE event_id = ANY($1) AND stage = 'outbox.publish' GROUP BY event_id`,
-      [ids],
+        WHERE event_id = ANY($1) AND stage = ANY($2) GROUP BY event_id`,
+      [ids, PUBLISH_STAGES],
     );
     return new Map(res.rows.map((r) => [r.event_id, r.n]));
   }
