@@ -14,7 +14,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { chromium } from 'playwright-core';
 import { migrate } from '@acktrail/orders-example';
 import { REPO_ROOT, createTestDatabase } from '@acktrail/orders-example/testing';
-import { TestExporter } from '../exporter/src/testing/exporter.js';
+import { ordersConfig, TestExporter } from '../exporter/src/testing/exporter.js';
 import { exportSpans, makeSpans, type SpanSpec } from '../exporter/src/testing/otlp.js';
 import { startDashboard } from '../dashboard/test/server.js';
 import { fmt, interleaved, median, quantile } from './lib.js';
@@ -110,10 +110,10 @@ export async function runDashboardBench(rounds: number): Promise<void> {
   log('dashboard bench: journey store, exporter and `next start`');
   const pipeline = await createTestDatabase();
   await migrate(pipeline.url);
-  const exporter = await TestExporter.withStore({
-    DATABASE_URL: pipeline.url,
-    ACKTRAIL_API_TOKEN: TOKEN,
-  });
+  const exporter = await TestExporter.withStore(
+    { DATABASE_URL: pipeline.url, ACKTRAIL_API_TOKEN: TOKEN },
+    ordersConfig(),
+  );
   const ids = { 200: [] as string[], 5: [] as string[] };
   for (let i = 0; i < EVENTS_PER_SIZE; i++) {
     for (const [size, deliveries] of [

@@ -94,14 +94,24 @@ async function timeRuns(c: Collector, runs: number): Promise<number[]> {
 export async function runSqlBench(rounds: number): Promise<void> {
   await ensureLoaded();
   const url = databaseUrl(DB);
-  const config = loadConfig({ DATABASE_URL: url });
+  // The reference pipeline's tables (the exporter has no defaults for them).
+  const config = loadConfig({
+    DATABASE_URL: url,
+    ACKTRAIL_CONFIG: 'examples/orders/acktrail.yaml',
+  });
+  const lateness = config.watermarkLatenessSeconds * 1000;
   const pool = createReadOnlyPool(url, 60_000);
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   const registry = new Registry();
-  const outbox = new OutboxCollector(pool, config, registry);
-  const confirmations = new ConfirmationsCollector(pool, config, registry);
-  const notifications = new NotificationsCollector(pool, config, registry);
+  const outbox = new OutboxCollector(pool, config.outbox!, lateness, registry);
+  const confirmations = new ConfirmationsCollector(pool, config.confirmations!, lateness, registry);
+  const notifications = new NotificationsCollector(
+    pool,
+    config.notifications!,
+    config.confirmations!.aggregates,
+    registry,
+  );
   const samples = {
     outbox: [] as number[],
     confirmations: [] as number[],

@@ -3,7 +3,12 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TestPipeline, waitFor } from '@acktrail/orders-example/testing';
-import { createReadOnlyRole, TestExporter, type Scrape } from '@acktrail/exporter/testing';
+import {
+  createReadOnlyRole,
+  ordersConfig,
+  TestExporter,
+  type Scrape,
+} from '@acktrail/exporter/testing';
 
 let p: TestPipeline;
 let exporter: TestExporter;
@@ -17,10 +22,10 @@ before(async () => {
   role = await createReadOnlyRole(p.db.name);
   exporter = await TestExporter.start(
     { DATABASE_URL: role.url },
-    {
+    ordersConfig({
       rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1 },
       notifications: { minIntervalSeconds: 0.001 },
-    },
+    }),
   );
   await p.start('provider');
   await p.start('api');

@@ -11,7 +11,7 @@ import {
   type Role,
   type TestDatabase,
 } from '@acktrail/orders-example/testing';
-import { createReadOnlyRole, TestExporter } from '@acktrail/exporter/testing';
+import { createReadOnlyRole, ordersConfig, TestExporter } from '@acktrail/exporter/testing';
 import {
   dropDatabase,
   restoreDatabase,
@@ -61,7 +61,7 @@ class Rig {
     const role = await createReadOnlyRole(p.db.name);
     const exporter = await TestExporter.start(
       { DATABASE_URL: role.url, ACKTRAIL_DATABASE_URL: store.url, ACKTRAIL_API_TOKEN: TOKEN },
-      { rabbitmq: { enabled: false }, journeys: { stuckAfterSeconds: 1 } },
+      ordersConfig({ rabbitmq: { enabled: false }, journeys: { stuckAfterSeconds: 1 } }),
     );
     await exporter.exporter.ready;
     // The first scrape sets the incremental collectors' watermarks: they count from here on.
@@ -192,7 +192,7 @@ test('failure 2: relay dies after the confirm: two publishes, the second copy ig
     j.verdict,
     /^confirmation sent once at .*; published twice, second copy ignored by the consumer \(already done\)$/,
   );
-  assert.equal(stages(j, 'confirmation.committed').length, 1);
+  assert.equal(stages(j, 'result.committed').length, 1);
   assert.equal(await r.metric('acktrail_duplicate_publishes_total'), 1);
   assert.deepEqual(await r.listed('anomaly=published_twice'), [order.event_id]);
 });
@@ -360,7 +360,7 @@ test('failure 8: database restored: vanished orders and events published again a
     const jb = await r.journey(
       b.event_id,
       'B shown as an order that no longer exists',
-      (x) => x.kinds.includes('order_missing') && x.kinds.includes('dead_lettered'),
+      (x) => x.kinds.includes('aggregate_missing') && x.kinds.includes('dead_lettered'),
     );
     assert.match(
       jb.verdict,

@@ -10,7 +10,12 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT, TestPipeline, waitFor, type Role } from '@acktrail/orders-example/testing';
-import { createReadOnlyRole, TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
+import {
+  createReadOnlyRole,
+  ordersConfig,
+  TestExporter,
+  TestPrometheus,
+} from '@acktrail/exporter/testing';
 
 let p: TestPipeline;
 let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
@@ -28,7 +33,7 @@ before(async () => {
   role = await createReadOnlyRole(p.db.name);
   exporter = await TestExporter.withStore(
     { DATABASE_URL: role.url, ACKTRAIL_API_TOKEN: 'live-test-token-0123456789' },
-    { rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1 } },
+    ordersConfig({ rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1 } }),
   );
   prometheus = await TestPrometheus.start({
     acktrail: exporter.url,

@@ -10,7 +10,7 @@ import './globals.css';
 
 export const metadata: Metadata = {
   title: 'acktrail',
-  description: 'Event journeys of the order pipeline',
+  description: "Event journeys of a job pipeline's messages",
 };
 
 export default async function RootLayout({ children }: { children: ReactNode }) {

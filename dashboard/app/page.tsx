@@ -1,6 +1,7 @@
 // The overview: find an event, what is wrong now, the pipeline's charts over a chosen range
 // (Prometheus), Grafana's panels when connected, and the recent events that need a look.
 import { Suspense } from 'react';
+import { getWords, withArticle } from '@/lib/api';
 import { config } from '@/lib/config';
 import { EMBEDS } from '@/lib/grafana';
 import { overviewCharts } from '@/lib/overview';
@@ -25,7 +26,7 @@ export default async function Overview({
   return (
     <section>
       <h1>Find an event</h1>
-      <p className="muted">Paste an event_id or an order number.</p>
+      <p className="muted">Paste an event_id or {withArticle((await getWords()).aggregate)} id.</p>
       <SearchBox autoFocus />
 
       <h2>Problems now</h2>

@@ -42,6 +42,28 @@ async function get<T>(path: string): Promise<Result<T>> {
   return { kind: 'down', message };
 }
 
+export interface Words {
+  aggregate: string;
+  done: string;
+}
+const DEFAULT_WORDS: Words = { aggregate: 'aggregate', done: 'processed' };
+let meta: { words: Words; at: number } | null = null;
+
+/**
+ * The pipeline's words (the exporter's journeys.words): "order", "payment". Asked at most every
+ * 30 s; generic ones while the exporter does not answer.
+ */
+export async function getWords(): Promise<Words> {
+  if (meta && Date.now() - meta.at < 30_000) return meta.words;
+  const r = await get<{ words: Words }>('/api/meta');
+  if (r.kind !== 'ok') return meta?.words ?? DEFAULT_WORDS;
+  meta = { words: r.value.words, at: Date.now() };
+  return meta.words;
+}
+
+/** "an order", "a payment". */
+export const withArticle = (word: string) => `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`;
+
 export const getJourney = (eventId: string) =>
   get<Journey>(`/api/events/${encodeURIComponent(eventId)}`);
 

@@ -8,7 +8,12 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { REPO_ROOT, TestPipeline, waitFor, type Role } from '@acktrail/orders-example/testing';
-import { createReadOnlyRole, TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
+import {
+  createReadOnlyRole,
+  ordersConfig,
+  TestExporter,
+  TestPrometheus,
+} from '@acktrail/exporter/testing';
 import { launchChromium, startDashboard, type DashboardServer } from './server.js';
 
 const TOKEN = 'dashboard-test-token-0123456789';
@@ -48,7 +53,7 @@ before(async () => {
   role = await createReadOnlyRole(p.db.name);
   exporter = await TestExporter.withStore(
     { DATABASE_URL: role.url, ACKTRAIL_API_TOKEN: TOKEN },
-    { rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1 } },
+    ordersConfig({ rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1 } }),
   );
   // Scraping from before the first order, so that the dead-letter queue is seen growing.
   prometheus = await TestPrometheus.start({ acktrail: exporter.url });

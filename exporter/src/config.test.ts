@@ -8,6 +8,8 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from './config.js';
 
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+
 const dir = mkdtempSync(join(tmpdir(), 'acktrail-config-'));
 function file(name: string, text: string): string {
   const path = join(dir, name);
@@ -25,24 +27,32 @@ function errorOf(fn: () => unknown): string {
   assert.fail('expected a ConfigError');
 }
 
-test('defaults fit the reference pipeline', () => {
+test("defaults name no pipeline's tables: the SQL sources run only when configured", () => {
   const c = loadConfig({});
   assert.equal(c.port, 9470);
   assert.equal(c.databaseUrl, null);
-  assert.deepEqual(c.outbox.tables, [
-    { table: 'outbox_events', id: 'id', createdAt: 'created_at', publishedAt: 'published_at' },
-  ]);
-  assert.equal(c.confirmations.confirmationsTable, 'order_confirmations');
+  assert.equal(c.outbox, undefined);
+  assert.equal(c.confirmations, undefined);
+  assert.equal(c.provider, undefined);
+  assert.deepEqual(c.journeys.words, { aggregate: 'aggregate', done: 'processed' });
   assert.equal(c.prometheusUrl, 'http://127.0.0.1:15692');
 });
 
-test('a YAML file overrides names and keeps the other defaults', () => {
+test("the reference pipeline's example config is valid and names its own tables", () => {
+  const c = loadConfig({ ACKTRAIL_CONFIG: join(REPO, 'examples/orders/acktrail.yaml') });
+  assert.equal(c.outbox?.tables[0]?.table, 'outbox_events');
+  assert.equal(c.confirmations?.results.table, 'order_confirmations');
+  assert.equal(c.provider?.eventId, 'event_id');
+  assert.deepEqual(c.journeys.words, { aggregate: 'order', done: 'confirmation sent' });
+});
+
+test('a YAML file names the tables; the other keys keep their defaults', () => {
   const path = file(
     'ok.yaml',
     'outbox:\n  tables:\n    - table: events.outbox\n      publishedAt: sent_at\nrabbitmq:\n  vhosts: [prod]\n',
   );
   const c = loadConfig({ ACKTRAIL_CONFIG: path });
-  assert.deepEqual(c.outbox.tables, [
+  assert.deepEqual(c.outbox?.tables, [
     { table: 'events.outbox', id: 'id', createdAt: 'created_at', publishedAt: 'sent_at' },
   ]);
   assert.deepEqual(c.rabbitmq.vhosts, ['prod']);

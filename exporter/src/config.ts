@@ -33,6 +33,9 @@ const ownSecret = z
   .min(16, 'must be at least 16 characters (for example: openssl rand -hex 24)')
   .refine((v) => !/change-?me/i.test(v), 'is an example value from the docs; choose your own');
 
+const word = z
+  .string()
+  .regex(/^[a-z][a-z -]{0,39}$/, 'must be lower-case words, at most 40 letters');
 const seconds = (def: number) => z.number().positive().default(def);
 const buckets = (def: number[]) => z.array(z.number().positive()).min(1).default(def);
 const role = z.enum(['work', 'retry', 'dead_letter']);
@@ -55,41 +58,58 @@ const rabbitmq = z.strictObject({
   timeoutSeconds: seconds(5),
 });
 
+// The pipeline's tables. Each section is optional: absent, its collector does not run and its
+// facts are not read into journeys. Names are the pipeline's own; nothing defaults to the
+// reference pipeline's (examples/orders/acktrail.yaml names those).
+
 const outbox = z.strictObject({
-  enabled: z.boolean().default(true),
   tables: z
     .array(
       z.strictObject({
         table: identifier,
+        /** The event id. */
         id: identifier.default('id'),
         createdAt: identifier.default('created_at'),
         publishedAt: identifier.default('published_at'),
+        /** Shown in journeys and used to list an aggregate's events; optional. */
+        aggregateId: identifier.optional(),
+        eventType: identifier.optional(),
+        /** The relay's last publish error, where it keeps one. */
+        lastError: identifier.optional(),
       }),
     )
-    .min(1)
-    .default([
-      { table: 'outbox_events', id: 'id', createdAt: 'created_at', publishedAt: 'published_at' },
-    ]),
+    .min(1),
   timeoutSeconds: seconds(2),
 });
 
 const confirmations = z.strictObject({
-  enabled: z.boolean().default(true),
-  ordersTable: identifier.default('orders'),
-  orderId: identifier.default('id'),
-  orderCreatedAt: identifier.default('created_at'),
-  statusColumn: identifier.default('notification_status'),
-  pendingValue: z.string().default('pending'),
-  confirmationsTable: identifier.default('order_confirmations'),
-  confirmationEventId: identifier.default('event_id'),
-  confirmationOrderId: identifier.default('order_id'),
-  confirmationCreatedAt: identifier.default('created_at'),
-  /** Table with (id, event_type) for the event_type label; null: label "unknown". */
-  eventsTable: identifier.nullable().default('outbox_events'),
+  /** The aggregate's own rows: created when the event is, waiting for a result. */
+  aggregates: z.strictObject({
+    table: identifier,
+    id: identifier.default('id'),
+    createdAt: identifier.default('created_at'),
+    /** A status column, for the pending age and acktrail_notifications; optional. */
+    status: identifier.optional(),
+    /** The status value of an aggregate still waiting for its result. */
+    pendingValue: z.string().default('pending'),
+    /** A status value that means the work failed for good (its journey reads dead-lettered). */
+    failedValue: z.string().optional(),
+  }),
+  /** The result rows: one per aggregate when its event's work is done. */
+  results: z.strictObject({
+    table: identifier,
+    eventId: identifier.default('event_id'),
+    aggregateId: identifier,
+    createdAt: identifier.default('created_at'),
+  }),
+  /** Where each event's type is (id, type) for the event_type label; absent: "unknown". */
+  eventTypes: z
+    .strictObject({ table: identifier, id: identifier.default('id'), type: identifier })
+    .optional(),
   /**
    * Replaces the generated latency query. $1 = lower bound (timestamptz), $2 = page size, $3 =
    * the id after which rows at exactly $1 are read; returns id text, at timestamptz (the
-   * confirmation time), latency_seconds float8, event_type text, ordered by (at, id).
+   * result's time), latency_seconds float8, event_type text, ordered by (at, id).
    */
   latencyQuery: incrementalQuery.optional(),
   /** Replaces the generated pending query; returns one row with oldest_age_seconds float8. */
@@ -99,20 +119,25 @@ const confirmations = z.strictObject({
 });
 
 const notifications = z.strictObject({
-  enabled: z.boolean().default(true),
-  /** Counting every order is a full scan: at most this often, in the background. */
+  /** Counting every aggregate is a full scan: at most this often, in the background. */
   minIntervalSeconds: seconds(60),
-  /** Replaces the generated query; returns status text, count int8 per row. */
+  /**
+   * Replaces the generated query (confirmations.aggregates' status, counted); returns status
+   * text, count int8 per row.
+   */
   query: z.string().min(1).optional(),
   timeoutSeconds: seconds(30),
 });
 
 const provider = z.strictObject({
-  enabled: z.boolean().default(true),
-  table: identifier.default('notification_attempts'),
+  table: identifier,
   id: identifier.default('id'),
+  /** The event an attempt belongs to, for journeys; optional. */
+  eventId: identifier.optional(),
   provider: identifier.default('provider'),
   outcome: identifier.default('outcome'),
+  /** The HTTP status of an attempt, shown in journeys; optional. */
+  statusCode: identifier.optional(),
   /** An interval column, or seconds as a number. */
   duration: identifier.default('duration'),
   createdAt: identifier.default('created_at'),
@@ -165,20 +190,15 @@ const journeys = z.strictObject({
   stuckAfterSeconds: seconds(60),
   /** A delivery with no settle step after this long makes its journey "never acked". */
   unackedAfterSeconds: seconds(300),
-  /** Columns of the pipeline's rows that a journey shows beside its steps (read-only role). */
-  pipeline: z
+  /** The pipeline's own words in verdicts and on the dashboard. */
+  words: z
     .strictObject({
-      outboxAggregateId: identifier.default('aggregate_id'),
-      outboxLastError: identifier.nullable().default('last_publish_error'),
-      attemptsEventId: identifier.default('event_id'),
-      attemptsStatusCode: identifier.nullable().default('status_code'),
+      /** Its aggregate: "order", "payment", "shipment". `/orders/{id}` answers whatever it is. */
+      aggregate: word.default('aggregate'),
+      /** What is done once an event's work is: "confirmation sent", "payment captured". */
+      done: word.default('processed'),
     })
-    .default({
-      outboxAggregateId: 'aggregate_id',
-      outboxLastError: 'last_publish_error',
-      attemptsEventId: 'event_id',
-      attemptsStatusCode: 'status_code',
-    }),
+    .default({ aggregate: 'aggregate', done: 'processed' }),
 });
 
 /** Celery's event stream (exporter/src/celery/, docs/metrics.md "Celery"); off unless enabled. */
@@ -224,10 +244,10 @@ const fileSchema = z.strictObject({
   celery: celery.default(celery.parse({})),
   journeys: journeys.default(journeys.parse({})),
   rabbitmq: rabbitmq.default(rabbitmq.parse({})),
-  outbox: outbox.default(outbox.parse({})),
-  confirmations: confirmations.default(confirmations.parse({})),
-  notifications: notifications.default(notifications.parse({})),
-  provider: provider.default(provider.parse({})),
+  outbox: outbox.optional(),
+  confirmations: confirmations.optional(),
+  notifications: notifications.optional(),
+  provider: provider.optional(),
   /**
    * Incremental collectors re-read this many seconds behind their watermark, so that a row
    * committed late (its timestamp taken when its transaction began) is still counted, once.
@@ -314,7 +334,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ValidatedConfi
   const e = envSchema.safeParse(known);
   if (!e.success) throw new ConfigError(describe(e.error, 'the environment'));
   const file = e.data.ACKTRAIL_CONFIG ?? null;
-  const f = fileSchema.safeParse(file ? readFileConfig(file) : {});
+  const f = fileSchema
+    .superRefine((c, ctx) => {
+      if (c.notifications && !c.notifications.query && !c.confirmations?.aggregates.status)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['notifications'],
+          message: 'needs notifications.query, or confirmations.aggregates.status to count',
+        });
+    })
+    .safeParse(file ? readFileConfig(file) : {});
   if (!f.success) throw new ConfigError(describe(f.error, file ?? 'defaults'));
 
   const management = new URL(e.data.RABBITMQ_MANAGEMENT_URL);

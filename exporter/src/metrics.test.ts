@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import pg from 'pg';
 import { createTestDatabase, createTestVhost } from '@acktrail/orders-example/testing';
-import { createReadOnlyRole, TestExporter } from './testing/exporter.js';
+import { createReadOnlyRole, ordersConfig, TestExporter } from './testing/exporter.js';
 
 function promtoolCheck(text: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
@@ -58,7 +58,10 @@ test('promtool check metrics passes and the contract families are all exposed', 
     );
     const exporter = await TestExporter.start(
       { DATABASE_URL: role.url },
-      { rabbitmq: { vhosts: ['/', vhost.name] }, notifications: { minIntervalSeconds: 0.001 } },
+      ordersConfig({
+        rabbitmq: { vhosts: ['/', vhost.name] },
+        notifications: { minIntervalSeconds: 0.001 },
+      }),
     );
     try {
       await exporter.scrape();

@@ -10,7 +10,7 @@ import type { Logger } from './log.js';
 import { VERSION } from './version.js';
 import { eventsRouter } from './api/events.js';
 import { JourneyMetrics } from './journeys/metrics.js';
-import { PipelineReader } from './journeys/assemble/pipeline-rows.js';
+import { PipelineReader } from './journeys/assemble/rows.js';
 import { JourneyStore } from './journeys/store/supervisor.js';
 import { CeleryConsumer } from './celery/consumer.js';
 import { CeleryMetrics } from './celery/metrics.js';
@@ -52,7 +52,8 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     log.warn(
       'DATABASE_URL is not set: the outbox, confirmations, notifications and provider collectors are off',
     );
-  const runner = new CollectorRunner(createCollectors(config, registry, pools), registry, log);
+  const { collectors, catalog } = createCollectors(config, registry, pools);
+  const runner = new CollectorRunner(collectors, registry, log);
 
   const store = config.storeUrl ? journeyStore(config, health, log) : null;
   if (!store)
@@ -94,11 +95,15 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   app.use(
     eventsRouter({
       token: config.apiToken,
+      words: config.journeys.words,
       store,
       pipeline: pools ? new PipelineReader(pools.create(PIPELINE_READ_TIMEOUT_MS), config) : null,
       assemble: {
         stuckAfterSeconds: config.journeys.stuckAfterSeconds,
         unackedAfterSeconds: config.journeys.unackedAfterSeconds,
+        failedStatus: config.confirmations?.aggregates.failedValue ?? null,
+        words: config.journeys.words,
+        queues: (queue) => catalog?.queue(queue) ?? null,
       },
       log,
     }),

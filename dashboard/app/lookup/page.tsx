@@ -1,5 +1,9 @@
-// /lookup?q=...: an order number goes to its order page, anything else to the event's timeline.
+// /lookup?q=...: an aggregate's id goes to its page (all its events), anything else to the event's
+// timeline: the aggregate is tried first, then the event.
 import { redirect } from 'next/navigation';
+import { listEvents } from '@/lib/api';
+
+export const dynamic = 'force-dynamic';
 
 export default async function Lookup({
   searchParams,
@@ -9,5 +13,7 @@ export default async function Lookup({
   const raw = (await searchParams).q;
   const q = (Array.isArray(raw) ? raw[0] : raw)?.trim() ?? '';
   if (q === '') redirect('/');
-  redirect(/^\d+$/.test(q) ? `/orders/${q}` : `/events/${encodeURIComponent(q)}`);
+  const asAggregate = await listEvents({ aggregate_id: q, since: '3650d', limit: '1' });
+  const isAggregate = asAggregate.kind === 'ok' && asAggregate.value.events.length > 0;
+  redirect(isAggregate ? `/orders/${encodeURIComponent(q)}` : `/events/${encodeURIComponent(q)}`);
 }

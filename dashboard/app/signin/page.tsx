@@ -16,7 +16,7 @@ export default async function SignIn({
   return (
     <section>
       <h1>Sign in</h1>
-      <p className="muted">Order data is not public: enter the dashboard secret.</p>
+      <p className="muted">Journeys are not public: enter the dashboard secret.</p>
       {message ? (
         <p className="banner" role="alert">
           {message}

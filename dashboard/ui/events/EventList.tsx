@@ -1,13 +1,22 @@
 import type { EventSummary } from '@/lib/api';
 
-export function EventList({ events, empty }: { events: EventSummary[]; empty: string }) {
+export function EventList({
+  events,
+  empty,
+  word = 'aggregate',
+}: {
+  events: EventSummary[];
+  empty: string;
+  /** The pipeline's word for its aggregate. */
+  word?: string;
+}) {
   if (events.length === 0) return <p className="muted">{empty}</p>;
   return (
     <table>
       <thead>
         <tr>
           <th>event</th>
-          <th>order</th>
+          <th>{word}</th>
           <th>last step</th>
           <th>steps</th>
           <th>anomalies</th>

@@ -1,6 +1,6 @@
 // The events of the last 24 h that need a look (dead-lettered, published twice, stuck in the
 // outbox), each linking to its timeline.
-import { listEvents } from '@/lib/api';
+import { getWords, listEvents } from '@/lib/api';
 import { ANOMALY_SECTIONS } from '@/lib/embeds';
 import { DownBanner } from '@/ui/banner';
 import { EventList } from './EventList';
@@ -8,9 +8,10 @@ import { EventList } from './EventList';
 const ANOMALIES = Object.entries(ANOMALY_SECTIONS);
 
 export async function RecentAnomalies() {
-  const lists = await Promise.all(
-    ANOMALIES.map(([anomaly]) => listEvents({ anomaly, since: '24h', limit: '10' })),
-  );
+  const [words, ...lists] = await Promise.all([
+    getWords(),
+    ...ANOMALIES.map(([anomaly]) => listEvents({ anomaly, since: '24h', limit: '10' })),
+  ]);
   const down = lists.find((l) => l.kind === 'down');
   const none = lists.every((l) => l.kind === 'ok' && l.value.events.length === 0);
   return (
@@ -26,6 +27,7 @@ export async function RecentAnomalies() {
             {list.kind === 'ok' ? (
               <EventList
                 events={list.value.events}
+                word={words.aggregate}
                 empty={
                   none
                     ? 'None. Events show up here once the pipeline sends spans to the exporter (OTEL_EXPORTER_OTLP_ENDPOINT).'

@@ -1,15 +1,19 @@
-// One box for an event_id or an order number; a plain GET form, so it works before hydration.
-export function SearchBox({ autoFocus = false }: { autoFocus?: boolean }) {
+// One box for an event_id or an aggregate's id, in the pipeline's own word ("order"); a plain GET
+// form, so it works before hydration.
+import { getWords } from '@/lib/api';
+
+export async function SearchBox({ autoFocus = false }: { autoFocus?: boolean }) {
+  const { aggregate } = await getWords();
   return (
     <form className="search" action="/lookup" method="get" role="search">
       <label htmlFor="q" className="muted">
-        Event or order
+        Event or {aggregate}
       </label>
       <input
         id="q"
         name="q"
         type="search"
-        placeholder="event_id or order number"
+        placeholder={`event_id or ${aggregate} id`}
         autoFocus={autoFocus}
         required
         maxLength={128}

@@ -23,12 +23,15 @@ const COLOURS = {
   pipeline: '#6e7781',
 };
 
+/** A first publish of the message (@acktrail/conventions' PUBLISH_STAGES); a retry is not one. */
+const isPublish = (stage: string) => stage === 'outbox.publish' || stage === 'publish';
+
 function colourOf(e: TimelineEntry, publishIndex: number): string {
   if (e.source === 'pipeline') return COLOURS.pipeline;
   if (e.attributes['acktrail.delivery.redelivered'] === true) return COLOURS.redelivered;
   if (Number(e.attributes['acktrail.delivery.attempt'] ?? 1) > 1 || e.stage === 'retry.publish')
     return COLOURS.retry;
-  if (e.stage === 'outbox.publish' && publishIndex > 0) return COLOURS.duplicate;
+  if (isPublish(e.stage) && publishIndex > 0) return COLOURS.duplicate;
   return COLOURS.normal;
 }
 
@@ -37,7 +40,7 @@ export function Waterfall({ timeline }: { timeline: TimelineEntry[] }) {
   let publishes = 0;
   const data = timeline.map((e, i) => {
     const offset = Date.parse(e.at) - t0;
-    const colour = colourOf(e, e.stage === 'outbox.publish' ? publishes++ : 0);
+    const colour = colourOf(e, isPublish(e.stage) ? publishes++ : 0);
     return {
       key: `${i + 1}. ${e.stage}`,
       offset,

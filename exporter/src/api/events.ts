@@ -8,11 +8,12 @@ import { workflowTasks } from '../celery/queries.js';
 import { isCeleryStep } from '../celery/task.js';
 import type { Journey } from './types.js';
 import { findOrdering } from '../journeys/ordering.js';
-import type { PipelineReader } from '../journeys/assemble/pipeline-rows.js';
+import type { PipelineReader } from '../journeys/assemble/rows.js';
 import type { Cursor, EventSummary, StepQueries } from '../journeys/store/queries.js';
 import type { JourneyStore } from '../journeys/store/supervisor.js';
 import { STEP_ANOMALIES } from '../journeys/steps.js';
 import { errorMessage, type Logger } from '../log.js';
+import { VERSION } from '../version.js';
 import { requireToken } from './auth.js';
 
 export const LIST_ANOMALIES = [...STEP_ANOMALIES, 'published_twice', 'stuck_in_outbox'] as const;
@@ -20,6 +21,8 @@ const ID = /^[\x21-\x7e]{1,128}$/;
 
 export interface EventsApiOptions {
   token: string | null;
+  /** The pipeline's words (config journeys.words), served at /api/meta for the dashboard. */
+  words: { aggregate: string; done: string };
   store: JourneyStore | null;
   pipeline: PipelineReader | null;
   assemble: Omit<AssembleOptions, 'nowMs'>;
@@ -133,6 +136,12 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
     return opts.store.queries;
   };
 
+  // What a reader of journeys needs to know about this exporter: its version and the pipeline's
+  // words for its aggregate and for work done.
+  router.get('/api/meta', (_req, res) => {
+    res.json({ version: VERSION, words: opts.words });
+  });
+
   const failed = (res: Response, err: unknown) => {
     opts.log.error({ err: errorMessage(err) }, 'journey API query failed');
     res.status(503).json({ error: 'the journey store is unavailable; retry later' });
@@ -145,12 +154,13 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
       return;
     }
     const queries = available(res);
-    if (!queries) return;
+    const store = opts.store;
+    if (!queries || !store) return;
     try {
       const steps = await queries.steps(eventId);
       if (steps.some(isCeleryStep)) {
         const rootId = steps.find((s) => s.aggregateId)?.aggregateId ?? null;
-        const workflow = rootId ? await workflowTasks(opts.store!.pool, rootId) : [];
+        const workflow = rootId ? await workflowTasks(store.pool, rootId) : [];
         res.json({
           ...assembleCeleryTask(eventId, steps, workflow),
           ordering: [],
@@ -196,8 +206,10 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
     if (!queries) return;
     try {
       if (q.anomaly === 'stuck_in_outbox') {
-        if (!opts.pipeline) {
-          res.status(400).json({ error: 'stuck_in_outbox needs DATABASE_URL (the pipeline)' });
+        if (!opts.pipeline?.hasOutbox) {
+          res.status(400).json({
+            error: 'stuck_in_outbox needs DATABASE_URL and an outbox section in the config',
+          });
           return;
         }
         const before = q.cursor

@@ -40,6 +40,7 @@ export function assembleCeleryTask(
     attempts: [],
     traceIds: [],
     timeline: buildTimeline(steps, null),
+    notes: [],
     celery: task,
   };
 }

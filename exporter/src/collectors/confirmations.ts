@@ -13,33 +13,39 @@ interface LatencyRow extends TimedRow {
   event_type: string | null;
 }
 
-export function latencySql(c: ValidatedConfig['confirmations']): string {
+type Section = NonNullable<ValidatedConfig['confirmations']>;
+
+export function latencySql(c: Section): string {
   if (c.latencyQuery) return c.latencyQuery;
-  const eventType = c.eventsTable ? 'e.event_type' : 'NULL::text';
-  const join = c.eventsTable
-    ? `LEFT JOIN ${ident(c.eventsTable)} e ON e.id = c.${ident(c.confirmationEventId)}`
-    : '';
-  return `SELECT c.${ident(c.confirmationEventId)}::text AS id, c.${ident(c.confirmationCreatedAt)} AS at,
-                 extract(epoch FROM c.${ident(c.confirmationCreatedAt)} - o.${ident(c.orderCreatedAt)})::float8 AS latency_seconds,
+  const { aggregates: a, results: r, eventTypes: t } = c;
+  const eventType = t ? `e.${ident(t.type)}::text` : 'NULL::text';
+  const join = t ? `LEFT JOIN ${ident(t.table)} e ON e.${ident(t.id)} = c.${ident(r.eventId)}` : '';
+  return `SELECT c.${ident(r.eventId)}::text AS id, c.${ident(r.createdAt)} AS at,
+                 extract(epoch FROM c.${ident(r.createdAt)} - o.${ident(a.createdAt)})::float8 AS latency_seconds,
                  ${eventType} AS event_type
-            FROM ${ident(c.confirmationsTable)} c
-            JOIN ${ident(c.ordersTable)} o ON o.${ident(c.orderId)} = c.${ident(c.confirmationOrderId)}
+            FROM ${ident(r.table)} c
+            JOIN ${ident(a.table)} o ON o.${ident(a.id)} = c.${ident(r.aggregateId)}
             ${join}
-           WHERE c.${ident(c.confirmationCreatedAt)} >= $1
-             AND (c.${ident(c.confirmationCreatedAt)} > $1 OR c.${ident(c.confirmationEventId)}::text > $3)
-           ORDER BY c.${ident(c.confirmationCreatedAt)}, c.${ident(c.confirmationEventId)}::text
+           WHERE c.${ident(r.createdAt)} >= $1
+             AND (c.${ident(r.createdAt)} > $1 OR c.${ident(r.eventId)}::text > $3)
+           ORDER BY c.${ident(r.createdAt)}, c.${ident(r.eventId)}::text
            LIMIT $2`;
 }
 
-export function pendingSql(c: ValidatedConfig['confirmations']): {
-  text: string;
-  values: unknown[];
-} {
+/** The oldest aggregate still waiting: by its status, or (without one) with no result yet. */
+export function pendingSql(c: Section): { text: string; values: unknown[] } {
   if (c.pendingQuery) return { text: c.pendingQuery, values: [] };
+  const { aggregates: a, results: r } = c;
+  const age = `coalesce(extract(epoch FROM now() - min(o.${ident(a.createdAt)})), 0)::float8 AS oldest_age_seconds`;
+  if (a.status)
+    return {
+      text: `SELECT ${age} FROM ${ident(a.table)} o WHERE o.${ident(a.status)} = $1`,
+      values: [a.pendingValue],
+    };
   return {
-    text: `SELECT coalesce(extract(epoch FROM now() - min(${ident(c.orderCreatedAt)})), 0)::float8 AS oldest_age_seconds
-             FROM ${ident(c.ordersTable)} WHERE ${ident(c.statusColumn)} = $1`,
-    values: [c.pendingValue],
+    text: `SELECT ${age} FROM ${ident(a.table)} o
+            WHERE NOT EXISTS (SELECT 1 FROM ${ident(r.table)} c WHERE c.${ident(r.aggregateId)} = o.${ident(a.id)})`,
+    values: [],
   };
 }
 
@@ -55,24 +61,25 @@ export class ConfirmationsCollector implements Collector {
 
   constructor(
     private readonly pool: Pool,
-    config: ValidatedConfig,
+    section: Section,
+    latenessMs: number,
     registry: Registry,
   ) {
-    this.timeoutMs = config.confirmations.timeoutSeconds * 1000;
+    this.timeoutMs = section.timeoutSeconds * 1000;
     this.eventTypes = new BoundedLabel(20, { registry, label: 'event_type' });
-    this.cursor = new WatermarkCursor(config.watermarkLatenessSeconds * 1000);
-    this.latencyQuery = latencySql(config.confirmations);
-    this.pendingQuery = pendingSql(config.confirmations);
+    this.cursor = new WatermarkCursor(latenessMs);
+    this.latencyQuery = latencySql(section);
+    this.pendingQuery = pendingSql(section);
     this.latency = new Histogram({
       name: 'acktrail_confirmation_latency_seconds',
-      help: 'Time from order created to confirmation committed, for confirmations seen since the exporter started.',
+      help: 'Time from an aggregate created to its result committed, for results seen since the exporter started.',
       labelNames: ['event_type'],
-      buckets: config.confirmations.buckets,
+      buckets: section.buckets,
       registers: [registry],
     });
     this.oldestPending = new Gauge({
       name: 'acktrail_oldest_pending_confirmation_age_seconds',
-      help: 'Age of the oldest order still waiting for its confirmation; 0 when none waits.',
+      help: 'Age of the oldest aggregate still waiting for its result; 0 when none waits.',
       registers: [registry],
     });
   }

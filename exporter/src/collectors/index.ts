@@ -13,6 +13,7 @@ import { QueueCatalog } from './rabbitmq/catalog.js';
 
 export type { Collector } from './collector.js';
 export { CollectorRunner, type SourceStatus } from './runner.js';
+export type { QueueCatalog, QueueFacts } from './rabbitmq/catalog.js';
 
 /**
  * The collectors the configuration turns on. Each SQL collector gets a pool of its own whose
@@ -22,23 +23,35 @@ export function createCollectors(
   config: ValidatedConfig,
   registry: Registry,
   pools: ReadOnlyPools | null,
-): Collector[] {
+): { collectors: Collector[]; catalog: QueueCatalog | null } {
   const pool = (section: { timeoutSeconds: number }) =>
     pools!.create(section.timeoutSeconds * 1000);
   const collectors: Collector[] = [];
+  let catalog: QueueCatalog | null = null;
   if (config.rabbitmq.enabled) {
-    const catalog = new QueueCatalog();
+    catalog = new QueueCatalog();
     collectors.push(new RabbitmqQueuesCollector(config, catalog, registry));
     collectors.push(new RabbitmqStatsCollector(config, catalog));
   }
   if (pools) {
     const { outbox, confirmations, notifications, provider } = config;
-    if (outbox.enabled) collectors.push(new OutboxCollector(pool(outbox), config, registry));
-    if (confirmations.enabled)
-      collectors.push(new ConfirmationsCollector(pool(confirmations), config, registry));
-    if (notifications.enabled)
-      collectors.push(new NotificationsCollector(pool(notifications), config, registry));
-    if (provider.enabled) collectors.push(new ProviderCollector(pool(provider), config, registry));
+    const lateness = config.watermarkLatenessSeconds * 1000;
+    if (outbox) collectors.push(new OutboxCollector(pool(outbox), outbox, lateness, registry));
+    if (confirmations)
+      collectors.push(
+        new ConfirmationsCollector(pool(confirmations), confirmations, lateness, registry),
+      );
+    if (notifications)
+      collectors.push(
+        new NotificationsCollector(
+          pool(notifications),
+          notifications,
+          confirmations?.aggregates,
+          registry,
+        ),
+      );
+    if (provider)
+      collectors.push(new ProviderCollector(pool(provider), provider, lateness, registry));
   }
-  return collectors;
+  return { collectors, catalog };
 }

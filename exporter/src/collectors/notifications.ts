@@ -1,6 +1,7 @@
-// Notification status counts (pending / sent / failed). Counting every order is a full scan, so
-// this collector refreshes at most every minIntervalSeconds, in the background, and its data age
-// is exposed as acktrail_collector_data_age_seconds{collector="notifications"}.
+// Counts of aggregates by the status of their event's work (the reference pipeline's: pending /
+// sent / failed). Counting every aggregate is a full scan, so this collector refreshes at most
+// every minIntervalSeconds, in the background, and its data age is exposed as
+// acktrail_collector_data_age_seconds{collector="notifications"}.
 import { Gauge, type Registry } from 'prom-client';
 import type { ValidatedConfig } from '../config.js';
 import { ident, type Pool } from '../db/pool.js';
@@ -14,23 +15,27 @@ export class NotificationsCollector implements Collector {
   private readonly gauge: Gauge;
   private readonly statuses: BoundedLabel;
   private readonly sql: string;
+  private readonly seen = new Set<string>();
 
+  /**
+   * `aggregates`: the table and status column counted (config validation makes sure there is a
+   * status column when there is no query).
+   */
   constructor(
     private readonly pool: Pool,
-    config: ValidatedConfig,
+    n: NonNullable<ValidatedConfig['notifications']>,
+    aggregates: { table: string; status?: string | undefined } | undefined,
     registry: Registry,
   ) {
-    const n = config.notifications;
-    const c = config.confirmations;
     this.timeoutMs = n.timeoutSeconds * 1000;
     this.statuses = new BoundedLabel(20, { registry, label: 'status' });
     this.minIntervalMs = n.minIntervalSeconds * 1000;
     this.sql =
       n.query ??
-      `SELECT ${ident(c.statusColumn)}::text AS status, count(*) AS count FROM ${ident(c.ordersTable)} GROUP BY 1`;
+      `SELECT ${ident(aggregates!.status!)}::text AS status, count(*) AS count FROM ${ident(aggregates!.table)} GROUP BY 1`;
     this.gauge = new Gauge({
       name: 'acktrail_notifications',
-      help: 'Orders by notification status (pending, sent, failed).',
+      help: "Aggregates by the status of their event's work (the pipeline's own values, e.g. pending, sent, failed).",
       labelNames: ['status'],
       registers: [registry],
     });
@@ -39,10 +44,13 @@ export class NotificationsCollector implements Collector {
   async collect(): Promise<() => void> {
     const res = await this.pool.query<{ status: string | null; count: string }>(this.sql);
     return () => {
-      this.gauge.reset();
-      for (const status of ['pending', 'sent', 'failed']) this.gauge.set({ status }, 0);
-      for (const r of res.rows)
-        this.gauge.inc({ status: this.statuses.of(r.status) }, Number(r.count));
+      // A status no row has any more goes to 0, not away: a panel of it shows the drop.
+      for (const status of this.seen) this.gauge.set({ status }, 0);
+      for (const r of res.rows) {
+        const status = this.statuses.of(r.status);
+        this.seen.add(status);
+        this.gauge.inc({ status }, Number(r.count));
+      }
     };
   }
 }

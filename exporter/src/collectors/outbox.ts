@@ -8,7 +8,8 @@ import type { Collector } from './collector.js';
 import { readNewRows } from './incremental.js';
 import { WatermarkCursor, type TimedRow } from './watermark.js';
 
-type Table = ValidatedConfig['outbox']['tables'][number];
+type Section = NonNullable<ValidatedConfig['outbox']>;
+type Table = Section['tables'][number];
 
 export class OutboxCollector implements Collector {
   readonly name = 'outbox';
@@ -20,10 +21,11 @@ export class OutboxCollector implements Collector {
 
   constructor(
     private readonly pool: Pool,
-    private readonly config: ValidatedConfig,
+    private readonly section: Section,
+    latenessMs: number,
     registry: Registry,
   ) {
-    this.timeoutMs = config.outbox.timeoutSeconds * 1000;
+    this.timeoutMs = section.timeoutSeconds * 1000;
     const labelNames = ['table'];
     this.unpublished = new Gauge({
       name: 'acktrail_outbox_unpublished_events',
@@ -43,14 +45,14 @@ export class OutboxCollector implements Collector {
       labelNames,
       registers: [registry],
     });
-    for (const t of config.outbox.tables) {
-      this.cursors.set(t.table, new WatermarkCursor(config.watermarkLatenessSeconds * 1000));
+    for (const t of section.tables) {
+      this.cursors.set(t.table, new WatermarkCursor(latenessMs));
       this.published.inc({ table: t.table }, 0);
     }
   }
 
   async collect(): Promise<() => void> {
-    const results = await Promise.all(this.config.outbox.tables.map((t) => this.readTable(t)));
+    const results = await Promise.all(this.section.tables.map((t) => this.readTable(t)));
     return () => {
       for (const r of results) {
         this.unpublished.set({ table: r.table }, r.unpublished);

@@ -22,7 +22,9 @@ interface AttemptRow extends TimedRow {
   duration_seconds: number | null;
 }
 
-export function providerSql(p: ValidatedConfig['provider']): string {
+type Section = NonNullable<ValidatedConfig['provider']>;
+
+export function providerSql(p: Section): string {
   if (p.query) return p.query;
   return `SELECT ${ident(p.id)}::text AS id, ${ident(p.createdAt)} AS at, ${ident(p.provider)}::text AS provider,
                  ${ident(p.outcome)}::text AS outcome, extract(epoch FROM ${ident(p.duration)})::float8 AS duration_seconds
@@ -44,16 +46,14 @@ export class ProviderCollector implements Collector {
 
   constructor(
     private readonly pool: Pool,
-    config: ValidatedConfig,
+    section: Section,
+    latenessMs: number,
     registry: Registry,
   ) {
-    this.timeoutMs = config.provider.timeoutSeconds * 1000;
-    this.cursor = new WatermarkCursor(config.watermarkLatenessSeconds * 1000);
-    this.providers = new BoundedLabel(config.provider.maxProviders, {
-      registry,
-      label: 'provider',
-    });
-    this.sql = providerSql(config.provider);
+    this.timeoutMs = section.timeoutSeconds * 1000;
+    this.cursor = new WatermarkCursor(latenessMs);
+    this.providers = new BoundedLabel(section.maxProviders, { registry, label: 'provider' });
+    this.sql = providerSql(section);
     this.requests = new Counter({
       name: 'acktrail_provider_requests_total',
       help: 'Provider calls recorded since the exporter started, by provider and outcome.',
@@ -64,7 +64,7 @@ export class ProviderCollector implements Collector {
       name: 'acktrail_provider_request_duration_seconds',
       help: 'Duration of provider calls recorded since the exporter started.',
       labelNames: ['provider'],
-      buckets: config.provider.buckets,
+      buckets: section.buckets,
       registers: [registry],
     });
   }

@@ -9,13 +9,15 @@
 import { Counter, Registry } from 'prom-client';
 import type { ValidatedConfig } from '../config.js';
 import type { Collector } from './collector.js';
-import { scopeFilter, type QueueCatalog } from './rabbitmq/catalog.js';
+import { scopeFilter, type QueueCatalog, type QueueFacts } from './rabbitmq/catalog.js';
 import { queueKey } from './rabbitmq/detailed.js';
 import { getJson } from './rabbitmq/http.js';
-import { inferRoles, type BindingInfo, type QueueInfo } from './rabbitmq/roles.js';
+import { inferRoles, type BindingInfo, type QueueInfo, type Role } from './rabbitmq/roles.js';
 import { QUEUE_LABELS } from './rabbitmq.js';
 
 interface StatsQueue extends QueueInfo {
+  type?: string;
+  effective_policy_definition?: Record<string, unknown> | null;
   head_message_timestamp?: number | null;
   message_stats?: { publish?: number; deliver_get?: number; ack?: number; redeliver?: number };
 }
@@ -35,6 +37,34 @@ const COUNTERS = {
     'Deliveries with the redelivered flag (broker statistics).',
   ],
 } as const;
+
+const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+const exchange = (v: unknown) => (typeof v === 'string' ? v : null);
+const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : null);
+
+/**
+ * What the queue does with a rejected message. Its own argument wins over a policy for the
+ * dead-letter exchange; for the delivery limit the lower of the two holds. A quorum queue on
+ * RabbitMQ 4 has a delivery limit of 20 unless told otherwise.
+ */
+export function queueFacts(q: StatsQueue, role: Role, brokerMajor: number): QueueFacts {
+  const policy = q.effective_policy_definition ?? {};
+  const type = q.type ?? str(q.arguments['x-queue-type']) ?? 'classic';
+  const limits = [int(q.arguments['x-delivery-limit']), int(policy['delivery-limit'])].filter(
+    (n): n is number => n !== null,
+  );
+  const deliveryLimit =
+    type !== 'quorum' ? null : limits.length ? Math.min(...limits) : brokerMajor >= 4 ? 20 : null;
+  return {
+    vhost: q.vhost,
+    type,
+    role,
+    // '' is the default exchange: a dead-letter exchange all the same.
+    deadLetterExchange:
+      exchange(q.arguments['x-dead-letter-exchange']) ?? exchange(policy['dead-letter-exchange']),
+    deliveryLimit,
+  };
+}
 
 export class RabbitmqStatsCollector implements Collector {
   readonly name = 'rabbitmq_stats';
@@ -77,7 +107,7 @@ export class RabbitmqStatsCollector implements Collector {
     const started = performance.now();
     const { vhosts, roles: overrides } = this.config.rabbitmq;
     const columns =
-      'columns=vhost,name,arguments,head_message_timestamp,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
+      'columns=vhost,name,type,arguments,effective_policy_definition,head_message_timestamp,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
     const bindingColumns = 'columns=vhost,source,destination,destination_type';
     const per = (path: string, cols: string) =>
       vhosts.length
@@ -87,9 +117,14 @@ export class RabbitmqStatsCollector implements Collector {
       Promise.all(paths.map((p) => getJson<T[]>(this.config.managementUrl, p, signal))).then((l) =>
         l.flat(),
       );
-    const [queues, bindings] = await Promise.all([
+    const [queues, bindings, overview] = await Promise.all([
       get<StatsQueue>(per('/api/queues', columns)),
       get<BindingInfo>(per('/api/bindings', bindingColumns)),
+      getJson<{ rabbitmq_version?: string }>(
+        this.config.managementUrl,
+        '/api/overview?columns=rabbitmq_version',
+        signal,
+      ),
     ]);
     const roles = inferRoles(queues, bindings, overrides);
     this.lastRunMs = performance.now() - started;
@@ -99,7 +134,15 @@ export class RabbitmqStatsCollector implements Collector {
       for (const q of queues)
         if (typeof q.head_message_timestamp === 'number')
           heads.set(queueKey(q.vhost, q.name), q.head_message_timestamp);
-      this.catalog.update(roles, heads);
+      const major = Number(overview.rabbitmq_version?.split('.')[0] ?? 0);
+      this.catalog.update(
+        roles,
+        heads,
+        queues.map((q) => ({
+          name: q.name,
+          ...queueFacts(q, roles.get(queueKey(q.vhost, q.name)) ?? 'work', major),
+        })),
+      );
       for (const c of Object.values(this.counters)) c.reset();
       for (const q of queues) {
         if (!this.inScope(q.vhost, q.name)) continue;

@@ -2,10 +2,11 @@
 // that the test can read.
 import { once } from 'node:events';
 import type { Server } from 'node:http';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { parse as parseYaml } from 'yaml';
 import { pino } from 'pino';
 import pg from 'pg';
 import {
@@ -93,6 +94,31 @@ export class TestExporter {
     await this.exporter.close();
     await this.onClose();
   }
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `over` on top of `base`, object by object (arrays and values replaced whole). */
+export function merge(base: Json, over: Json): Json {
+  const out: Json = { ...base };
+  for (const [k, v] of Object.entries(over))
+    out[k] = isObject(v) && isObject(out[k]) ? merge(out[k], v) : v;
+  return out;
+}
+
+/**
+ * The reference pipeline's tables, columns and words, from examples/orders/acktrail.yaml (the
+ * demo's own settings left out), under `over`: what tests of the orders pipeline run with.
+ */
+export function ordersConfig(over: Json = {}): Json {
+  const file = parseYaml(
+    readFileSync(join(REPO_ROOT, 'examples/orders/acktrail.yaml'), 'utf8'),
+  ) as Json;
+  const { outbox, confirmations, provider, journeys } = file;
+  const tables: Json = { outbox, confirmations, provider, journeys, notifications: {} };
+  return merge(tables, over);
 }
 
 /** Writes a config file for an exporter under test; returns its path. */

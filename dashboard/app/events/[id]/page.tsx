@@ -1,7 +1,7 @@
 // /events/{event_id}: the journey: verdict, ids, attempts, dead-letter reason, the waterfall and
 // every entry with its raw attributes on demand.
 import { notFound } from 'next/navigation';
-import { getJourney, traceLink } from '@/lib/api';
+import { getJourney, getWords, traceLink } from '@/lib/api';
 import { EMBEDS } from '@/lib/grafana';
 import type { TimelineEntry } from '@/lib/types';
 import { DownBanner } from '@/ui/banner';
@@ -15,9 +15,11 @@ export const dynamic = 'force-dynamic';
 
 const BAD = new Set([
   'dead_lettered',
+  'discarded',
+  'rejected',
   'stuck_in_outbox',
   'unroutable',
-  'order_missing',
+  'aggregate_missing',
   'never_acked',
 ]);
 
@@ -37,7 +39,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
   } catch {
     // a malformed escape: look the id up as it came, and let the API say what is wrong with it
   }
-  const result = await getJourney(eventId);
+  const [result, words] = await Promise.all([getJourney(eventId), getWords()]);
   if (result.kind === 'not_found') notFound();
   if (result.kind === 'bad_request')
     return (
@@ -73,9 +75,9 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         </span>
         {j.aggregate ? (
           <span>
-            {j.aggregate.type === 'celery_workflow' ? 'workflow' : 'order'}{' '}
+            {j.aggregate.type === 'celery_workflow' ? 'workflow' : words.aggregate}{' '}
             <a href={`/orders/${encodeURIComponent(j.aggregate.id)}`}>{j.aggregate.id}</a>{' '}
-            <CopyButton value={j.aggregate.id} label="order number" />
+            <CopyButton value={j.aggregate.id} label={`${words.aggregate} id`} />
           </span>
         ) : null}
         {j.traceIds.map((t) => {

@@ -1,22 +1,58 @@
-// What the slow stats refresh learns about the queues and the fast depth collector needs: each
-// queue's role, and the timestamp of the message at its head. Shared by the two rabbitmq
-// collectors.
+// What the slow stats refresh learns about the queues: each queue's role and the timestamp of
+// the message at its head (for the fast depth collector), and what the queue does with a message
+// its consumer rejects (for journeys: dead-lettered or discarded). Shared by the two rabbitmq
+// collectors and the journey API.
 import type { ValidatedConfig } from '../../config.js';
 import { queueKey } from './detailed.js';
 import { roleFromName, type Role } from './roles.js';
 
+/** What the broker does with a message this queue's consumer rejects or nacks without requeue. */
+export interface QueueFacts {
+  vhost: string;
+  /** classic, quorum or stream, as the broker names it. */
+  type: string;
+  role: Role;
+  /** Its dead-letter exchange (argument, or policy), or null: a rejected message is dropped. */
+  deadLetterExchange: string | null;
+  /** Deliveries a message may have before the broker dead-letters (or drops) it; quorum only. */
+  deliveryLimit: number | null;
+}
+
 export class QueueCatalog {
   private roles = new Map<string, Role>();
   private heads = new Map<string, number>();
+  private facts = new Map<string, QueueFacts[]>();
   private resolveLoaded!: () => void;
   /** Resolves after the first successful refresh. */
   readonly loaded = new Promise<void>((resolve) => (this.resolveLoaded = resolve));
 
   /** `heads`: queue key -> timestamp property (seconds) of its head message, where known. */
-  update(roles: Map<string, Role>, heads = new Map<string, number>()): void {
+  update(
+    roles: Map<string, Role>,
+    heads = new Map<string, number>(),
+    facts: (QueueFacts & { name: string })[] = [],
+  ): void {
     this.roles = roles;
     this.heads = heads;
+    const byName = new Map<string, QueueFacts[]>();
+    for (const { name, ...f } of facts) byName.set(name, [...(byName.get(name) ?? []), f]);
+    this.facts = byName;
     this.resolveLoaded();
+  }
+
+  /**
+   * The facts of the queue named so (spans name a queue, not its vhost): known when one queue has
+   * the name, or when every queue of that name would do the same with a rejected message.
+   */
+  queue(name: string): QueueFacts | null {
+    const all = this.facts.get(name) ?? [];
+    const [one] = all;
+    if (!one) return null;
+    const same = all.every(
+      (f) =>
+        f.deadLetterExchange === one.deadLetterExchange && f.deliveryLimit === one.deliveryLimit,
+    );
+    return same ? one : null;
   }
 
   /**

@@ -27,7 +27,14 @@ function step(stage: StoredRow['stage'], atMs: number, over: Partial<StoredRow> 
     ...over,
   };
 }
-const opts = { nowMs: T / 1000 + 60_000, stuckAfterSeconds: 60, unackedAfterSeconds: 300 };
+const opts = {
+  nowMs: T / 1000 + 60_000,
+  stuckAfterSeconds: 60,
+  unackedAfterSeconds: 300,
+  failedStatus: 'failed',
+  words: { aggregate: 'order', done: 'confirmation sent' },
+  queues: () => null,
+};
 
 test('steps arriving out of order are put in time order; a child before its parent is skew', () => {
   const publish = step('outbox.publish', 100, { service: 'relay' });
@@ -95,8 +102,10 @@ test('retries with their delays and provider codes in the verdict', () => {
         publishedAt: at(1),
         lastError: null,
       },
-      order: { id: '9', createdAt: at(-5), notificationStatus: 'sent' },
-      confirmation: { createdAt: at(15060) },
+      aggregate: { id: '9', createdAt: at(-5), status: 'sent' },
+      aggregateRead: true,
+      result: { createdAt: at(15060) },
+      notes: [],
       attempts: [
         {
           attempt: 1,

@@ -2,7 +2,7 @@
 // since the entry before and the wait since the causal parent. Clocks differ between services: a
 // step that starts before its parent is marked as skewed, and no wait or gap is ever negative.
 import { isPublish, type AttributeValue } from '@acktrail/conventions';
-import type { PipelineRows } from './pipeline-rows.js';
+import type { PipelineRows } from './rows.js';
 import type { StoredRow } from '../store/queries.js';
 
 export interface TimelineEntry {
@@ -102,7 +102,8 @@ function rowEntry(stage: string, at: Date, name: string, note: string | null = n
 
 export function buildTimeline(steps: StoredRow[], rows: PipelineRows | null): TimelineEntry[] {
   const entries: Positioned[] = steps.map(spanEntry);
-  if (rows?.order) entries.push(rowEntry('order.created', rows.order.createdAt, 'order row'));
+  if (rows?.aggregate)
+    entries.push(rowEntry('aggregate.created', rows.aggregate.createdAt, 'aggregate row'));
   if (rows?.outbox) {
     entries.push(rowEntry('outbox.created', rows.outbox.createdAt, 'outbox row'));
     if (rows.outbox.publishedAt)
@@ -117,10 +118,7 @@ export function buildTimeline(steps: StoredRow[], rows: PipelineRows | null): Ti
         `${a.outcome}${a.statusCode === null ? '' : ` (${a.statusCode})`}`,
       ),
     );
-  if (rows?.confirmation)
-    entries.push(
-      rowEntry('confirmation.committed', rows.confirmation.createdAt, 'confirmation row'),
-    );
+  if (rows?.result) entries.push(rowEntry('result.committed', rows.result.createdAt, 'result row'));
   entries.sort((a, b) => a.atUs - b.atUs || a.stage.localeCompare(b.stage));
 
   const bySpan = new Map(entries.filter((e) => e.spanId).map((e) => [e.spanId, e]));

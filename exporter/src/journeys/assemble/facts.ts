@@ -1,0 +1,156 @@
+// What a journey's steps say, whichever instrumentation made them: the publishes, each delivery
+// with how it ended (its settle, or why it has none) and what the broker did next, retries and
+// dead letters. acktrail's attributes refine the facts; without them (stock OpenTelemetry spans)
+// the same facts come from the steps' stages, order and status, and from what the exporter knows
+// about the queue (QueueFacts).
+import { ATTR, SETTLE_OUTCOMES, isPublish, type SettleOutcome } from '@acktrail/conventions';
+import type { QueueFacts } from '../../collectors/index.js';
+import type { StoredRow } from '../store/queries.js';
+
+/** What became of a message after one delivery. */
+export type Fate =
+  /** Acked: the consumer is done with it. */
+  | 'done'
+  /** Requeued (nack or reject with requeue): it comes back. */
+  | 'requeued'
+  /** Rejected or nacked without requeue into a dead-letter exchange. */
+  | 'dead_lettered'
+  /** Rejected without requeue on a queue without a dead-letter exchange: gone. */
+  | 'discarded'
+  /** Rejected without requeue; what the queue does with it is not known (its arguments unread). */
+  | 'rejected'
+  /** The delivery ended without a settle (channel closed or failed): it comes back. */
+  | 'returned'
+  /** No settle yet. */
+  | 'open';
+
+export interface Delivery {
+  step: StoredRow;
+  queue: string | null;
+  settle: { outcome: SettleOutcome; step: StoredRow } | null;
+  fate: Fate;
+  /** Why the broker dead-lettered or dropped it after this delivery, where known. */
+  reason: string | null;
+  /** The broker's redelivered flag; null when the instrumentation does not record it. */
+  redelivered: boolean | null;
+  attempt: number | null;
+  /** The consumer's own word for what it did (acktrail.result), if it said. */
+  result: string | null;
+}
+
+export interface JourneyFacts {
+  publishes: StoredRow[];
+  unroutable: StoredRow[];
+  deliveries: Delivery[];
+  retryPublishes: StoredRow[];
+  /** Publishes to a dead-letter exchange made by the consumer itself (stage dead_letter). */
+  deadLetterSteps: StoredRow[];
+  providerCalls: StoredRow[];
+}
+
+export type QueueLookup = (queue: string) => QueueFacts | null;
+
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+const SETTLES = new Set<string>(SETTLE_OUTCOMES);
+
+/** The settle of each delivery: its child, or else the first free settle after it on its queue. */
+function pairSettles(delivers: StoredRow[], settles: StoredRow[]): Map<StoredRow, StoredRow> {
+  const paired = new Map<StoredRow, StoredRow>();
+  const used = new Set<StoredRow>();
+  for (const d of delivers) {
+    const child = settles.find((s) => s.parentSpanId === d.spanId && !used.has(s));
+    if (child) {
+      paired.set(d, child);
+      used.add(child);
+    }
+  }
+  for (const d of delivers) {
+    if (paired.has(d)) continue;
+    const queue = str(d.attrs[ATTR.queue]);
+    const next = settles.find(
+      (s) =>
+        !used.has(s) &&
+        s.timeUs >= d.timeUs &&
+        (queue === null || str(s.attrs[ATTR.queue]) === null || str(s.attrs[ATTR.queue]) === queue),
+    );
+    if (next) {
+      paired.set(d, next);
+      used.add(next);
+    }
+  }
+  return paired;
+}
+
+function outcomeOf(settle: StoredRow): SettleOutcome | null {
+  const o = str(settle.attrs[ATTR.settleOutcome]);
+  return o !== null && SETTLES.has(o) ? (o as SettleOutcome) : null;
+}
+
+export function factsOf(steps: StoredRow[], queues: QueueLookup): JourneyFacts {
+  const of = (stage: string) => steps.filter((s) => s.stage === stage);
+  const publishSteps = steps.filter((s) => isPublish(s.stage));
+  const unroutable = publishSteps.filter((s) => s.attrs[ATTR.publishOutcome] === 'unroutable');
+  const delivers = of('deliver').sort((a, b) => a.timeUs - b.timeUs);
+  const settles = of('settle').sort((a, b) => a.timeUs - b.timeUs);
+  const pairs = pairSettles(delivers, settles);
+  // Returns so far, per queue: a quorum queue's delivery limit counts them.
+  const returns = new Map<string, number>();
+  const deliveries = delivers.map((step): Delivery => {
+    const queue = str(step.attrs[ATTR.queue]);
+    const settleStep = pairs.get(step);
+    const outcome = settleStep ? outcomeOf(settleStep) : null;
+    const facts = queue === null ? null : queues(queue);
+    const key = queue ?? '';
+    let fate: Fate;
+    let reason: string | null = null;
+    if (outcome === 'ack') fate = 'done';
+    else if (outcome === 'nack_requeue') {
+      const n = (returns.get(key) ?? 0) + 1;
+      returns.set(key, n);
+      // RabbitMQ dead-letters (or drops) a quorum queue's message returned more than its limit.
+      const limit = facts?.deliveryLimit ?? null;
+      if (limit !== null && n > limit) {
+        fate = facts!.deadLetterExchange === null ? 'discarded' : 'dead_lettered';
+        reason = 'delivery_limit';
+      } else fate = 'requeued';
+    } else if (outcome === 'nack' || outcome === 'reject') {
+      reason = 'rejected';
+      fate =
+        facts === null
+          ? 'rejected'
+          : facts.deadLetterExchange === null
+            ? 'discarded'
+            : 'dead_lettered';
+    } else if (settleStep === undefined && step.status === 'error') fate = 'returned';
+    else fate = 'open';
+    const redelivered = step.attrs[ATTR.redelivered];
+    const attempt = Number(step.attrs[ATTR.attempt]);
+    return {
+      step,
+      queue,
+      settle: settleStep && outcome ? { outcome, step: settleStep } : null,
+      fate,
+      reason,
+      redelivered: typeof redelivered === 'boolean' ? redelivered : null,
+      attempt: Number.isInteger(attempt) && attempt > 0 ? attempt : null,
+      result: str(step.attrs[ATTR.result]),
+    };
+  });
+  return {
+    publishes: publishSteps.filter((s) => !unroutable.includes(s)),
+    unroutable,
+    deliveries,
+    retryPublishes: of('retry.publish'),
+    deadLetterSteps: of('dead_letter'),
+    providerCalls: of('provider.call'),
+  };
+}
+
+/** A delivery out of a dead-letter queue (its role, from the broker's description): the message
+ * was dead-lettered, and the reason its x-death names, where the instrumentation records it. */
+export function dlqDelivery(d: Delivery, queues: QueueLookup): { reason: string | null } | null {
+  const facts = d.queue === null ? null : queues(d.queue);
+  return facts?.role === 'dead_letter'
+    ? { reason: str(d.step.attrs[ATTR.deadLetterReason]) }
+    : null;
+}

@@ -1,0 +1,144 @@
+// The journey kinds, each with the one rule that decides it, in one place. The rules read the
+// facts of the steps (facts.ts), the pipeline's rows where configured (rows.ts) and what the
+// broker does with a rejected message (QueueFacts): never a pipeline's own words.
+// assemble.test.ts has each kind built from stock OpenTelemetry spans and from acktrail's.
+import { ATTR } from '@acktrail/conventions';
+import type { PipelineRows } from './rows.js';
+import { dlqDelivery, type Delivery, type JourneyFacts, type QueueLookup } from './facts.js';
+
+export const JOURNEY_KINDS = [
+  'delivered_once',
+  'published_twice',
+  'redelivered',
+  'retried',
+  'dead_lettered',
+  'discarded',
+  'rejected',
+  'unroutable',
+  'stuck_in_outbox',
+  'aggregate_missing',
+  'duplicate_provider_call',
+  'never_acked',
+  'in_flight',
+  'task_succeeded',
+  'task_failed',
+  'task_revoked',
+  'task_rejected',
+] as const;
+export type JourneyKind = (typeof JOURNEY_KINDS)[number];
+
+export interface KindOptions {
+  nowMs: number;
+  stuckAfterSeconds: number;
+  unackedAfterSeconds: number;
+  /** The aggregate status value that means the work failed for good, where one is configured. */
+  failedStatus: string | null;
+}
+
+/** What the rules conclude, beyond the kinds themselves: the verdict reads it. */
+export interface Classified {
+  kinds: JourneyKind[];
+  /** Published, not counting unroutable publishes. */
+  publishes: number;
+  redeliveries: Delivery[];
+  retries: number;
+  /** The delivery whose fate ended the message's way: dead-lettered, discarded or rejected. */
+  end: Delivery | null;
+  deadLetter: { reason: string } | null;
+  /** When the work was done: the result row, or the ack that ended the last delivery. */
+  doneAt: Date | null;
+  stuck: boolean;
+  aggregateMissing: boolean;
+  duplicateCall: boolean;
+  neverAcked: boolean;
+}
+
+export function classify(
+  f: JourneyFacts,
+  rows: PipelineRows | null,
+  queues: QueueLookup,
+  stepCount: number,
+  o: KindOptions,
+): Classified {
+  const d = f.deliveries;
+  const last = d.at(-1);
+
+  // redelivered: the broker's flag where it is recorded; without it, a delivery that follows one
+  // whose delivery ended unsettled (its consumer's channel closed or failed).
+  const flagged = d.filter((x) => x.redelivered === true);
+  const redeliveries = flagged.length
+    ? flagged
+    : d.filter((x, i) => x.redelivered === null && i > 0 && d[i - 1]!.fate === 'returned');
+
+  // retried: publishes to a retry queue, an attempt number past 1, or a requeue that came back.
+  const requeuedBack = d.filter((x, i) => i > 0 && d[i - 1]!.fate === 'requeued').length;
+  const maxAttempt = Math.max(1, ...d.map((x) => x.attempt ?? 1));
+  const retries = Math.max(maxAttempt - 1, f.retryPublishes.length, requeuedBack);
+
+  // dead_lettered / discarded / rejected: how the message's way ended. A consumer that publishes
+  // to the dead-letter exchange itself says so (stage dead_letter); a delivery out of a
+  // dead-letter queue confirms it, with x-death's reason.
+  const end = d.find((x) => ['dead_lettered', 'discarded', 'rejected'].includes(x.fate)) ?? null;
+  const dlq = d.map((x) => dlqDelivery(x, queues)).find((x) => x !== null) ?? null;
+  const deadLetterStep = f.deadLetterSteps.at(-1);
+  const failed = o.failedStatus !== null && rows?.aggregate?.status === o.failedStatus;
+  const deadLettered =
+    deadLetterStep !== undefined || end?.fate === 'dead_lettered' || dlq !== null || failed;
+  const reason = deadLetterStep
+    ? String(deadLetterStep.attrs[ATTR.deadLetterReason] ?? 'unknown')
+    : (dlq?.reason ?? end?.reason ?? (failed ? 'failed' : null));
+
+  // The work is done when a result row says so, or when the last delivery was acked and its
+  // consumer did not hand the message on (a retry, a dead letter) after it.
+  const handedOn = [...f.retryPublishes, ...f.deadLetterSteps].some(
+    (s) => last !== undefined && s.timeUs >= last.step.timeUs,
+  );
+  const ackAt =
+    last?.fate === 'done' && !handedOn && last.settle
+      ? new Date(last.settle.step.timeUs / 1000)
+      : null;
+  const doneAt = rows?.result?.createdAt ?? ackAt;
+
+  const stuck =
+    rows?.outbox != null &&
+    rows.outbox.publishedAt === null &&
+    o.nowMs - rows.outbox.createdAt.getTime() > o.stuckAfterSeconds * 1000;
+  // The aggregate's row was looked for (its id is known, its table configured) and is not there.
+  const aggregateMissing =
+    rows !== null && rows.aggregateRead && rows.aggregate === null && stepCount > 0;
+  const duplicateCall =
+    f.providerCalls.some((s) => s.attrs[ATTR.providerOutcome] === 'idempotent_replay') ||
+    (rows?.attempts ?? []).some((a) => a.outcome === 'idempotent_replay');
+  const neverAcked =
+    last !== undefined &&
+    (last.fate === 'returned' ||
+      (last.fate === 'open' && o.nowMs - last.step.timeUs / 1000 > o.unackedAfterSeconds * 1000));
+
+  const kinds: JourneyKind[] = [];
+  if (f.publishes.length > 1) kinds.push('published_twice');
+  if (redeliveries.length > 0) kinds.push('redelivered');
+  if (retries > 0) kinds.push('retried');
+  if (deadLettered) kinds.push('dead_lettered');
+  else if (end?.fate === 'discarded') kinds.push('discarded');
+  else if (end?.fate === 'rejected') kinds.push('rejected');
+  if (f.unroutable.length > 0) kinds.push('unroutable');
+  if (stuck) kinds.push('stuck_in_outbox');
+  if (aggregateMissing) kinds.push('aggregate_missing');
+  if (duplicateCall) kinds.push('duplicate_provider_call');
+  if (neverAcked) kinds.push('never_acked');
+  if (kinds.length === 0) kinds.push(doneAt ? 'delivered_once' : 'in_flight');
+
+  return {
+    kinds,
+    publishes: f.publishes.length,
+    redeliveries,
+    retries,
+    end,
+    deadLetter: deadLettered ? { reason: reason ?? 'unknown' } : null,
+    doneAt,
+    stuck,
+    aggregateMissing,
+    duplicateCall,
+    neverAcked,
+  };
+}

@@ -1,0 +1,111 @@
+// A journey's one-line verdict in plain words, from what the rules concluded (kinds.ts), in the
+// pipeline's own words for its aggregate and for work done (config journeys.words).
+import type { PipelineRows } from './rows.js';
+import type { JourneyFacts } from './facts.js';
+import type { Classified } from './kinds.js';
+
+export interface Words {
+  aggregate: string;
+  done: string;
+}
+
+const clock = (d: Date) => d.toISOString().slice(11, 19);
+export const times = (n: number) => (n === 1 ? 'once' : n === 2 ? 'twice' : `${n} times`);
+
+function humanDuration(msValue: number): string {
+  const s = Math.round(msValue / 1000);
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${Math.round(s / 3600)} h`;
+}
+
+/** "provider 503 twice, timeout once" from the attempts that failed. */
+function providerCodes(rows: PipelineRows | null): string {
+  const codes = (rows?.attempts ?? [])
+    .filter((a) => a.outcome !== 'success' && a.outcome !== 'idempotent_replay')
+    .map((a) => (a.statusCode === null ? a.outcome.replace(/_/g, ' ') : String(a.statusCode)));
+  return [...new Set(codes)]
+    .map((c) => `${c} ${times(codes.filter((x) => x === c).length)}`)
+    .join(', ');
+}
+
+export function verdictOf(
+  f: JourneyFacts,
+  c: Classified,
+  rows: PipelineRows | null,
+  words: Words,
+  nowMs: number,
+): string {
+  const parts: string[] = [];
+  const end = c.end;
+  const where = end?.queue ? ` on ${end.queue}` : '';
+  if (c.stuck && rows?.outbox) {
+    parts.push(
+      `stuck in the outbox for ${humanDuration(nowMs - rows.outbox.createdAt.getTime())}: not published` +
+        (f.unroutable.length > 0
+          ? ` (returned as unroutable ${times(f.unroutable.length)})`
+          : rows.outbox.lastError
+            ? ` (last error: ${rows.outbox.lastError})`
+            : ''),
+    );
+  } else if (f.unroutable.length > 0 && c.publishes === 0) {
+    parts.push(
+      `unroutable: the broker returned it ${times(f.unroutable.length)}${rows?.outbox ? '; still in the outbox' : ''}`,
+    );
+  }
+  const aggregateId = rows?.outbox?.aggregateId ?? f.deliveries[0]?.step.aggregateId ?? null;
+  if (c.aggregateMissing)
+    parts.push(
+      `${words.aggregate}${aggregateId ? ` ${aggregateId}` : ''} no longer exists (database restored to an earlier point?)`,
+    );
+  const attempts = Math.max(c.retries + 1, rows?.attempts.length ?? 0);
+  if (c.deadLetter) {
+    parts.push(
+      `dead-lettered after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${c.deadLetter.reason}`,
+    );
+  } else if (end?.fate === 'discarded') {
+    parts.push(
+      `discarded: ${end.reason === 'delivery_limit' ? 'past its delivery limit' : 'rejected without requeue'}${where}, which has no dead-letter exchange: the message is gone`,
+    );
+  } else if (end?.fate === 'rejected') {
+    parts.push(
+      `rejected without requeue${where}; whether it was dead-lettered or dropped is not known (the queue's arguments were not read)`,
+    );
+  } else if (c.doneAt) {
+    const codes = providerCodes(rows);
+    const retries =
+      c.retries > 0
+        ? ` after ${c.retries} retr${c.retries === 1 ? 'y' : 'ies'}${codes ? ` (provider ${codes})` : ''}`
+        : '';
+    parts.push(`${words.done} once at ${clock(c.doneAt)}${retries}`);
+  } else if (parts.length === 0) {
+    parts.push(
+      f.deliveries.length > 0
+        ? c.neverAcked
+          ? 'delivered but never acked'
+          : 'delivered, still being processed'
+        : c.publishes > 0
+          ? 'published, not yet delivered'
+          : 'not yet published',
+    );
+  }
+  if (c.publishes > 1) {
+    const ignored = f.deliveries.filter((d) => d.result === 'already_done').length;
+    parts.push(
+      `published ${times(c.publishes)}` +
+        (ignored > 0
+          ? `, ${ignored === 1 ? 'second copy' : `${ignored} copies`} ignored by the consumer (already done)`
+          : ''),
+    );
+  }
+  if (c.redeliveries.length > 0 && c.publishes <= 1)
+    parts.push(
+      `redelivered ${times(c.redeliveries.length)}` +
+        (c.redeliveries.some((d) => d.result === 'already_done')
+          ? ', recognised as already done'
+          : ''),
+    );
+  if (c.duplicateCall)
+    parts.push('provider called again with the same idempotency key and answered with a replay');
+  return parts.join('; ');
+}
