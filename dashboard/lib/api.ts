@@ -20,8 +20,14 @@ export type Result<T> =
   | { kind: 'bad_request'; message: string }
   | { kind: 'down'; message: string };
 
+/** A read of journeys: only for a signed-in reader (checked here, not only in proxy.ts). */
 async function get<T>(path: string): Promise<Result<T>> {
   await requireReader();
+  return fetchApi<T>(path);
+}
+
+/** A read of the exporter, with the dashboard's token. */
+async function fetchApi<T>(path: string): Promise<Result<T>> {
   let res: Response;
   try {
     res = await fetch(`${config.apiUrl}${path}`, {
@@ -55,7 +61,8 @@ let meta: { words: Words; at: number } | null = null;
  */
 export async function getWords(): Promise<Words> {
   if (meta && Date.now() - meta.at < 30_000) return meta.words;
-  const r = await get<{ words: Words }>('/api/meta');
+  // The words are no journey data: the sign-in page's search box shows them too.
+  const r = await fetchApi<{ words: Words }>('/api/meta');
   if (r.kind !== 'ok') return meta?.words ?? DEFAULT_WORDS;
   meta = { words: r.value.words, at: Date.now() };
   return meta.words;
