@@ -30,6 +30,7 @@ export const EMBEDS = {
 /** The overview's lists of recent anomalous events, by anchor (`/#dead_lettered`). */
 export const ANOMALY_SECTIONS = {
   dead_lettered: 'Dead-lettered',
+  discarded: 'Discarded (rejected, no dead-letter exchange: gone)',
   published_twice: 'Published twice',
   stuck_in_outbox: 'Stuck in the outbox',
 } as const;

@@ -51,6 +51,11 @@ export class BoundedLabel {
     return v;
   }
 
+  /** Whether `of(value)` would keep the value itself; nothing is counted or taken. */
+  fits(value: string): boolean {
+    return this.values.has(value) || this.values.size < this.max;
+  }
+
   /** Makes room again: a value whose series is gone (an expired worker). */
   forget(value: string): void {
     this.values.delete(value);

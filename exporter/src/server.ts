@@ -15,6 +15,7 @@ import { JourneyStore } from './journeys/store/supervisor.js';
 import { CeleryConsumer } from './celery/consumer.js';
 import { CeleryMetrics } from './celery/metrics.js';
 import { receiverRouter } from './receiver/route.js';
+import type { QueueLookup } from './collectors/index.js';
 import { readiness } from './readiness.js';
 
 const LARGE_EXPOSITION = 1_000_000;
@@ -58,7 +59,9 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   const store = config.storeUrl ? journeyStore(config, health, log) : null;
   if (!store)
     log.warn('no journey store (ACKTRAIL_DATABASE_URL or DATABASE_URL): /v1/traces answers 503');
-  const metrics = new JourneyMetrics(registry);
+  // What the broker does with a rejected message, per queue: for journeys, anomalies, metrics.
+  const queues: QueueLookup = (queue) => catalog?.queue(queue) ?? null;
+  const metrics = new JourneyMetrics(registry, queues, () => catalog?.names() ?? []);
   const celery = config.celery.enabled
     ? new CeleryConsumer(
         config.celery,
@@ -90,6 +93,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       retentionDays: config.journeys.retentionDays,
       ingestToken: config.journeys.ingestToken,
       accepting: () => accepting,
+      queues,
     }),
   );
   app.use(
@@ -103,7 +107,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
         unackedAfterSeconds: config.journeys.unackedAfterSeconds,
         failedStatus: config.confirmations?.aggregates.failedValue ?? null,
         words: config.journeys.words,
-        queues: (queue) => catalog?.queue(queue) ?? null,
+        queues,
       },
       log,
     }),

@@ -10,6 +10,9 @@ function start(): NodeSDK | null {
   const role = process.argv[2];
   if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT || !role || role === 'migrate') return null;
   process.env.OTEL_SERVICE_NAME ??= `payments-${role}`;
+  // acktrail receives traces; the SDK would also export metrics and logs to the same endpoint.
+  process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  process.env.OTEL_LOGS_EXPORTER ??= 'none';
   const sdk = new NodeSDK({ instrumentations: [new AmqplibInstrumentation()] });
   sdk.start();
   return sdk;

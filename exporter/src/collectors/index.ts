@@ -13,7 +13,7 @@ import { QueueCatalog } from './rabbitmq/catalog.js';
 
 export type { Collector } from './collector.js';
 export { CollectorRunner, type SourceStatus } from './runner.js';
-export type { QueueCatalog, QueueFacts } from './rabbitmq/catalog.js';
+export type { QueueCatalog, QueueFacts, QueueLookup } from './rabbitmq/catalog.js';
 
 /**
  * The collectors the configuration turns on. Each SQL collector gets a pool of its own whose

@@ -2,11 +2,15 @@
 // that retries an export never inflates them. Labels are bounded: queue, exchange and routing key
 // come from the pipeline's topology, and free-text dead-letter reasons fold into "other" past a
 // limit.
-import { isPublish } from '@acktrail/conventions';
+import { ATTR, isPublish } from '@acktrail/conventions';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { BoundedLabel } from '../labels.js';
 import { ORDERING_KINDS } from './ordering.js';
+import type { QueueLookup } from '../collectors/index.js';
 import type { WriteResult } from './store/store.js';
+
+/** What the broker does with a message its consumer rejected or nacked, from the queue's facts. */
+export const REJECT_FATES = ['requeued', 'dead_lettered', 'discarded', 'unknown'] as const;
 
 /** Why a request to /v1/traces was refused before its spans were looked at. */
 export const REFUSAL_REASONS = [
@@ -31,13 +35,22 @@ export class JourneyMetrics {
   private readonly redeliveries: Counter<'queue'>;
   private readonly deadLettered: Counter<'queue' | 'reason'>;
   private readonly unroutable: Counter<'exchange' | 'routing_key'>;
+  private readonly rejected: Counter<'queue' | 'fate'>;
   private readonly stored: Counter;
   private readonly ordering: Counter<'kind'>;
   private readonly queues: BoundedLabel;
   private readonly reasons: BoundedLabel;
   private readonly routes: BoundedLabel;
 
-  constructor(registry: Registry) {
+  /**
+   * `queueFacts`: what the exporter knows about a queue (its dead-letter exchange); `queueNames`:
+   * the queues it knows, whose reject series start at 0 so that a first reject is an increase.
+   */
+  constructor(
+    registry: Registry,
+    private readonly queueFacts: QueueLookup = () => null,
+    queueNames: () => string[] = () => [],
+  ) {
     const registers = [registry];
     this.queues = new BoundedLabel(200, { registry, label: 'queue' });
     this.reasons = new BoundedLabel(20, { registry, label: 'dead_letter_reason' });
@@ -91,6 +104,21 @@ export class JourneyMetrics {
       help: 'Mandatory publishes returned by the broker as unroutable.',
       labelNames: ['exchange', 'routing_key'],
       registers,
+    });
+    this.rejected = new Counter({
+      name: 'acktrail_messages_rejected_total',
+      help: "Deliveries a consumer rejected or nacked, by queue and what the broker does with the message: requeued, dead_lettered (the queue has a dead-letter exchange), discarded (it has none: the message is gone), unknown (the queue is not in the exporter's scope). A quorum queue's delivery limit turns requeues into dead letters: its dead-letter queue shows them.",
+      labelNames: ['queue', 'fate'],
+      registers,
+      collect: () => {
+        for (const name of queueNames()) {
+          const facts = queueFacts(name);
+          // Past the label cap a queue starts at its first reject, as "other".
+          if (facts === null || facts.role === 'dead_letter' || !this.queues.fits(name)) continue;
+          const fate = facts.deadLetterExchange === null ? 'discarded' : 'dead_lettered';
+          this.rejected.inc({ queue: this.queues.of(name), fate }, 0);
+        }
+      },
     });
     this.ordering = new Counter({
       name: 'acktrail_aggregate_ordering_total',
@@ -148,6 +176,7 @@ export class JourneyMetrics {
           });
           break;
         case 'settle': {
+          this.settled(String(a[ATTR.settleOutcome] ?? ''), String(a[ATTR.queue] ?? ''), queue);
           const createdUs = result.insertedAt.get(step.eventId);
           if (a['acktrail.result'] === 'sent' && createdUs !== undefined)
             this.wait('end_to_end', step.timeUs - createdUs);
@@ -161,6 +190,21 @@ export class JourneyMetrics {
       const total = result.publishes.get(eventId) ?? fresh;
       const duplicates = Math.min(fresh, total - 1);
       if (duplicates > 0) this.duplicatePublishes.inc(duplicates);
+    }
+  }
+
+  /** `name`: the queue as the span names it; `queue`: its bounded label. */
+  private settled(outcome: string, name: string, queue: string): void {
+    if (outcome === 'nack_requeue') this.rejected.inc({ queue, fate: 'requeued' });
+    else if (outcome === 'nack' || outcome === 'reject') {
+      const facts = this.queueFacts(name);
+      const fate =
+        facts === null
+          ? 'unknown'
+          : facts.deadLetterExchange === null
+            ? 'discarded'
+            : 'dead_lettered';
+      this.rejected.inc({ queue, fate });
     }
   }
 

@@ -23,6 +23,8 @@ export const STEP_ANOMALIES = [
   'redelivered',
   'retried',
   'dead_lettered',
+  'discarded',
+  'rejected',
   'unroutable',
   'duplicate_provider_call',
   'task_failed',

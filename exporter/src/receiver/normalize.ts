@@ -19,6 +19,7 @@ import {
 import type { AttributeValue, ReceivedSpan } from './spans.js';
 import { bounded, scrub } from '../journeys/store/scrub.js';
 import type { Stage, Step, StepAnomaly } from '../journeys/steps.js';
+import type { QueueLookup } from '../collectors/index.js';
 
 /** Attributes kept, each read from its current name first, then its older names. */
 const KEPT: [string, readonly string[]][] = [
@@ -106,8 +107,24 @@ export function settleFromStatus(span: {
   return 'ack';
 }
 
-function anomalyOf(stage: Stage, attrs: Record<string, AttributeValue>): StepAnomaly | null {
+function anomalyOf(
+  stage: Stage,
+  attrs: Record<string, AttributeValue>,
+  queues: QueueLookup,
+): StepAnomaly | null {
   switch (stage) {
+    case 'settle': {
+      // A reject without requeue: what the queue does with it, as the exporter knows it now.
+      const outcome = attrs[ATTR.settleOutcome];
+      if (outcome !== 'nack' && outcome !== 'reject') return null;
+      const queue = attrs[ATTR.queue];
+      const facts = typeof queue === 'string' ? queues(queue) : null;
+      return facts === null
+        ? 'rejected'
+        : facts.deadLetterExchange === null
+          ? 'discarded'
+          : 'dead_lettered';
+    }
     case 'dead_letter':
       return 'dead_lettered';
     case 'outbox.publish':
@@ -140,7 +157,7 @@ const derivedSpanId = (spanId: string) =>
  * (acktrail.settle.outcome), or one of the stock instrumentation's (no acktrail.stage: acktrail's
  * instrumentation writes a settle span of its own).
  */
-function settleOf(span: ReceivedSpan, deliver: Step): Step | null {
+function settleOf(span: ReceivedSpan, deliver: Step, queues: QueueLookup): Step | null {
   const explicit = deliver.attrs[ATTR.settleOutcome];
   const stock = !span.attributes.has(ATTR.stage);
   const outcome =
@@ -168,12 +185,17 @@ function settleOf(span: ReceivedSpan, deliver: Step): Step | null {
     name: `${outcome === 'ack' ? 'ack' : outcome === 'reject' ? 'reject' : 'nack'}${typeof queue === 'string' ? ` ${queue}` : ''}`,
     status: outcome === 'ack' ? 'unset' : 'error',
     statusMessage: outcome === 'ack' ? null : deliver.statusMessage,
-    anomaly: null,
+    anomaly: anomalyOf('settle', attrs, queues),
     attrs,
   };
 }
 
-export function normalise(span: ReceivedSpan, window: Window): Normalised {
+/** `queues`: what the exporter knows about the queues (none: a reject's fate is unknown). */
+export function normalise(
+  span: ReceivedSpan,
+  window: Window,
+  queues: QueueLookup = () => null,
+): Normalised {
   const attrs = span.attributes;
   const rawId = first(attrs, EVENT_ID_ATTRIBUTES);
   const stage = stageOf(span, attrs);
@@ -219,9 +241,9 @@ export function normalise(span: ReceivedSpan, window: Window): Normalised {
     statusMessage: span.statusMessage ? scrub(span.statusMessage) : null,
     aggregateType: aggregateType === undefined ? null : scrub(String(aggregateType)),
     aggregateId: aggregateId === undefined ? null : scrub(String(aggregateId)),
-    anomaly: anomalyOf(stage, kept),
+    anomaly: anomalyOf(stage, kept, queues),
     attrs: kept,
   };
-  const settle = stage === 'deliver' ? settleOf(span, step) : null;
+  const settle = stage === 'deliver' ? settleOf(span, step, queues) : null;
   return { kind: 'steps', steps: settle ? [step, settle] : [step] };
 }

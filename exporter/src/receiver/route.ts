@@ -9,6 +9,7 @@ import express, { type Request, type Response } from 'express';
 import type { Logger } from '../log.js';
 import { errorMessage } from '../log.js';
 import type { JourneyMetrics, RefusalReason } from '../journeys/metrics.js';
+import type { QueueLookup } from '../collectors/index.js';
 import { normalise } from './normalize.js';
 import type { Step } from '../journeys/steps.js';
 import { StepsRefusedError, StoreBusyError } from '../journeys/store/store.js';
@@ -47,6 +48,8 @@ export interface ReceiverOptions {
   ingestToken: string | null;
   /** False once the exporter is shutting down: requests that still arrive are refused. */
   accepting: () => boolean;
+  /** What the exporter knows about a queue: a reject's anomaly depends on its dead-letter exchange. */
+  queues?: QueueLookup;
 }
 
 const isProtobuf = (req: Request) => PROTOBUF.some((t) => req.is(t));
@@ -164,7 +167,7 @@ export function receiverRouter(opts: ReceiverOptions): express.Router {
     let ignored = 0;
     let accepted = 0;
     for (const span of spans) {
-      const n = normalise(span, window);
+      const n = normalise(span, window, opts.queues);
       if (n.kind === 'steps') {
         accepted++;
         steps.push(...n.steps);

@@ -18,6 +18,9 @@ export interface QueueFacts {
   deliveryLimit: number | null;
 }
 
+/** The facts of a queue by name, null where they are not known. */
+export type QueueLookup = (queue: string) => QueueFacts | null;
+
 export class QueueCatalog {
   private roles = new Map<string, Role>();
   private heads = new Map<string, number>();
@@ -38,6 +41,11 @@ export class QueueCatalog {
     for (const { name, ...f } of facts) byName.set(name, [...(byName.get(name) ?? []), f]);
     this.facts = byName;
     this.resolveLoaded();
+  }
+
+  /** The names of the queues in scope (one entry per name, whatever its vhosts). */
+  names(): string[] {
+    return [...this.facts.keys()];
   }
 
   /**

@@ -4,7 +4,7 @@
 // the same facts come from the steps' stages, order and status, and from what the exporter knows
 // about the queue (QueueFacts).
 import { ATTR, SETTLE_OUTCOMES, isPublish, type SettleOutcome } from '@acktrail/conventions';
-import type { QueueFacts } from '../../collectors/index.js';
+import type { QueueLookup } from '../../collectors/index.js';
 import type { StoredRow } from '../store/queries.js';
 
 /** What became of a message after one delivery. */
@@ -48,7 +48,7 @@ export interface JourneyFacts {
   providerCalls: StoredRow[];
 }
 
-export type QueueLookup = (queue: string) => QueueFacts | null;
+export type { QueueLookup };
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 const SETTLES = new Set<string>(SETTLE_OUTCOMES);

@@ -465,3 +465,41 @@ describe('in_flight: not done yet', () => {
     assert.equal(j.verdict, 'delivered, still being processed');
   });
 });
+
+describe('one message routed to several queues: a way through each', () => {
+  test('stock spans: acked on both queues is delivered once, not redelivered', () => {
+    const j = journey([
+      span(stock.publish(0)),
+      span(stock.deliver(10, 'payments.capture', 'ack')),
+      span(stock.deliver(12, 'payments.ledger', 'ack')),
+    ]);
+    assert.deepEqual(j.kinds, ['delivered_once']);
+  });
+  test('stock spans: a requeue on one queue is no retry on the other, and not done', () => {
+    const spans = [
+      span(stock.publish(0)),
+      span(stock.deliver(10, 'payments.capture', NACK_REQUEUE)),
+      span(stock.deliver(12, 'payments.ledger', 'ack')),
+    ];
+    assert.deepEqual(journey(spans).kinds, ['in_flight']);
+    const j = journey([...spans, span(stock.deliver(20, 'payments.capture', 'ack'))]);
+    assert.deepEqual(j.kinds, ['retried']);
+    assert.equal(j.retries.count, 1);
+  });
+  test('stock spans: acked on one, rejected on the other without a DLX: discarded', () => {
+    const j = journey([
+      span(stock.publish(0)),
+      span(stock.deliver(10, 'payments.capture', 'ack')),
+      span(stock.deliver(12, 'payments.refunds', REJECT)),
+    ]);
+    assert.deepEqual(j.kinds, ['discarded']);
+  });
+  test('stock spans: never settled on one queue, acked later on the other: never acked', () => {
+    const j = journey([
+      span(stock.publish(0)),
+      span(stock.deliver(10, 'payments.ledger', CHANNEL_CLOSED)),
+      span(stock.deliver(12, 'payments.capture', 'ack')),
+    ]);
+    assert.deepEqual(j.kinds, ['never_acked']);
+  });
+});

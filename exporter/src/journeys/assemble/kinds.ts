@@ -61,17 +61,20 @@ export function classify(
   o: KindOptions,
 ): Classified {
   const d = f.deliveries;
-  const last = d.at(-1);
+  // A message routed to several queues has a way through each: a delivery follows the one before
+  // it on its own queue, and the work is done when the last delivery on every queue is.
+  const before = (i: number) => d.slice(0, i).findLast((x) => x.queue === d[i]!.queue);
+  const lasts = [...new Map(d.map((x) => [x.queue ?? '', x])).values()];
 
   // redelivered: the broker's flag where it is recorded; without it, a delivery that follows one
   // whose delivery ended unsettled (its consumer's channel closed or failed).
   const flagged = d.filter((x) => x.redelivered === true);
   const redeliveries = flagged.length
     ? flagged
-    : d.filter((x, i) => x.redelivered === null && i > 0 && d[i - 1]!.fate === 'returned');
+    : d.filter((x, i) => x.redelivered === null && before(i)?.fate === 'returned');
 
   // retried: publishes to a retry queue, an attempt number past 1, or a requeue that came back.
-  const requeuedBack = d.filter((x, i) => i > 0 && d[i - 1]!.fate === 'requeued').length;
+  const requeuedBack = d.filter((_, i) => before(i)?.fate === 'requeued').length;
   const maxAttempt = Math.max(1, ...d.map((x) => x.attempt ?? 1));
   const retries = Math.max(maxAttempt - 1, f.retryPublishes.length, requeuedBack);
 
@@ -88,14 +91,14 @@ export function classify(
     ? String(deadLetterStep.attrs[ATTR.deadLetterReason] ?? 'unknown')
     : (dlq?.reason ?? end?.reason ?? (failed ? 'failed' : null));
 
-  // The work is done when a result row says so, or when the last delivery was acked and its
-  // consumer did not hand the message on (a retry, a dead letter) after it.
-  const handedOn = [...f.retryPublishes, ...f.deadLetterSteps].some(
-    (s) => last !== undefined && s.timeUs >= last.step.timeUs,
+  // The work is done when a result row says so, or when the last delivery on every queue was
+  // acked and no consumer handed the message on (a retry, a dead letter) after it.
+  const handedOn = [...f.retryPublishes, ...f.deadLetterSteps].some((s) =>
+    lasts.some((x) => s.timeUs >= x.step.timeUs),
   );
   const ackAt =
-    last?.fate === 'done' && !handedOn && last.settle
-      ? new Date(last.settle.step.timeUs / 1000)
+    lasts.length > 0 && !handedOn && lasts.every((x) => x.fate === 'done' && x.settle)
+      ? new Date(Math.max(...lasts.map((x) => x.settle!.step.timeUs)) / 1000)
       : null;
   const doneAt = rows?.result?.createdAt ?? ackAt;
 
@@ -109,10 +112,11 @@ export function classify(
   const duplicateCall =
     f.providerCalls.some((s) => s.attrs[ATTR.providerOutcome] === 'idempotent_replay') ||
     (rows?.attempts ?? []).some((a) => a.outcome === 'idempotent_replay');
-  const neverAcked =
-    last !== undefined &&
-    (last.fate === 'returned' ||
-      (last.fate === 'open' && o.nowMs - last.step.timeUs / 1000 > o.unackedAfterSeconds * 1000));
+  const neverAcked = lasts.some(
+    (x) =>
+      x.fate === 'returned' ||
+      (x.fate === 'open' && o.nowMs - x.step.timeUs / 1000 > o.unackedAfterSeconds * 1000),
+  );
 
   const kinds: JourneyKind[] = [];
   if (f.publishes.length > 1) kinds.push('published_twice');
