@@ -27,6 +27,12 @@ interface Journey {
   timeline: { stage: string; source: string; attributes: Record<string, unknown> }[];
 }
 
+interface Gap {
+  attribute: string;
+  spans: number;
+  fix: string;
+}
+
 let p: TestPayments;
 let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
@@ -190,6 +196,17 @@ test('consumer crash before the ack: booked once; the lost delivery shows in the
   await prometheus.waitForSeries(
     `acktrail_queue_messages_redelivered_total{queue="${topology.LEDGER_QUEUE}"} > 0`,
   );
+  // Coverage says what is missing to see it in the journey, and how to add it.
+  const coverage = (await (await api('/api/coverage')).json()) as {
+    rows: { service: string; stage: string; spans: number; withEventId: number; gaps: Gap[] }[];
+  };
+  const ledger = coverage.rows.find(
+    (r) => r.service === 'payments-ledger' && r.stage === 'deliver',
+  );
+  assert.ok(ledger && ledger.spans === ledger.withEventId, JSON.stringify(ledger));
+  const attempt = ledger.gaps.find((g) => g.attribute === 'delivery_attempt');
+  assert.equal(attempt?.spans, ledger.spans);
+  assert.match(attempt.fix, /redelivered flag/);
 });
 
 test('stopped consumer: published, not yet delivered; delivered once it is back', async () => {

@@ -29,6 +29,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             acktrail
           </a>
           <SearchBox />
+          <nav aria-label="Views">
+            <a href="/coverage">Coverage</a>
+          </nav>
           <ThemeSelect initial={theme} />
           {signedIn ? (
             <form method="post" action="/signout" className="signout">

@@ -1,7 +1,7 @@
 // Reads of the exporter's journey API, on the server, with the token. Every outcome is a value:
 // pages show not-found, bad input and "exporter unreachable" states, never a stack trace.
 import 'server-only';
-import type { Journey } from './types';
+import type { CoverageReport, Journey } from './types';
 import { config } from './config';
 import { requireReader } from './access';
 
@@ -78,6 +78,8 @@ export const listEvents = (params: Record<string, string>) =>
   get<{ events: EventSummary[]; nextCursor: string | null }>(
     `/api/events?${new URLSearchParams(params).toString()}`,
   );
+
+export const getCoverage = () => get<CoverageReport>('/api/coverage');
 
 export function traceLink(traceId: string): string | null {
   return config.traceUiUrl ? config.traceUiUrl.replace('{traceId}', traceId) : null;

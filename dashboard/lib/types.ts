@@ -1,2 +1,2 @@
-// The journey API's answer (docs/api.md), as the exporter defines it.
-export type { Journey, TimelineEntry } from '@acktrail/exporter';
+// The journey API's answers (docs/api.md), as the exporter defines them.
+export type { CoverageReport, Journey, TimelineEntry } from '@acktrail/exporter';

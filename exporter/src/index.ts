@@ -5,3 +5,4 @@ export type { Collector } from './collectors/collector.js';
 export { VERSION } from './version.js';
 export type { Journey } from './api/types.js';
 export type { JourneyKind, TimelineEntry } from './journeys/assemble/assemble.js';
+export type { CoverageReport, CoverageRow, CoverageGap } from './receiver/coverage.js';

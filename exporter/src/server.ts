@@ -4,7 +4,7 @@ import express from 'express';
 import { Gauge, Registry } from 'prom-client';
 import type { ValidatedConfig } from './config.js';
 import { ReadOnlyPools } from './db/pool.js';
-import { CollectorRunner, createCollectors } from './collectors/index.js';
+import { CollectorRunner, RABBITMQ_STATS, createCollectors } from './collectors/index.js';
 import { Health } from './health.js';
 import type { Logger } from './log.js';
 import { VERSION } from './version.js';
@@ -15,6 +15,8 @@ import { JourneyStore } from './journeys/store/supervisor.js';
 import { CeleryConsumer } from './celery/consumer.js';
 import { CeleryMetrics } from './celery/metrics.js';
 import { receiverRouter } from './receiver/route.js';
+import { Coverage } from './receiver/coverage.js';
+import { coverageRouter } from './api/coverage.js';
 import type { QueueLookup } from './collectors/index.js';
 import { readiness } from './readiness.js';
 
@@ -57,11 +59,20 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   const runner = new CollectorRunner(collectors, registry, log);
 
   const store = config.storeUrl ? journeyStore(config, health, log) : null;
+  // Journeys read the queue catalog: keep it as fresh as its interval without waiting for scrapes.
+  const catalogTimer =
+    catalog && store
+      ? setInterval(() => {
+          runner.keepFresh(RABBITMQ_STATS);
+        }, config.rabbitmq.statsIntervalSeconds * 1000).unref()
+      : null;
+  if (catalogTimer) runner.keepFresh(RABBITMQ_STATS);
   if (!store)
     log.warn('no journey store (ACKTRAIL_DATABASE_URL or DATABASE_URL): /v1/traces answers 503');
   // What the broker does with a rejected message, per queue: for journeys, anomalies, metrics.
   const queues: QueueLookup = (queue) => catalog?.queue(queue) ?? null;
   const metrics = new JourneyMetrics(registry, queues, () => catalog?.names() ?? []);
+  const coverage = new Coverage(registry);
   const celery = config.celery.enabled
     ? new CeleryConsumer(
         config.celery,
@@ -94,8 +105,10 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       ingestToken: config.journeys.ingestToken,
       accepting: () => accepting,
       queues,
+      coverage,
     }),
   );
+  app.use(coverageRouter({ token: config.apiToken, coverage }));
   app.use(
     eventsRouter({
       token: config.apiToken,
@@ -154,6 +167,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     },
     close: async () => {
       accepting = false;
+      if (catalogTimer) clearInterval(catalogTimer);
       await celery?.close();
       await store?.close();
       await pools?.end();

@@ -13,6 +13,7 @@ import { QueueCatalog } from './rabbitmq/catalog.js';
 
 export type { Collector } from './collector.js';
 export { CollectorRunner, type SourceStatus } from './runner.js';
+export { RABBITMQ_STATS } from './rabbitmq-stats.js';
 export type { QueueCatalog, QueueFacts, QueueLookup } from './rabbitmq/catalog.js';
 
 /**

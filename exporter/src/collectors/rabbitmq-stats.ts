@@ -66,8 +66,10 @@ export function queueFacts(q: StatsQueue, role: Role, brokerMajor: number): Queu
   };
 }
 
+export const RABBITMQ_STATS = 'rabbitmq_stats';
+
 export class RabbitmqStatsCollector implements Collector {
-  readonly name = 'rabbitmq_stats';
+  readonly name = RABBITMQ_STATS;
   readonly timeoutMs: number;
   private readonly baseIntervalMs: number;
   private lastRunMs = 0;

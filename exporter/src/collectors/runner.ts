@@ -75,6 +75,19 @@ export class CollectorRunner {
     return this.inFlight;
   }
 
+  /**
+   * Refreshes one interval collector whose data is older than its interval, scrape or no
+   * scrape: what journeys learn from it (the queues' dead-letter exchanges) must not wait for
+   * Prometheus. A refresh already running is joined, not repeated.
+   */
+  keepFresh(name: string): void {
+    const c = this.collectors.find((x) => x.name === name);
+    const s = this.states.get(name);
+    if (!c || !s || c.minIntervalMs === undefined) return;
+    if (s.lastSuccessAt === null || this.now() - s.lastSuccessAt >= c.minIntervalMs)
+      void this.refresh(c);
+  }
+
   /** The exposition of the collectors that keep their own registries (see Collector.exposition). */
   async exposition(): Promise<string> {
     const parts = await Promise.all(

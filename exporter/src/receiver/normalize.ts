@@ -57,7 +57,7 @@ const ZERO_SPAN = '0'.repeat(16);
 const PRODUCER = 4;
 const CONSUMER = 5;
 
-function first(
+export function first(
   attrs: Map<string, AttributeValue>,
   names: readonly string[],
 ): AttributeValue | undefined {
@@ -68,7 +68,8 @@ function first(
   return undefined;
 }
 
-function stageOf(span: ReceivedSpan, attrs: Map<string, AttributeValue>): Stage | null {
+/** The journey stage a span stands for, whatever instrumentation wrote it; null: none. */
+export function stageOf(span: ReceivedSpan, attrs: Map<string, AttributeValue>): Stage | null {
   const explicit = attrs.get(ATTR.stage);
   if (typeof explicit === 'string' && STAGE_SET.has(explicit)) return explicit as Stage;
   if (attrs.has(ATTR.providerName)) return 'provider.call';

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { errorMessage } from '../log.js';
 import type { JourneyMetrics, RefusalReason } from '../journeys/metrics.js';
 import type { QueueLookup } from '../collectors/index.js';
+import type { Coverage } from './coverage.js';
 import { normalise } from './normalize.js';
 import type { Step } from '../journeys/steps.js';
 import { StepsRefusedError, StoreBusyError } from '../journeys/store/store.js';
@@ -50,6 +51,8 @@ export interface ReceiverOptions {
   accepting: () => boolean;
   /** What the exporter knows about a queue: a reject's anomaly depends on its dead-letter exchange. */
   queues?: QueueLookup;
+  /** Counts what every span lets journeys read (GET /api/coverage). */
+  coverage?: Coverage;
 }
 
 const isProtobuf = (req: Request) => PROTOBUF.some((t) => req.is(t));
@@ -167,6 +170,7 @@ export function receiverRouter(opts: ReceiverOptions): express.Router {
     let ignored = 0;
     let accepted = 0;
     for (const span of spans) {
+      opts.coverage?.observe(span);
       const n = normalise(span, window, opts.queues);
       if (n.kind === 'steps') {
         accepted++;

@@ -97,6 +97,13 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
           );
         })}
       </div>
+      {j.notes.length ? (
+        <ul className="notes" data-testid="notes" aria-label="What could not be read">
+          {j.notes.map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+        </ul>
+      ) : null}
       {j.deadLetter ? (
         <p className="banner" data-testid="dead-letter">
           Dead-letter reason: <strong>{j.deadLetter.reason}</strong>

@@ -1,0 +1,195 @@
+// A team's own service, traced by the stock OpenTelemetry SDK and amqplib instrumentation alone
+// (test/fixtures/stock-client.ts), sending to acktrail; a pipeline database with none of the
+// reference pipeline's tables behind a configuration that still names them. Publish, deliver, ack;
+// nack into a dead-letter exchange; nack on a queue without one: each reads as it should, through
+// the API and through the dashboard in Chromium, and the missing tables are notes, not errors.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { Browser, BrowserContext } from 'playwright-core';
+import {
+  REPO_ROOT,
+  RoleProcess,
+  createTestDatabase,
+  createTestVhost,
+  waitFor,
+  type TestDatabase,
+  type TestVhost,
+} from '@acktrail/orders-example/testing';
+import { TestExporter, createReadOnlyRole, ordersConfig } from '@acktrail/exporter/testing';
+import { launchChromium, startDashboard, type DashboardServer } from '../dashboard/test/server.js';
+
+const TOKEN = 'stock-test-token-0123456789';
+const SECRET = 'stock-dashboard-secret';
+
+interface Journey {
+  verdict: string;
+  kinds: string[];
+  notes: string[];
+  deadLetter: { reason: string } | null;
+  timeline: { stage: string }[];
+}
+
+let bare: TestDatabase;
+let vhost: TestVhost;
+let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
+let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
+let dashboard: DashboardServer | undefined;
+let browser: Browser | undefined;
+let signedIn: BrowserContext | undefined;
+let ids: { acked: string; deadLettered: string; discarded: string };
+
+before(async () => {
+  bare = await createTestDatabase('acktrail_bare', false);
+  vhost = await createTestVhost();
+  role = await createReadOnlyRole(bare.name);
+  exporter = await TestExporter.withStore(
+    { DATABASE_URL: role.url, ACKTRAIL_API_TOKEN: TOKEN },
+    ordersConfig({
+      rabbitmq: { vhosts: [vhost.name], statsIntervalSeconds: 1 },
+      journeys: { words: { aggregate: 'shipment', done: 'shipped' } },
+    }),
+  );
+  const client = new RoleProcess(
+    'stock-client',
+    { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${exporter.url}/v1/traces` },
+    [vhost.url],
+    join(REPO_ROOT, 'test/fixtures/stock-client.ts'),
+  );
+  assert.equal(await client.exited, 0, client.stderr.join('\n'));
+  // Its last line is the ids, as JSON (parsed by RoleProcess).
+  const last = client.lines.at(-1) ?? {};
+  ids = {
+    acked: String(last.acked),
+    deadLettered: String(last.deadLettered),
+    discarded: String(last.discarded),
+  };
+});
+
+after(async () => {
+  await signedIn?.close();
+  await browser?.close();
+  await dashboard?.close();
+  await exporter.close();
+  await vhost.drop();
+  await bare.drop();
+  await role.drop();
+});
+
+async function journey(eventId: string, kind: string): Promise<Journey> {
+  let last: unknown;
+  return waitFor(
+    `${eventId} ${kind}`,
+    async () => {
+      const res = await fetch(`${exporter.url}/api/events/${eventId}`, {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      last = res.status === 200 ? await res.json() : res.status;
+      const j = last as Journey;
+      return res.status === 200 && j.kinds.includes(kind) ? j : null;
+    },
+    { timeoutMs: 30_000 },
+  ).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}; last: ${JSON.stringify(last)}`);
+  });
+}
+
+const NOTES = [
+  'outbox: table outbox_events not found',
+  'attempts: table notification_attempts not found',
+];
+
+test('publish, deliver, ack: delivered once, in the pipeline’s words; missing tables are notes', async () => {
+  const j = await journey(ids.acked, 'delivered_once');
+  assert.deepEqual(j.kinds, ['delivered_once']);
+  assert.match(j.verdict, /^shipped once at \d\d:\d\d:\d\d$/);
+  assert.deepEqual(
+    j.timeline.map((e) => e.stage),
+    ['publish', 'deliver', 'settle'],
+  );
+  for (const n of NOTES) assert.ok(j.notes.includes(n), `${n} in ${JSON.stringify(j.notes)}`);
+});
+
+test('nack without requeue on a queue with a dead-letter exchange: dead-lettered', async () => {
+  const j = await journey(ids.deadLettered, 'dead_lettered');
+  assert.deepEqual(j.kinds, ['dead_lettered']);
+  assert.deepEqual(j.deadLetter, { reason: 'rejected' });
+  assert.equal(j.verdict, 'dead-lettered after 1 attempt: rejected');
+});
+
+test('nack without requeue on a queue without one: discarded', async () => {
+  const j = await journey(ids.discarded, 'discarded');
+  assert.deepEqual(j.kinds, ['discarded']);
+  assert.equal(
+    j.verdict,
+    'discarded: rejected without requeue on stock.nodlx, which has no dead-letter exchange: the message is gone',
+  );
+});
+
+test('coverage: the gaps of stock spans, each with its fix', async () => {
+  const res = await fetch(`${exporter.url}/api/coverage`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  const { rows } = (await res.json()) as {
+    rows: {
+      service: string;
+      stage: string;
+      spans: number;
+      withEventId: number;
+      gaps: { attribute: string; spans: number }[];
+    }[];
+  };
+  const of = (stage: string) => rows.find((r) => r.service === 'stock-client' && r.stage === stage);
+  assert.deepEqual(
+    { spans: of('publish')?.spans, withEventId: of('publish')?.withEventId },
+    { spans: 3, withEventId: 3 },
+  );
+  const deliver = of('deliver')!;
+  assert.deepEqual(
+    Object.fromEntries(deliver.gaps.map((g) => [g.attribute, g.spans])),
+    { delivery_attempt: 3, aggregate_id: 3 },
+    'the settle is read from the stock span, the queue from its name',
+  );
+  assert.equal((await fetch(`${exporter.url}/api/coverage`)).status, 401);
+});
+
+test('the dashboard shows the same verdicts, and the notes', async () => {
+  const server = (dashboard = await startDashboard({
+    ACKTRAIL_API_URL: exporter.url,
+    ACKTRAIL_API_TOKEN: TOKEN,
+    DASHBOARD_SECRET: SECRET,
+  }));
+  browser = await launchChromium();
+  const context = (signedIn = await browser.newContext());
+  const res = await context.request.post(`${server.url}/signin/submit`, {
+    form: { secret: SECRET, next: '/' },
+  });
+  assert.equal(res.status(), 200);
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const expected = {
+    [ids.acked]: /^shipped once at \d\d:\d\d:\d\d$/,
+    [ids.deadLettered]: /^dead-lettered after 1 attempt: rejected$/,
+    [ids.discarded]: /^discarded: rejected without requeue on stock\.nodlx/,
+  };
+  for (const [id, verdict] of Object.entries(expected)) {
+    await page.goto(`${server.url}/events/${id}`);
+    assert.match(await page.getByTestId('verdict').innerText(), verdict);
+  }
+  await page.goto(`${server.url}/events/${ids.acked}`);
+  const notes = await page.getByTestId('notes').innerText();
+  for (const n of NOTES) assert.ok(notes.includes(n), notes);
+  // The search box speaks of the configured aggregate.
+  await page.getByLabel('Event or shipment').first().waitFor();
+  // Coverage: the stock client's deliveries lack the redelivered flag; the fix is on the page.
+  await page.getByRole('link', { name: 'Coverage' }).click();
+  await page.waitForURL('**/coverage');
+  const row = page.getByTestId('coverage').locator('tr', { hasText: 'stock-client' }).filter({
+    hasText: 'deliver',
+  });
+  assert.match(
+    await row.innerText(),
+    /delivery attempt\s+on 3 of 3: record the broker's redelivered flag/,
+  );
+  await page.close();
+});
