@@ -1,11 +1,31 @@
-// `npm run demo`: the reference pipeline under a steady load, with some failures mixed in
-// (5 % provider 503s, 2 % orders to an address the provider rejects), traced into the exporter's
-// journey store. Prints what runs where and the journey API's token; Ctrl-C stops everything.
+// `npm run demo [-- --pipeline orders|payments|both]`: a pipeline under a steady load with some
+// failures mixed in, traced into the exporter's journey store, with Prometheus and the dashboard.
+// orders (the default): the reference pipeline, @acktrail/instrument (5 % provider 503s, 2 %
+// orders to an address the provider rejects). payments: examples/payments, stock OpenTelemetry
+// only (poison messages, rejects into a DLX and discards). both: the two side by side, in one
+// database, one exporter (the orders pipeline's settings plus the payments outbox table).
+// Prints what runs where and the tokens; Ctrl-C stops everything.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { migrate } from '@acktrail/orders-example';
+import { migrate as migratePayments } from '@acktrail/payments-example';
+
+const PIPELINES = ['orders', 'payments', 'both'] as const;
+const { values: args } = parseArgs({
+  options: { pipeline: { type: 'string', default: 'orders' } },
+});
+const pipeline = args.pipeline as (typeof PIPELINES)[number];
+if (!PIPELINES.includes(pipeline)) {
+  console.error(`demo: --pipeline must be one of ${PIPELINES.join(', ')}, not ${args.pipeline}`);
+  process.exit(2);
+}
+const withOrders = pipeline !== 'payments';
+const withPayments = pipeline !== 'orders';
 
 const env = process.env;
 const ADMIN_URL =
@@ -23,6 +43,7 @@ const DASHBOARD_SECRET = env.DASHBOARD_SECRET ?? randomBytes(12).toString('hex')
 const PROVIDER_ADMIN_TOKEN = env.PROVIDER_ADMIN_TOKEN ?? randomBytes(16).toString('hex');
 const RABBITMQ_URL = env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const API_PORT = env.ORDERS_API_PORT ?? '8080';
+const PAYMENTS_API_PORT = env.PAYMENTS_API_PORT ?? '8180';
 const PROVIDER_PORT = env.PROVIDER_PORT ?? '8090';
 const RATE = env.DEMO_RATE ?? '5';
 const EXPORTER_PORT = env.ACKTRAIL_PORT ?? '9470';
@@ -55,24 +76,29 @@ const common = {
   // Every pipeline process sends its spans to the exporter's /v1/traces.
   OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${EXPORTER_PORT}`,
   ORDERS_API_PORT: API_PORT,
+  PAYMENTS_API_PORT,
+  LOADGEN_API_URL: `http://127.0.0.1:${PAYMENTS_API_PORT}`,
+  LOADGEN_RATE: RATE,
   PROVIDER_PORT,
   PROVIDER_URL: `http://127.0.0.1:${PROVIDER_PORT}`,
   LOG_LEVEL: env.LOG_LEVEL ?? 'warn',
 };
 
-const services: Service[] = [
-  {
-    name: 'exporter',
-    args: ['--import', 'tsx', 'exporter/src/main.ts'],
-    env: {
-      DATABASE_URL: readerUrl(),
-      ACKTRAIL_DATABASE_URL: STORE_URL,
-      ACKTRAIL_API_TOKEN: API_TOKEN,
-      ACKTRAIL_PORT: EXPORTER_PORT,
-      ACKTRAIL_CONFIG: 'examples/orders/acktrail.yaml',
-    },
-    where: `acktrail exporter http://127.0.0.1:${EXPORTER_PORT}/metrics  (/readyz says which sources answer)`,
-  },
+const payments = (role: string) => ['--import', 'tsx', 'examples/payments/src/main.ts', role];
+
+/** The exporter's settings for the pipelines that run (for both: written to .demo/). */
+function exporterConfig(): string {
+  if (pipeline !== 'both') return `examples/${pipeline}/acktrail.yaml`;
+  const read = (p: string) =>
+    parseYaml(readFileSync(p, 'utf8')) as { outbox: { tables: unknown[] } };
+  const config = read('examples/orders/acktrail.yaml');
+  config.outbox.tables.push(...read('examples/payments/acktrail.yaml').outbox.tables);
+  mkdirSync('.demo', { recursive: true });
+  writeFileSync('.demo/acktrail.both.yaml', stringifyYaml(config));
+  return '.demo/acktrail.both.yaml';
+}
+
+const ordersServices: Service[] = [
   {
     name: 'provider',
     args: orders('provider'),
@@ -105,6 +131,60 @@ const services: Service[] = [
     where: 'worker 2         consumes orders.confirmations',
   },
   {
+    name: 'loadgen',
+    args: orders('loadgen', '--rate', RATE, '--invalid-ratio', '0.02', '--progress-interval', '10'),
+    where: `load generator   ${RATE} orders/s`,
+  },
+];
+
+const paymentsServices: Service[] = [
+  {
+    name: 'pay-api',
+    args: payments('api'),
+    where: `payments API     http://127.0.0.1:${PAYMENTS_API_PORT}/intents (POST)`,
+  },
+  {
+    name: 'pay-relay',
+    args: payments('relay'),
+    where: 'payments relay   publishes pay_outbox to exchange payments',
+  },
+  {
+    name: 'pay-ledger',
+    args: payments('ledger'),
+    where: 'ledger           consumes payments.ledger (quorum, delivery limit 3)',
+  },
+  {
+    name: 'pay-receipt',
+    args: payments('receipts'),
+    where: 'receipts         consumes payments.receipts (dead-letter exchange payments.dlx)',
+  },
+  {
+    name: 'pay-audit',
+    args: payments('audit'),
+    where:
+      'audit            consumes payments.audit (no dead-letter exchange: rejects are discarded)',
+  },
+  {
+    name: 'pay-load',
+    args: payments('loadgen'),
+    where: `payments load    ${RATE} intents/s`,
+  },
+];
+
+const services: Service[] = [
+  {
+    name: 'exporter',
+    args: ['--import', 'tsx', 'exporter/src/main.ts'],
+    env: {
+      DATABASE_URL: readerUrl(),
+      ACKTRAIL_DATABASE_URL: STORE_URL,
+      ACKTRAIL_API_TOKEN: API_TOKEN,
+      ACKTRAIL_PORT: EXPORTER_PORT,
+      ACKTRAIL_CONFIG: exporterConfig(),
+    },
+    where: `acktrail exporter http://127.0.0.1:${EXPORTER_PORT}/metrics  (/readyz says which sources answer)`,
+  },
+  {
     name: 'prometheus',
     command: 'prometheus',
     args: [
@@ -131,11 +211,8 @@ const services: Service[] = [
     },
     where: `dashboard        http://127.0.0.1:${DASHBOARD_PORT}  (overview, event lookup and timelines)`,
   },
-  {
-    name: 'loadgen',
-    args: orders('loadgen', '--rate', RATE, '--invalid-ratio', '0.02', '--progress-interval', '10'),
-    where: `load generator   ${RATE} orders/s`,
-  },
+  ...(withOrders ? ordersServices : []),
+  ...(withPayments ? paymentsServices : []),
 ];
 
 const LEVELS: Record<number, string> = {
@@ -207,9 +284,8 @@ async function ensureReader(): Promise<void> {
     const dbName = new URL(DATABASE_URL).pathname.slice(1);
     await db.query(`GRANT CONNECT ON DATABASE "${dbName}" TO ${READER.user}`);
     await db.query(`GRANT USAGE ON SCHEMA public TO ${READER.user}`);
-    await db.query(
-      `GRANT SELECT ON orders, outbox_events, order_confirmations, notification_attempts TO ${READER.user}`,
-    );
+    // Every table of the pipelines' schemas, whatever their names: SELECT and nothing else.
+    await db.query(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${READER.user}`);
   } finally {
     await db.end();
   }
@@ -217,7 +293,10 @@ async function ensureReader(): Promise<void> {
 
 async function main(): Promise<void> {
   await ensureDatabases();
-  const applied = await migrate(DATABASE_URL);
+  const applied = [
+    ...(withOrders ? await migrate(DATABASE_URL) : []),
+    ...(withPayments ? await migratePayments(DATABASE_URL) : []),
+  ];
   await ensureReader();
   console.log(
     `demo: database ${DATABASE_URL.replace(/:[^:@/]+@/, ':***@')} migrated (${applied.length} new migrations)`,
@@ -254,20 +333,29 @@ async function main(): Promise<void> {
   console.log(
     `Dashboard secret${env.DASHBOARD_SECRET ? ' (from DASHBOARD_SECRET)' : ' (new; set DASHBOARD_SECRET to choose one)'}: sign in at http://127.0.0.1:${DASHBOARD_PORT} with\n  ${DASHBOARD_SECRET}`,
   );
-  console.log(
-    `Mail provider admin token${env.PROVIDER_ADMIN_TOKEN ? ' (from PROVIDER_ADMIN_TOKEN)' : ''}:\n  ${PROVIDER_ADMIN_TOKEN}`,
-  );
+  if (withOrders)
+    console.log(
+      `Mail provider admin token${env.PROVIDER_ADMIN_TOKEN ? ' (from PROVIDER_ADMIN_TOKEN)' : ''}:\n  ${PROVIDER_ADMIN_TOKEN}`,
+    );
   console.log('\nTry:');
-  console.log(`  curl -s localhost:${API_PORT}/orders/1 | jq`);
+  if (withOrders) console.log(`  curl -s localhost:${API_PORT}/orders/1 | jq`);
+  if (withPayments)
+    console.log(
+      `  curl -s -XPOST -H 'content-type: application/json' -d '{"amount_cents":-5,"currency":"EUR"}' localhost:${PAYMENTS_API_PORT}/intents`,
+    );
+  console.log(
+    `  curl -s -H "Authorization: Bearer ${API_TOKEN}" 'localhost:${EXPORTER_PORT}/api/coverage' | jq`,
+  );
   console.log(
     `  curl -s -H "Authorization: Bearer ${API_TOKEN}" 'localhost:${EXPORTER_PORT}/api/events?aggregate_id=1' | jq`,
   );
   console.log(
     `  curl -s -H "Authorization: Bearer ${API_TOKEN}" 'localhost:${EXPORTER_PORT}/api/events?anomaly=dead_lettered' | jq`,
   );
-  console.log(
-    `  curl -s -H "Authorization: Bearer ${PROVIDER_ADMIN_TOKEN}" localhost:${PROVIDER_PORT}/admin/stats | jq`,
-  );
+  if (withOrders)
+    console.log(
+      `  curl -s -H "Authorization: Bearer ${PROVIDER_ADMIN_TOKEN}" localhost:${PROVIDER_PORT}/admin/stats | jq`,
+    );
   console.log('Ctrl-C stops everything\n');
 
   const stop = () => {

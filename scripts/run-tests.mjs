@@ -1,13 +1,18 @@
 // Runs every *.test.ts under the given folders in one `node --test` run, so the summary is
 // Node's standard one. Node 20's --test takes no globs, hence this small collector. Files run one
 // at a time: integration tests share the broker (one restarts it) and the machine has two cores.
-import { readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawn } from 'node:child_process';
 
-const roots = process.argv.slice(2);
+// --unit: only the files that need no service (no broker, database, Prometheus, browser or
+// child process): those that use none of the helpers that start or reach one.
+const NEEDS_A_SERVICE =
+  /TestPipeline|TestPayments|TestExporter|TestPrometheus|createTestDatabase|createTestVhost|ADMIN_DATABASE_URL|startRole|RoleProcess|startExporterProcess|startDashboard|launchChromium|amqp\.connect|pg\.(Client|Pool)/;
+const unit = process.argv[2] === '--unit';
+const roots = process.argv.slice(unit ? 3 : 2);
 if (roots.length === 0) {
-  console.error('usage: node scripts/run-tests.mjs <dir or file>...');
+  console.error('usage: node scripts/run-tests.mjs [--unit] <dir or file>...');
   process.exit(2);
 }
 const files = roots
@@ -19,6 +24,7 @@ const files = roots
           .map((e) => join(e.parentPath, e.name)),
   )
   .filter((f) => !f.split('/').includes('node_modules'))
+  .filter((f) => !unit || !NEEDS_A_SERVICE.test(readFileSync(f, 'utf8')))
   .sort();
 if (files.length === 0) {
   console.error(`no test files under ${roots.join(', ')}`);

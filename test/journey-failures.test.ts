@@ -89,19 +89,7 @@ class Rig {
 
   /** Polls the journey until `check` holds; returns it. */
   journey(eventId: string, what: string, check: (j: Journey) => boolean): Promise<Journey> {
-    let last: Journey | undefined;
-    return waitFor(
-      what,
-      async () => {
-        const res = await this.api(`/api/events/${eventId}`);
-        if (res.status !== 200) return null;
-        last = (await res.json()) as Journey;
-        return check(last) ? last : null;
-      },
-      { timeoutMs: 30_000 },
-    ).catch((err: unknown) => {
-      throw new Error(`${(err as Error).message}; last journey: ${JSON.stringify(last)}`);
-    });
+    return this.exporter.journey(TOKEN, eventId, what, check);
   }
 
   async listed(query: string): Promise<string[]> {

@@ -77,21 +77,8 @@ after(async () => {
 const api = (path: string) =>
   fetch(`${exporter.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } });
 
-function journey(eventId: string, what: string, check: (j: Journey) => boolean): Promise<Journey> {
-  let last: Journey | undefined;
-  return waitFor(
-    what,
-    async () => {
-      const res = await api(`/api/events/${eventId}`);
-      if (res.status !== 200) return null;
-      last = (await res.json()) as Journey;
-      return check(last) ? last : null;
-    },
-    { timeoutMs: 30_000 },
-  ).catch((err: unknown) => {
-    throw new Error(`${(err as Error).message}; last journey: ${JSON.stringify(last)}`);
-  });
-}
+const journey = (eventId: string, what: string, check: (j: Journey) => boolean) =>
+  exporter.journey(TOKEN, eventId, what, check);
 
 const metric = async (name: string, labels: Record<string, string>) =>
   (await exporter.scrape()).value(name, labels) ?? 0;

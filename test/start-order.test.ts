@@ -15,7 +15,7 @@ import {
   type TestDatabase,
   type TestVhost,
 } from '@acktrail/orders-example/testing';
-import { startExporterProcess } from '@acktrail/exporter/testing';
+import { ordersConfig, startExporterProcess } from '@acktrail/exporter/testing';
 import { jsonBody } from '../exporter/src/testing/otlp.js';
 import type { RoleProcess } from '@acktrail/orders-example/testing';
 
@@ -95,10 +95,10 @@ test(
     rabbitmq('stop_app');
     exporter = await startExporterProcess(
       { DATABASE_URL: pipeline.url, ACKTRAIL_DATABASE_URL: store.url },
-      {
+      ordersConfig({
         rabbitmq: { vhosts: [vhost.name], timeoutSeconds: 2 },
         celery: { enabled: true, url: vhost.url },
-      },
+      }),
       { waitForStore: false },
     ).catch((err: unknown) => {
       throw new Error('the exporter must start without its services', { cause: err });

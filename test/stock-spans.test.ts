@@ -12,7 +12,6 @@ import {
   RoleProcess,
   createTestDatabase,
   createTestVhost,
-  waitFor,
   type TestDatabase,
   type TestVhost,
 } from '@acktrail/orders-example/testing';
@@ -76,23 +75,8 @@ after(async () => {
   await role.drop();
 });
 
-async function journey(eventId: string, kind: string): Promise<Journey> {
-  let last: unknown;
-  return waitFor(
-    `${eventId} ${kind}`,
-    async () => {
-      const res = await fetch(`${exporter.url}/api/events/${eventId}`, {
-        headers: { authorization: `Bearer ${TOKEN}` },
-      });
-      last = res.status === 200 ? await res.json() : res.status;
-      const j = last as Journey;
-      return res.status === 200 && j.kinds.includes(kind) ? j : null;
-    },
-    { timeoutMs: 30_000 },
-  ).catch((err: unknown) => {
-    throw new Error(`${(err as Error).message}; last: ${JSON.stringify(last)}`);
-  });
-}
+const journey = (eventId: string, kind: string) =>
+  exporter.journey<Journey>(TOKEN, eventId, `${eventId} ${kind}`, (j) => j.kinds.includes(kind));
 
 const NOTES = [
   'outbox: table outbox_events not found',

@@ -17,6 +17,9 @@ const schema = z.object({
   RELAY_POLL_INTERVAL_MS: int(200, 1),
   /** Deliveries of one message to the ledger before the broker dead-letters it (quorum queue). */
   LEDGER_DELIVERY_LIMIT: int(3, 1),
+  /** The demo's load generator: intents per second, against this API. */
+  LOADGEN_RATE: z.coerce.number().positive().default(5),
+  LOADGEN_API_URL: z.url().default('http://127.0.0.1:8180'),
   /** Fault: the ledger exits after booking a payment and before acking it (once). */
   FAULT_LEDGER_CRASH_BEFORE_ACK: flag,
 });
@@ -40,6 +43,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env) {
     apiPort: e.PAYMENTS_API_PORT,
     relayPollIntervalMs: e.RELAY_POLL_INTERVAL_MS,
     ledgerDeliveryLimit: e.LEDGER_DELIVERY_LIMIT,
+    loadgen: { rate: e.LOADGEN_RATE, apiUrl: e.LOADGEN_API_URL },
     faults: { ledgerCrashBeforeAck: e.FAULT_LEDGER_CRASH_BEFORE_ACK },
   };
 }

@@ -1,5 +1,5 @@
 // Entry point of every process of the payments pipeline: `tsx src/main.ts <role>`.
-// Roles: migrate, api, relay, ledger, receipts, audit. JSON log lines; "ready" when up.
+// Roles: migrate, api, relay, ledger, receipts, audit, loadgen. JSON log lines; "ready" when up.
 // Tracing (the stock SDK) starts first, before amqplib is loaded.
 import { tracing } from './tracing.js';
 import { once } from 'node:events';
@@ -12,6 +12,7 @@ import { startAudit, startLedger, startReceipts } from './consumers.js';
 import { createPool, migrate } from './db.js';
 import { createLogger, messageOf, type Logger } from './log.js';
 import { Relay } from './relay.js';
+import { runLoad } from './loadgen.js';
 
 type Stop = () => Promise<void>;
 
@@ -64,6 +65,15 @@ const roles: Record<string, (config: Config, log: Logger) => Promise<Stop>> = {
       log.info('ready');
       return () => Promise.resolve();
     }),
+  loadgen(config, log) {
+    const stop = new AbortController();
+    runLoad(config.loadgen.apiUrl, config.loadgen.rate, log, stop.signal);
+    log.info({ rate: config.loadgen.rate }, 'ready');
+    return Promise.resolve(() => {
+      stop.abort();
+      return Promise.resolve();
+    });
+  },
   audit: (config, log) =>
     withBroker(config, log, async (conn) => {
       await startAudit(conn, log);

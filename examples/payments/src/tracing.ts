@@ -8,7 +8,8 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 
 function start(): NodeSDK | null {
   const role = process.argv[2];
-  if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT || !role || role === 'migrate') return null;
+  if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT || !role || ['migrate', 'loadgen'].includes(role))
+    return null;
   process.env.OTEL_SERVICE_NAME ??= `payments-${role}`;
   // acktrail receives traces; the SDK would also export metrics and logs to the same endpoint.
   process.env.OTEL_METRICS_EXPORTER ??= 'none';

@@ -1,5 +1,6 @@
 // Provider calls: requests by provider and outcome, and the duration histogram, fed from the
 // attempts table newer than a watermark (see watermark.ts).
+import { PROVIDER_OUTCOMES } from '@acktrail/conventions';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { ValidatedConfig } from '../config.js';
 import { ident, type Pool } from '../db/pool.js';
@@ -7,14 +8,6 @@ import type { Collector } from './collector.js';
 import { readNewRows } from './incremental.js';
 import { BoundedLabel } from '../labels.js';
 import { WatermarkCursor, type TimedRow } from './watermark.js';
-
-export const OUTCOMES = [
-  'success',
-  'transient_error',
-  'permanent_error',
-  'timeout',
-  'idempotent_replay',
-] as const;
 
 interface AttemptRow extends TimedRow {
   provider: string | null;
@@ -74,7 +67,7 @@ export class ProviderCollector implements Collector {
     return () => {
       for (const r of fresh) {
         const provider = this.providers.of(r.provider);
-        const outcome = (OUTCOMES as readonly string[]).includes(r.outcome ?? '')
+        const outcome = (PROVIDER_OUTCOMES as readonly string[]).includes(r.outcome ?? '')
           ? r.outcome!
           : 'other';
         this.requests.inc({ provider, outcome });

@@ -114,7 +114,7 @@ export class JourneyMetrics {
         for (const name of queueNames()) {
           const facts = queueFacts(name);
           // Past the label cap a queue starts at its first reject, as "other".
-          if (facts === null || facts.role === 'dead_letter' || !this.queues.fits(name)) continue;
+          if (facts?.role !== 'work' || !this.queues.fits(name)) continue;
           const fate = facts.deadLetterExchange === null ? 'discarded' : 'dead_lettered';
           this.rejected.inc({ queue: this.queues.of(name), fate }, 0);
         }

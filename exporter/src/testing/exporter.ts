@@ -83,6 +83,33 @@ export class TestExporter {
     return new Scrape(await res.text());
   }
 
+  /**
+   * Polls `GET /api/events/{eventId}` with `token` until `check` holds for the journey; the error
+   * names `what` and shows the last journey read.
+   */
+  async journey<J>(
+    token: string,
+    eventId: string,
+    what: string,
+    check: (j: J) => boolean,
+    timeoutMs = 30_000,
+  ): Promise<J> {
+    let last: unknown;
+    return waitFor(
+      what,
+      async () => {
+        const res = await fetch(`${this.url}/api/events/${encodeURIComponent(eventId)}`, {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        last = res.status === 200 ? await res.json() : res.status;
+        return res.status === 200 && check(last as J) ? (last as J) : null;
+      },
+      { timeoutMs },
+    ).catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}; last journey: ${JSON.stringify(last)}`);
+    });
+  }
+
   private closed = false;
 
   /** Stops serving and closes the pools; a second call does nothing. */
