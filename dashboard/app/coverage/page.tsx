@@ -1,0 +1,75 @@
+// /coverage: what the spans received so far let journeys read (GET /api/coverage), per service
+// and stage: spans, the share with an event id, and each missing attribute with its one-line fix.
+// Required gaps are marked bad, optional ones (aggregate id) a warning.
+import { getCoverage } from '@/lib/api';
+import type { CoverageReport } from '@/lib/types';
+import { DownBanner } from '@/ui/banner';
+
+export const dynamic = 'force-dynamic';
+
+type Row = CoverageReport['rows'][number];
+
+const share = (part: number, whole: number) =>
+  whole === 0 ? '–' : `${Math.round((100 * part) / whole)}%`;
+
+function Gaps({ row }: { row: Row }) {
+  if (row.gaps.length === 0) return <span className="badge ok">complete</span>;
+  return (
+    <ul className="gaps">
+      {row.gaps.map((g) => (
+        <li key={g.attribute}>
+          <span className={`badge ${g.optional ? 'warn' : 'bad'}`}>
+            {g.attribute.replace(/_/g, ' ')}
+          </span>{' '}
+          on {g.spans} of {row.spans}: {g.fix}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export default async function CoveragePage() {
+  const result = await getCoverage();
+  if (result.kind !== 'ok')
+    return <DownBanner what="The acktrail exporter" message={result.message} />;
+  const { rows, since } = result.value;
+  return (
+    <section>
+      <h1>Instrumentation coverage</h1>
+      <p className="muted">
+        What the spans received since {new Date(since).toISOString().slice(0, 19)}Z (this
+        exporter&apos;s start) let journeys read, and how to close each gap.
+      </p>
+      {rows.length === 0 ? (
+        <p>No messaging spans received yet: point your services&apos; OTLP exporter here.</p>
+      ) : (
+        <table data-testid="coverage">
+          <thead>
+            <tr>
+              <th scope="col">Service</th>
+              <th scope="col">Stage</th>
+              <th scope="col">Spans</th>
+              <th scope="col">With event id</th>
+              <th scope="col">Missing</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={`${r.service}/${r.stage}`}>
+                <td>{r.service}</td>
+                <td>
+                  <code>{r.stage}</code>
+                </td>
+                <td>{r.spans}</td>
+                <td>{share(r.withEventId, r.spans)}</td>
+                <td>
+                  <Gaps row={r} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
