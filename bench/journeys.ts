@@ -26,6 +26,7 @@ import {
 } from '@acktrail/orders-example/testing';
 import { SpanKind } from '@opentelemetry/api';
 import { exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
+import { ordersConfig } from '../exporter/src/testing/exporter.js';
 import { migrateStore } from '../exporter/src/journeys/store/migrate.js';
 import { Partitions } from '../exporter/src/journeys/store/partitions.js';
 import { normalise } from '../exporter/src/receiver/normalize.js';
@@ -291,7 +292,9 @@ export async function runJourneysBench(rounds: number): Promise<void> {
 
   const dir = mkdtempSync(join(tmpdir(), 'acktrail-bench-'));
   const configPath = join(dir, 'acktrail.json');
-  writeFileSync(configPath, JSON.stringify({ rabbitmq: { enabled: false } }));
+  // The reference pipeline's tables: each lookup reads the outbox row, order, confirmation and
+  // attempts beside the steps.
+  writeFileSync(configPath, JSON.stringify(ordersConfig({ rabbitmq: { enabled: false } })));
   const exporter = new RoleProcess(
     'exporter',
     {
