@@ -1,13 +1,14 @@
 # syntax=docker/dockerfile:1
 # One build for acktrail's three images, as targets (docker-compose.yml builds each):
 #   exporter   the exporter and journey store      node exporter/dist/main.js
-#   dashboard  the Next.js dashboard                next start
+#   dashboard  the Next.js dashboard                node dashboard/server.js (standalone output)
 #   pipeline   the reference pipeline's roles      tsx examples/orders/src/main.ts <role>
 # The build steps are the commands the README and CI run: npm ci, then the workspace's build.
 # Each runtime image holds its workspace's production dependencies only (npm ci --omit=dev for
-# that workspace) and what was built; every image runs as the unprivileged user `node`.
+# that workspace, or for the dashboard the files Next's standalone output traced) and what was
+# built; every image runs as the unprivileged user `node`.
 
-ARG NODE_IMAGE=node:20.19.5-bookworm-slim
+ARG NODE_IMAGE=node:24.22.3-bookworm-slim
 
 FROM ${NODE_IMAGE} AS manifests
 WORKDIR /app
@@ -15,6 +16,7 @@ COPY package.json package-lock.json ./
 COPY conventions/package.json conventions/
 COPY instrument/package.json instrument/
 COPY examples/orders/package.json examples/orders/
+COPY examples/payments/package.json examples/payments/
 COPY exporter/package.json exporter/
 COPY dashboard/package.json dashboard/
 
@@ -35,8 +37,6 @@ RUN npm run build -w exporter && npm run build -w dashboard
 # packages stay out).
 FROM manifests AS exporter-deps
 RUN npm ci --omit=dev --no-audit --no-fund -w exporter --include-workspace-root=false
-FROM manifests AS dashboard-deps
-RUN npm ci --omit=dev --no-audit --no-fund -w dashboard --include-workspace-root=false
 FROM manifests AS pipeline-deps
 RUN npm ci --omit=dev --no-audit --no-fund -w examples/orders --include-workspace-root=false
 
@@ -52,15 +52,14 @@ EXPOSE 9470
 CMD ["node", "--expose-gc", "exporter/dist/main.js"]
 
 FROM ${NODE_IMAGE} AS dashboard
-ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000 HOSTNAME=0.0.0.0
 WORKDIR /app
-COPY --from=dashboard-deps --chown=node:node /app /app
-COPY --from=build --chown=node:node /app/dashboard/.next dashboard/.next
-COPY --chown=node:node dashboard/next.config.ts dashboard/
+# The standalone server with the node_modules it traces and the static files (the build copies
+# them in): no npm install at all.
+COPY --from=build --chown=node:node /app/dashboard/.next/standalone ./
 USER node
-WORKDIR /app/dashboard
 EXPOSE 3000
-CMD ["node", "../node_modules/next/dist/bin/next", "start", "-p", "3000", "-H", "0.0.0.0"]
+CMD ["node", "dashboard/server.js"]
 
 # The example runs from its TypeScript sources with tsx, a dependency of its own.
 FROM ${NODE_IMAGE} AS pipeline

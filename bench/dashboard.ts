@@ -1,4 +1,4 @@
-// The dashboard (`next start`, production build) against a real exporter and journey store:
+// The dashboard (its standalone production server) against a real exporter and journey store:
 //   page200  GET /events/{id} of an event with a 200-step journey (66 deliveries, retries and
 //            provider calls), server response time to the last byte
 //   page5    the same for a 5-step journey (insert, publish, deliver, provider call, settle)
@@ -107,7 +107,7 @@ async function timed(url: string, headers: Record<string, string> = {}): Promise
 export async function runDashboardBench(rounds: number): Promise<void> {
   if (!existsSync(join(REPO_ROOT, 'dashboard', '.next', 'BUILD_ID')))
     throw new Error('dashboard bench: build the dashboard first (npm run build -w dashboard)');
-  log('dashboard bench: journey store, exporter and `next start`');
+  log('dashboard bench: journey store, exporter and the standalone dashboard');
   const pipeline = await createTestDatabase();
   await migrate(pipeline.url);
   const exporter = await TestExporter.withStore(

@@ -1,4 +1,4 @@
-// Runs once as `next start` starts: a dashboard whose settings are wrong does not start
+// Runs once as the server starts: a dashboard whose settings are wrong does not start
 // (lib/startup.ts).
 export async function register() {
   if (process.env.NEXT_RUNTIME === 'nodejs') {

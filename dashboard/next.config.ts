@@ -1,8 +1,12 @@
+import { join } from 'node:path';
 import type { NextConfig } from 'next';
 
 // The Content-Security-Policy is set per request by proxy.ts (it follows GRAFANA_URL).
 
 const config: NextConfig = {
+  // A self-contained server (.next/standalone) with only the files it uses: the image ships that.
+  output: 'standalone',
+  outputFileTracingRoot: join(import.meta.dirname, '..'),
   poweredByHeader: false,
   headers() {
     return Promise.resolve([

@@ -198,9 +198,10 @@ const services: Service[] = [
   {
     name: 'dashboard',
     // Built by `npm run demo` before this script starts.
-    args: ['../node_modules/next/dist/bin/next', 'start', '-p', DASHBOARD_PORT, '-H', '127.0.0.1'],
-    cwd: 'dashboard',
+    args: ['dashboard/.next/standalone/dashboard/server.js'],
     env: {
+      PORT: DASHBOARD_PORT,
+      HOSTNAME: '127.0.0.1',
       ACKTRAIL_API_URL: `http://127.0.0.1:${EXPORTER_PORT}`,
       ACKTRAIL_API_TOKEN: API_TOKEN,
       PROMETHEUS_URL: `http://127.0.0.1:${PROMETHEUS_PORT}`,

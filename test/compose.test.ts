@@ -128,7 +128,6 @@ test('each runtime image holds its production dependencies only, and runs as nod
   const targets = stages(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
   for (const [image, workspace] of [
     ['exporter', 'exporter'],
-    ['dashboard', 'dashboard'],
     ['pipeline', 'examples/orders'],
   ] as const) {
     const deps = targets.get(`${image}-deps`)!.join('\n');
@@ -144,6 +143,14 @@ test('each runtime image holds its production dependencies only, and runs as nod
     for (const l of copies.filter((c) => /--from=(deps|build) /.test(c)))
       assert.doesNotMatch(l, / \/app \/app$|node_modules/, `${image}: ${l}`);
   }
+  // The dashboard: Next's standalone output alone, which holds the files the server uses.
+  const dashboard = targets.get('dashboard')!;
+  assert.ok(dashboard.includes('USER node'), 'dashboard runs as node');
+  assert.deepEqual(
+    dashboard.filter((l) => l.startsWith('COPY')),
+    ['COPY --from=build --chown=node:node /app/dashboard/.next/standalone ./'],
+  );
+  assert.ok(dashboard.includes('CMD ["node", "dashboard/server.js"]'));
 });
 
 test("the journey store runs as the compose stack's own role, not a superuser", async () => {

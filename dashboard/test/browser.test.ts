@@ -1,6 +1,6 @@
 // The dashboard in headless Chromium (Debian's package, driven by playwright-core) against a real
 // run: the reference pipeline traced into the exporter, a real Prometheus scraping the exporter
-// with acktrail's alert rules, the dashboard built and served by `next start`. Screenshots go to
+// with acktrail's alert rules, the dashboard built and served by its standalone server. Screenshots go to
 // .artifacts/dashboard/.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

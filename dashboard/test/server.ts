@@ -1,6 +1,6 @@
-// The built dashboard served by `next start` on a free port, for the browser tests, the Celery
-// test and the page benchmark, and the Chromium they drive. Build it first
-// (`npm run build -w dashboard`; `npm test` does).
+// The built dashboard served on a free port by its standalone server (what the image runs), for
+// the browser tests, the Celery test and the page benchmark, and the Chromium they drive. Build it
+// first (`npm run build -w dashboard`; `npm test` does).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -29,6 +29,9 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
+/** Next's standalone output, with the static files the build script copies beside it. */
+export const STANDALONE_SERVER = join(REPO_ROOT, 'dashboard/.next/standalone/dashboard/server.js');
+
 export interface DashboardServer {
   url: string;
   /** What the server printed (stdout and stderr). */
@@ -41,7 +44,7 @@ export class DashboardExited extends Error {
     readonly code: number | null,
     readonly output: string[],
   ) {
-    super(`next start exited with ${String(code)}: ${output.slice(-3).join(' | ')}`);
+    super(`the dashboard server exited with ${String(code)}: ${output.slice(-3).join(' | ')}`);
   }
 }
 
@@ -52,22 +55,16 @@ export class DashboardExited extends Error {
  */
 export async function startDashboard(env: Record<string, string>): Promise<DashboardServer> {
   const port = await freePort();
-  const next = spawn(
-    process.execPath,
-    [
-      join(REPO_ROOT, 'node_modules/next/dist/bin/next'),
-      'start',
-      '-p',
-      String(port),
-      '-H',
-      '127.0.0.1',
-    ],
-    {
-      cwd: join(REPO_ROOT, 'dashboard'),
-      env: { PATH: process.env.PATH ?? '', NEXT_TELEMETRY_DISABLED: '1', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const next = spawn(process.execPath, [STANDALONE_SERVER], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      NEXT_TELEMETRY_DISABLED: '1',
+      PORT: String(port),
+      HOSTNAME: '127.0.0.1',
+      ...env,
     },
-  );
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output: string[] = [];
   for (const stream of [next.stdout, next.stderr])
     createInterface({ input: stream }).on('line', (l) => output.push(l));

@@ -4,7 +4,7 @@ import { memory, tracing } from './testing/memory-tracing.js';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import amqp from 'amqplib';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { createTestVhost, waitFor, type TestVhost } from '@acktrail/orders-example/testing';
 import { continueFromOutbox, trackReturns } from './index.js';
 

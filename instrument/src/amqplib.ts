@@ -8,7 +8,7 @@ import {
   EndOperation,
   type AmqplibInstrumentationConfig,
 } from '@opentelemetry/instrumentation-amqplib';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { ATTR, EVENT_BAGGAGE, SEMCONV, type Stage } from '@acktrail/conventions';
 import { relayingOutbox } from './outbox.js';
 
@@ -184,8 +184,10 @@ export function amqplibInstrumentation(conventions: AmqpConventions = {}): Amqpl
       if (outcome === null) return;
       const readable = span as unknown as ReadableSpan;
       const a = readable.attributes;
+      const queueAttr = a[ATTR.queue];
+      const queue = typeof queueAttr === 'string' ? queueAttr : '';
       const settle = tracer.startSpan(
-        `${outcome === 'ack' ? 'ack' : outcome === 'reject' ? 'reject' : 'nack'} ${String(a[ATTR.queue] ?? '')}`.trim(),
+        `${outcome === 'ack' ? 'ack' : outcome === 'reject' ? 'reject' : 'nack'} ${queue}`.trim(),
         {
           attributes: {
             [ATTR.stage]: 'settle',

@@ -2,7 +2,7 @@
 // AMQP message headers); this processor copies it onto every span as it starts, so database and
 // HTTP spans of the same work carry the event id too.
 import { propagation, type Context } from '@opentelemetry/api';
-import type { Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { Span, SpanProcessor } from '@opentelemetry/sdk-trace';
 import { ATTR, EVENT_BAGGAGE } from '@acktrail/conventions';
 
 export class EventBaggageSpanProcessor implements SpanProcessor {

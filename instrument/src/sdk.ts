@@ -1,58 +1,152 @@
-// One call sets up @opentelemetry/sdk-node: OTLP/HTTP protobuf export (to the acktrail exporter's
-// /v1/traces or any collector), W3C trace context and baggage, the amqplib instrumentation with
-// acktrail's hooks, and the http and pg instrumentations. Call it before amqplib, pg or http are
-// loaded (first import of the process's entry module).
+// One call sets up tracing for a Node service on RabbitMQ: the amqplib instrumentation with
+// acktrail's hooks, and the http and pg instrumentations with the event id from baggage. Call it
+// before amqplib, pg or http are loaded (first import of the process's entry module).
+//
+// Without an SDK in the process it starts one of its own, from @opentelemetry/sdk-trace alone
+// (no sdk-node, so none of the metrics, logs, gRPC or Zipkin exporters that sdk-node pulls in):
+// OTLP/HTTP protobuf export, W3C trace context and baggage, the standard OTEL_* variables
+// (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS, ...).
+// When the app already registered a tracer provider (its own NodeSDK, say), acktrail starts
+// none: its instrumentations go to that provider, whose processors and exporters are the app's.
+import {
+  context,
+  propagation,
+  trace,
+  type Attributes,
+  type TracerProvider as ApiTracerProvider,
+} from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import {
+  CompositePropagator,
+  W3CBaggagePropagator,
+  W3CTraceContextPropagator,
+} from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { registerInstrumentations, type Instrumentation } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  defaultResource,
+  detectResources,
+  resourceAttributesEnvDetector,
+  resourceFromAttributes,
+  serviceNameEnvDetector,
+} from '@opentelemetry/resources';
+import { BatchSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { ATTR, EVENT_BAGGAGE } from '@acktrail/conventions';
 import { amqplibInstrumentation, type AmqpConventions } from './amqplib.js';
-import { EventBaggageSpanProcessor } from './baggage.js';
 
 export interface TracingOptions {
-  serviceName: string;
-  /** Base URL of the OTLP/HTTP receiver, e.g. http://127.0.0.1:9470; /v1/traces is appended. */
-  endpoint: string;
+  /** service.name when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES sets one. */
+  serviceName?: string;
+  /**
+   * Base URL of the OTLP/HTTP receiver, e.g. http://127.0.0.1:9470; /v1/traces is appended.
+   * Without it the exporter reads OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or _ENDPOINT.
+   */
+  endpoint?: string;
   amqp?: AmqpConventions;
   /** How often buffered spans are exported (ms). */
   exportIntervalMs?: number;
   /** pg and http spans too (they carry the event id from baggage). */
   instrumentPgAndHttp?: boolean;
-  /** Another exporter instead of OTLP/HTTP protobuf to `endpoint` (tests, other backends). */
+  /** Another exporter instead of OTLP/HTTP protobuf (tests, other backends). */
   spanExporter?: SpanExporter;
 }
 
 export interface Tracing {
+  /** Whether acktrail started the SDK (false: the app's own provider records the spans). */
+  ownSdk: boolean;
   /** Exports every ended span now. */
   flush(): Promise<void>;
   shutdown(): Promise<void>;
 }
 
-export function startTracing(options: TracingOptions): Tracing {
+/** The event id in the baggage of `ctx`, as span attributes. */
+function eventIdFrom(ctx = context.active()): Attributes {
+  const value = propagation.getBaggage(ctx)?.getEntry(EVENT_BAGGAGE)?.value;
+  return value === undefined ? {} : { [ATTR.eventId]: value };
+}
+
+/** acktrail's instrumentations: amqplib with its hooks; http and pg tagged from baggage. */
+export function instrumentations(
+  options: Pick<TracingOptions, 'amqp' | 'instrumentPgAndHttp'> = {},
+): Instrumentation[] {
+  if (options.instrumentPgAndHttp === false) return [amqplibInstrumentation(options.amqp)];
+  return [
+    amqplibInstrumentation(options.amqp),
+    new HttpInstrumentation({
+      // An incoming request's baggage is in its headers; an outgoing one's is active.
+      startIncomingSpanHook: (req) =>
+        eventIdFrom(propagation.extract(context.active(), req.headers)),
+      startOutgoingSpanHook: () => eventIdFrom(),
+    }),
+    new PgInstrumentation({
+      requestHook: (span) => span.setAttributes(eventIdFrom()),
+    }),
+  ];
+}
+
+/** acktrail's instrumentations on the provider the app registered itself. */
+function joinExisting(options: TracingOptions): Tracing {
+  const existing = trace.getTracerProvider() as ApiTracerProvider & {
+    getDelegate?: () => { forceFlush?: () => Promise<void> };
+  };
+  const disable = registerInstrumentations({ instrumentations: instrumentations(options) });
+  return {
+    ownSdk: false,
+    flush: () => existing.getDelegate?.().forceFlush?.() ?? Promise.resolve(),
+    shutdown: () => {
+      disable();
+      return Promise.resolve();
+    },
+  };
+}
+
+export function startTracing(options: TracingOptions = {}): Tracing {
   const exporter =
     options.spanExporter ??
-    new OTLPTraceExporter({ url: `${options.endpoint.replace(/\/$/, '')}/v1/traces` });
-  const batch = new BatchSpanProcessor(exporter, {
+    new OTLPTraceExporter(
+      options.endpoint ? { url: `${options.endpoint.replace(/\/$/, '')}/v1/traces` } : {},
+    );
+  const batch = new BatchSpanProcessor({
+    exporter,
     scheduledDelayMillis: options.exportIntervalMs ?? 1000,
     maxExportBatchSize: 1024,
     maxQueueSize: 16_384,
   });
-  const sdk = new NodeSDK({
-    resource: resourceFromAttributes({ 'service.name': options.serviceName }),
-    autoDetectResources: false,
-    spanProcessors: [new EventBaggageSpanProcessor(), batch],
-    instrumentations: [
-      amqplibInstrumentation(options.amqp),
-      ...(options.instrumentPgAndHttp === false
-        ? []
-        : [new HttpInstrumentation(), new PgInstrumentation()]),
-    ],
+  const fallback = resourceFromAttributes(
+    options.serviceName ? { 'service.name': options.serviceName } : {},
+  );
+  const provider = new TracerProvider({
+    // The environment's attributes win over the fallback name given in code.
+    resource: defaultResource()
+      .merge(fallback)
+      .merge(
+        detectResources({ detectors: [resourceAttributesEnvDetector, serviceNameEnvDetector] }),
+      ),
+    spanProcessors: [batch],
   });
-  sdk.start();
+  // Registration fails when the app registered a provider first: acktrail then joins that one.
+  if (!trace.setGlobalTracerProvider(provider)) {
+    void provider.shutdown();
+    return joinExisting(options);
+  }
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(
+    new CompositePropagator({
+      propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+    }),
+  );
+  const disable = registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: instrumentations(options),
+  });
   return {
-    flush: () => batch.forceFlush(),
-    shutdown: () => sdk.shutdown(),
+    ownSdk: true,
+    flush: () => provider.forceFlush(),
+    shutdown: async () => {
+      disable();
+      await provider.shutdown();
+    },
   };
 }

@@ -6,11 +6,11 @@ import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace
 import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
-  BasicTracerProvider,
   InMemorySpanExporter,
   SimpleSpanProcessor,
+  TracerProvider,
   type ReadableSpan,
-} from '@opentelemetry/sdk-trace-base';
+} from '@opentelemetry/sdk-trace';
 import pg from 'pg';
 
 export interface SpanSpec {
@@ -26,9 +26,9 @@ export interface SpanSpec {
 /** Real SDK spans, finished, ready to hand to an exporter. */
 export function makeSpans(specs: SpanSpec[], service = 'test-service'): ReadableSpan[] {
   const memory = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({
+  const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': service }),
-    spanProcessors: [new SimpleSpanProcessor(memory)],
+    spanProcessors: [new SimpleSpanProcessor({ exporter: memory })],
   });
   const tracer = provider.getTracer('acktrail-test');
   for (const s of specs) {

@@ -1,6 +1,6 @@
 // Tracing into memory for the package's tests. Import it first: instrumentation-amqplib patches
 // amqplib only when amqplib is loaded after the SDK has started.
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { startTracing } from '../sdk.js';
 
 export const memory = new InMemorySpanExporter();
