@@ -1,6 +1,6 @@
 // One side of bench/instrument.ts, in its own process: publish-with-confirm then consume-with-ack
-// of N messages, bare amqplib or with @acktrail/instrument (its spans exported over OTLP to the
-// URL given). `window` is how many publishes wait for their confirms together (1: each publish
+// of N messages, bare amqplib, with the stock amqplib instrumentation alone, or with
+// @acktrail/instrument (spans exported over OTLP to the URL given). `window` is how many publishes wait for their confirms together (1: each publish
 // waits for its confirm) and the consumer's prefetch. Prints {"publish": msgs/s, "consume":
 // msgs/s} on stdout.
 import { randomUUID } from 'node:crypto';
@@ -8,6 +8,30 @@ import { randomUUID } from 'node:crypto';
 const [mode, amqpUrl, countText, otlpUrl, windowText] = process.argv.slice(2);
 const count = Number(countText);
 const WINDOW = Number(windowText);
+async function stockTracing() {
+  // The stock amqplib instrumentation alone, under the same SDK setup and export as acktrail's.
+  const { trace, context } = await import('@opentelemetry/api');
+  const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
+  const { registerInstrumentations } = await import('@opentelemetry/instrumentation');
+  const { AmqplibInstrumentation } = await import('@opentelemetry/instrumentation-amqplib');
+  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
+  const { BatchSpanProcessor, TracerProvider } = await import('@opentelemetry/sdk-trace');
+  const provider = new TracerProvider({
+    spanProcessors: [
+      new BatchSpanProcessor({
+        exporter: new OTLPTraceExporter({ url: `${otlpUrl!}/v1/traces` }),
+        scheduledDelayMillis: 1000,
+        maxExportBatchSize: 1024,
+        maxQueueSize: 16_384,
+      }),
+    ],
+  });
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  trace.setGlobalTracerProvider(provider);
+  registerInstrumentations({ instrumentations: [new AmqplibInstrumentation()] });
+  return { shutdown: () => provider.shutdown() };
+}
+
 const tracing =
   mode === 'instrumented'
     ? (await import('../instrument/src/index.js')).startTracing({
@@ -15,7 +39,9 @@ const tracing =
         endpoint: otlpUrl!,
         instrumentPgAndHttp: false,
       })
-    : null;
+    : mode === 'stock'
+      ? await stockTracing()
+      : null;
 // Loaded after the SDK started, as a pipeline's entry module does.
 const { default: amqp } = await import('amqplib');
 

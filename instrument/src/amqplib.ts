@@ -1,7 +1,7 @@
 // Hooks for @opentelemetry/instrumentation-amqplib that add what the stock instrumentation lacks:
 // the event id, aggregate, stage, redelivered flag, delivery tag, attempt, queue, dead-letter
 // reason (from x-death or the pipeline's header), publish outcome (confirmed, nacked, unroutable)
-// and a settle span per ack, nack or reject, as the messaging semantic conventions ask.
+// and the settle (ack, nack or reject) on the delivery's span.
 import { context, propagation, trace, SpanStatusCode, type Span } from '@opentelemetry/api';
 import {
   AmqplibInstrumentation,
@@ -77,12 +77,19 @@ function eventIdOf(messageId: unknown, headers: Headers): string | undefined {
   );
 }
 
-function setCommon(span: Span, c: Required<AmqpConventions>, id: string | undefined, h: Headers) {
-  span.setAttribute(SEMCONV.system, 'rabbitmq');
-  if (id !== undefined) {
-    span.setAttribute(ATTR.eventId, id);
-    span.setAttribute(SEMCONV.messageId, id);
-  }
+/**
+ * The facts the stock instrumentation does not record. One attribute per fact: the stock spans
+ * already carry the message id (messaging.message_id), the system, the exchange and the routing
+ * key, so acktrail.event_id is set only when the event id is not the message id.
+ */
+function setCommon(
+  span: Span,
+  c: Required<AmqpConventions>,
+  id: string | undefined,
+  messageId: unknown,
+  h: Headers,
+) {
+  if (id !== undefined && id !== messageId) span.setAttribute(ATTR.eventId, id);
   const type = str(h[c.aggregateTypeHeader]);
   const aggregate = str(h[c.aggregateIdHeader]);
   const version = Number(h[c.aggregateVersionHeader]);
@@ -122,15 +129,11 @@ function settleOutcome(op: EndOperation, span: Span): string | null {
 /** The stock amqplib instrumentation, configured with acktrail's hooks. */
 export function amqplibInstrumentation(conventions: AmqpConventions = {}): AmqplibInstrumentation {
   const c = { ...DEFAULTS, ...conventions };
-  const tracer = trace.getTracer('@acktrail/instrument');
   const config: AmqplibInstrumentationConfig = {
     publishHook(span, info) {
       const headers = (info.options?.headers ?? {}) as Headers;
-      const id = eventIdOf(info.options?.messageId, headers);
-      setCommon(span, c, id, headers);
-      span.setAttribute(SEMCONV.operationType, 'send');
-      span.setAttribute(SEMCONV.destination, info.exchange);
-      span.setAttribute(SEMCONV.routingKey, info.routingKey);
+      const messageId = info.options?.messageId;
+      setCommon(span, c, eventIdOf(messageId, headers), messageId, headers);
       const reason = str(headers[c.deadLetterReasonHeader]);
       // An outbox's publish only when a relay publishes a row (continueFromOutbox).
       let stage: Stage = relayingOutbox() ? 'outbox.publish' : 'publish';
@@ -160,13 +163,13 @@ export function amqplibInstrumentation(conventions: AmqpConventions = {}): Amqpl
     },
     consumeHook(span, { msg }) {
       const headers = (msg.properties.headers ?? {}) as Headers;
-      setCommon(span, c, eventIdOf(msg.properties.messageId, headers), headers);
+      const messageId: unknown = msg.properties.messageId;
+      setCommon(span, c, eventIdOf(messageId, headers), messageId, headers);
       // The stock span is named "<queue> process".
       const queue = (span as unknown as ReadableSpan).name.replace(/ process$/, '');
       queueOfSpan.set(span, queue);
       span.setAttribute(ATTR.stage, 'deliver');
       span.setAttribute(ATTR.queue, queue);
-      span.setAttribute(SEMCONV.operationType, 'process');
       span.setAttribute(ATTR.redelivered, msg.fields.redelivered);
       span.setAttribute(SEMCONV.deliveryTag, msg.fields.deliveryTag);
       const death = xDeath(headers);
@@ -179,48 +182,12 @@ export function amqplibInstrumentation(conventions: AmqpConventions = {}): Amqpl
       if (death || headers[c.deadLetterReasonHeader] !== undefined)
         span.setAttribute(ATTR.deadLetterReason, reason ?? 'unknown');
     },
-    consumeEndHook(span, { msg, endOperation }) {
+    // The settle is an attribute of the delivery's span, which the stock instrumentation ends
+    // right after this hook: no span of its own (the exporter derives the settle step from it).
+    consumeEndHook(span, { endOperation }) {
       const outcome = settleOutcome(endOperation, span);
-      if (outcome === null) return;
-      const readable = span as unknown as ReadableSpan;
-      const a = readable.attributes;
-      const queueAttr = a[ATTR.queue];
-      const queue = typeof queueAttr === 'string' ? queueAttr : '';
-      const settle = tracer.startSpan(
-        `${outcome === 'ack' ? 'ack' : outcome === 'reject' ? 'reject' : 'nack'} ${queue}`.trim(),
-        {
-          attributes: {
-            [ATTR.stage]: 'settle',
-            [SEMCONV.system]: 'rabbitmq',
-            [SEMCONV.operationType]: 'settle',
-            [SEMCONV.operationName]:
-              endOperation === EndOperation.Reject ? 'reject' : outcome === 'ack' ? 'ack' : 'nack',
-            [ATTR.settleOutcome]: outcome,
-            [SEMCONV.deliveryTag]: msg.fields.deliveryTag,
-            ...pick(a, [
-              ATTR.eventId,
-              SEMCONV.messageId,
-              ATTR.queue,
-              ATTR.aggregateType,
-              ATTR.aggregateId,
-              ATTR.result,
-              ATTR.attempt,
-            ]),
-          },
-        },
-        trace.setSpan(context.active(), span),
-      );
-      settle.end();
+      if (outcome !== null) span.setAttribute(ATTR.settleOutcome, outcome);
     },
   };
   return new AmqplibInstrumentation(config);
-}
-
-function pick(attrs: ReadableSpan['attributes'], names: string[]) {
-  const out: Record<string, string | number | boolean> = {};
-  for (const n of names) {
-    const v = attrs[n];
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') out[n] = v;
-  }
-  return out;
 }

@@ -1,5 +1,5 @@
 // @acktrail/instrument: OpenTelemetry for Node pipelines on RabbitMQ.
-export { startTracing, type Tracing, type TracingOptions } from './sdk.js';
+export { instrumentations, startTracing, type Tracing, type TracingOptions } from './sdk.js';
 export {
   amqplibInstrumentation,
   recordResult,

@@ -12,7 +12,6 @@ import {
   context,
   propagation,
   trace,
-  type Attributes,
   type TracerProvider as ApiTracerProvider,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -33,8 +32,8 @@ import {
   serviceNameEnvDetector,
 } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
-import { ATTR, EVENT_BAGGAGE } from '@acktrail/conventions';
 import { amqplibInstrumentation, type AmqpConventions } from './amqplib.js';
+import { EventBaggageSpanProcessor, eventIdFromBaggage } from './baggage.js';
 
 export interface TracingOptions {
   /** service.name when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES sets one. */
@@ -61,12 +60,6 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-/** The event id in the baggage of `ctx`, as span attributes. */
-function eventIdFrom(ctx = context.active()): Attributes {
-  const value = propagation.getBaggage(ctx)?.getEntry(EVENT_BAGGAGE)?.value;
-  return value === undefined ? {} : { [ATTR.eventId]: value };
-}
-
 /** acktrail's instrumentations: amqplib with its hooks; http and pg tagged from baggage. */
 export function instrumentations(
   options: Pick<TracingOptions, 'amqp' | 'instrumentPgAndHttp'> = {},
@@ -77,13 +70,24 @@ export function instrumentations(
     new HttpInstrumentation({
       // An incoming request's baggage is in its headers; an outgoing one's is active.
       startIncomingSpanHook: (req) =>
-        eventIdFrom(propagation.extract(context.active(), req.headers)),
-      startOutgoingSpanHook: () => eventIdFrom(),
+        eventIdFromBaggage(propagation.extract(context.active(), req.headers)),
+      startOutgoingSpanHook: () => eventIdFromBaggage(),
     }),
     new PgInstrumentation({
-      requestHook: (span) => span.setAttributes(eventIdFrom()),
+      requestHook: (span) => span.setAttributes(eventIdFromBaggage()),
     }),
   ];
+}
+
+/** The context manager and propagators acktrail needs, where the app set none of its own. */
+function registerContext(): void {
+  const manager = new AsyncLocalStorageContextManager();
+  if (context.setGlobalContextManager(manager)) manager.enable();
+  propagation.setGlobalPropagator(
+    new CompositePropagator({
+      propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+    }),
+  );
 }
 
 /** acktrail's instrumentations on the provider the app registered itself. */
@@ -91,6 +95,7 @@ function joinExisting(options: TracingOptions): Tracing {
   const existing = trace.getTracerProvider() as ApiTracerProvider & {
     getDelegate?: () => { forceFlush?: () => Promise<void> };
   };
+  registerContext();
   const disable = registerInstrumentations({ instrumentations: instrumentations(options) });
   return {
     ownSdk: false,
@@ -124,19 +129,15 @@ export function startTracing(options: TracingOptions = {}): Tracing {
       .merge(
         detectResources({ detectors: [resourceAttributesEnvDetector, serviceNameEnvDetector] }),
       ),
-    spanProcessors: [batch],
+    // Every span started in an event's baggage carries its id, the app's own spans too.
+    spanProcessors: [new EventBaggageSpanProcessor(), batch],
   });
   // Registration fails when the app registered a provider first: acktrail then joins that one.
   if (!trace.setGlobalTracerProvider(provider)) {
     void provider.shutdown();
     return joinExisting(options);
   }
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(
-    new CompositePropagator({
-      propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
-    }),
-  );
+  registerContext();
   const disable = registerInstrumentations({
     tracerProvider: provider,
     instrumentations: instrumentations(options),

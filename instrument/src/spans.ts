@@ -1,7 +1,9 @@
 // Spans for the steps a pipeline performs between deliver and settle: the provider call (with its
-// idempotency key and outcome) and the commit of the result.
+// idempotency key and outcome) and the commit of the result, with the event id of the baggage
+// (whoever's provider records them).
 import { trace, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { ATTR, SEMCONV } from '@acktrail/conventions';
+import { eventIdFromBaggage } from './baggage.js';
 
 const tracer = () => trace.getTracer('@acktrail/instrument');
 
@@ -26,6 +28,7 @@ export async function withProviderCall<T extends ProviderOutcome>(
     {
       kind: SpanKind.CLIENT,
       attributes: {
+        ...eventIdFromBaggage(),
         [ATTR.stage]: 'provider.call',
         [ATTR.providerName]: call.provider,
         [ATTR.providerKey]: call.idempotencyKey,
@@ -55,7 +58,7 @@ export async function withProviderCall<T extends ProviderOutcome>(
 export async function withResultCommit<T>(fn: () => Promise<T>): Promise<T> {
   return tracer().startActiveSpan(
     'result commit',
-    { attributes: { [ATTR.stage]: 'result.commit' } },
+    { attributes: { ...eventIdFromBaggage(), [ATTR.stage]: 'result.commit' } },
     async (span: Span) => {
       try {
         return await fn();

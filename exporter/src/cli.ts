@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// The `acktrail` command: serve, migrate, check-config. `acktrail <command> --help` says more.
+import { parseArgs } from 'node:util';
+import { configOrExit } from './cli/load.js';
+import { masked } from './cli/mask.js';
+import { VERSION } from './version.js';
+
+const HELP: Record<string, string> = {
+  '': `acktrail ${VERSION}: the exporter and journey store of acktrail
+
+Usage: acktrail <command> [options]
+
+Commands:
+  serve               serve /metrics, /v1/traces and the journey API
+  migrate             create or update the journey store's schema, then exit
+  check-config FILE   validate a configuration file and print the effective configuration
+
+The environment configures each command (docs/metrics.md): ACKTRAIL_CONFIG, DATABASE_URL,
+ACKTRAIL_DATABASE_URL, ACKTRAIL_API_TOKEN, ACKTRAIL_INGEST_TOKEN, RABBITMQ_MANAGEMENT_URL, ...
+Run acktrail <command> --help for the options of each.`,
+  serve: `Usage: acktrail serve [--config FILE]
+
+Serves Prometheus metrics (/metrics), OTLP/HTTP traces (/v1/traces), the journey API (/api/*),
+/healthz and /readyz on ACKTRAIL_LISTEN_HOST:ACKTRAIL_PORT (127.0.0.1:9470). Migrates the journey
+store itself unless another replica holds the lock. SIGTERM drains in-flight requests.
+
+Options:
+  --config FILE   the configuration file (default: ACKTRAIL_CONFIG, else the defaults)
+  -h, --help      this text`,
+  migrate: `Usage: acktrail migrate [--config FILE]
+
+Applies the journey store's migrations (the SQL files shipped with the package, each once, under
+an advisory lock) to ACKTRAIL_DATABASE_URL, else DATABASE_URL, and exits: for deploys that
+migrate in a step of their own. Prints the migrations it applied.
+
+Options:
+  --config FILE   the configuration file (journeys.enabled: false refuses)
+  -h, --help      this text`,
+  'check-config': `Usage: acktrail check-config FILE
+
+Validates FILE with the environment as \`acktrail serve\` would and prints the effective
+configuration as JSON, tokens, secrets and URL passwords masked. Exit 0 when valid; exit 2 with
+the key that is wrong otherwise.
+
+Options:
+  -h, --help      this text`,
+};
+
+function usage(command: string, code: number, problem?: string): never {
+  if (problem) console.error(`acktrail${command ? ` ${command}` : ''}: ${problem}\n`);
+  (code === 0 ? console.log : console.error)(HELP[command]);
+  process.exit(code);
+}
+
+const [command = '', ...rest] = process.argv.slice(2);
+if (command === '' || command === 'help' || command === '--help' || command === '-h')
+  usage(rest[0] && rest[0] in HELP ? rest[0] : '', 0);
+if (command === '--version' || command === '-v') {
+  console.log(VERSION);
+  process.exit(0);
+}
+if (!(command in HELP)) usage('', 2, `unknown command "${command}"`);
+
+let args: ReturnType<typeof parse>;
+function parse() {
+  return parseArgs({
+    args: rest,
+    allowPositionals: command === 'check-config',
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      ...(command === 'check-config' ? {} : { config: { type: 'string' as const } }),
+    },
+  });
+}
+try {
+  args = parse();
+} catch (err) {
+  usage(command, 2, (err as Error).message);
+}
+if (args.values.help) usage(command, 0);
+const file = args.values.config as string | undefined;
+
+switch (command) {
+  case 'serve': {
+    const { serve } = await import('./cli/serve.js');
+    await serve(configOrExit(file));
+    break;
+  }
+  case 'migrate': {
+    const config = configOrExit(file);
+    if (!config.storeUrl)
+      usage(
+        command,
+        2,
+        config.journeys.enabled
+          ? 'no journey store: set ACKTRAIL_DATABASE_URL or DATABASE_URL'
+          : 'journeys.enabled is false in the configuration: there is no store to migrate',
+      );
+    const { migrateStore } = await import('./journeys/store/migrate.js');
+    try {
+      const applied = await migrateStore(config.storeUrl);
+      console.log(
+        applied.length ? `applied ${applied.join(', ')}` : 'the journey store is up to date',
+      );
+    } catch (err) {
+      console.error(`acktrail migrate: ${(err as Error).message}`);
+      process.exit(1);
+    }
+    break;
+  }
+  case 'check-config': {
+    if (args.positionals.length !== 1) usage(command, 2, 'give exactly one FILE');
+    const config = configOrExit(args.positionals[0]);
+    console.log(JSON.stringify(masked(config), null, 2));
+    break;
+  }
+}

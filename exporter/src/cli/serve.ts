@@ -1,0 +1,71 @@
+// `acktrail serve`: serves the configuration it is given. On SIGTERM or SIGINT it drains: no new
+// connections, in-flight requests (and the commits they wait for) finish within
+// ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS, then the parts close and it exits 0.
+import { once } from 'node:events';
+import type { ValidatedConfig } from '../config.js';
+import { coerceError, createLogger } from '../log.js';
+import { createExporter } from '../server.js';
+
+export async function serve(config: ValidatedConfig): Promise<void> {
+  const log = createLogger(config.logLevel);
+  process.on('unhandledRejection', (err) => {
+    log.error({ err: coerceError(err).message }, 'unhandled rejection');
+  });
+  const exporter = createExporter(config, log);
+  const server = exporter.app.listen(config.port, config.listenHost);
+  await once(server, 'listening');
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  log.info({ host: config.listenHost, port, config: config.configFile ?? 'defaults' }, 'ready');
+  const loopback = config.listenHost === 'localhost' || /^(127\.|::1$)/.test(config.listenHost);
+  if (!loopback && !config.journeys.ingestToken)
+    log.warn(
+      { host: config.listenHost },
+      'listening beyond loopback without an ingest token: anyone who reaches this port can add journey steps (set ACKTRAIL_INGEST_TOKEN; docs/security.md)',
+    );
+
+  let inFlight = 0;
+  server.on('request', (_req, res: NodeJS.EventEmitter) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+  });
+
+  async function drained(deadline: number): Promise<boolean> {
+    while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    return inFlight === 0;
+  }
+
+  let stopping = false;
+  async function stop(signal: string): Promise<void> {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting without draining');
+      process.exit(1);
+    }
+    stopping = true;
+    const deadline = Date.now() + config.shutdownTimeoutMs;
+    log.info({ signal, inFlight }, 'stopping: refusing new requests, draining the ones in flight');
+    exporter.stopAccepting();
+    server.close();
+    server.closeIdleConnections();
+    if (!(await drained(deadline)))
+      log.warn({ inFlight }, 'shutdown deadline reached; closing the connections still open');
+    server.closeAllConnections();
+    const closed = exporter.close().then(
+      () => true,
+      (err: unknown) => {
+        log.error({ err: coerceError(err).message }, 'closing failed');
+        return false;
+      },
+    );
+    const timedOut = new Promise<boolean>((r) => {
+      setTimeout(() => {
+        r(false);
+      }, 5000).unref();
+    });
+    const ok = await Promise.race([closed, timedOut]);
+    log.info('stopped');
+    process.exit(ok ? 0 : 1);
+  }
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
