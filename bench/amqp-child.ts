@@ -1,6 +1,6 @@
 // One side of bench/instrument.ts, in its own process: publish-with-confirm then consume-with-ack
 // of N messages, bare amqplib, with the stock amqplib instrumentation alone, or with
-// @acktrail/instrument (spans exported over OTLP to the URL given). `window` is how many publishes wait for their confirms together (1: each publish
+// @acktrail/instrument (spans exported over OTLP to the URL given, or dropped: unexported). `window` is how many publishes wait for their confirms together (1: each publish
 // waits for its confirm) and the consumer's prefetch. Prints {"publish": msgs/s, "consume":
 // msgs/s} on stdout.
 import { randomUUID } from 'node:crypto';
@@ -9,8 +9,11 @@ const [mode, amqpUrl, countText, otlpUrl, windowText] = process.argv.slice(2);
 const count = Number(countText);
 const WINDOW = Number(windowText);
 async function stockTracing() {
-  // The stock amqplib instrumentation alone, under the same SDK setup and export as acktrail's.
-  const { trace, context } = await import('@opentelemetry/api');
+  // The stock amqplib instrumentation alone, under the same SDK setup and export as acktrail's
+  // (and as a stock NodeSDK's defaults: W3C trace context and baggage propagated).
+  const { trace, context, propagation } = await import('@opentelemetry/api');
+  const { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } =
+    await import('@opentelemetry/core');
   const { AsyncLocalStorageContextManager } = await import('@opentelemetry/context-async-hooks');
   const { registerInstrumentations } = await import('@opentelemetry/instrumentation');
   const { AmqplibInstrumentation } = await import('@opentelemetry/instrumentation-amqplib');
@@ -27,17 +30,31 @@ async function stockTracing() {
     ],
   });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  propagation.setGlobalPropagator(
+    new CompositePropagator({
+      propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+    }),
+  );
   trace.setGlobalTracerProvider(provider);
   registerInstrumentations({ instrumentations: [new AmqplibInstrumentation()] });
   return { shutdown: () => provider.shutdown() };
 }
 
+/** A span exporter that drops everything: what tracing costs before any export. */
+const dropping = {
+  export: (_spans: unknown[], done: (result: { code: number }) => void) => {
+    done({ code: 0 });
+  },
+  shutdown: () => Promise.resolve(),
+};
+
 const tracing =
-  mode === 'instrumented'
+  mode === 'instrumented' || mode === 'unexported'
     ? (await import('../instrument/src/index.js')).startTracing({
         serviceName: 'bench',
         endpoint: otlpUrl!,
         instrumentPgAndHttp: false,
+        ...(mode === 'unexported' ? { spanExporter: dropping } : {}),
       })
     : mode === 'stock'
       ? await stockTracing()

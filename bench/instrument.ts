@@ -2,7 +2,8 @@
 // against the same code with the stock amqplib instrumentation alone and with
 // @acktrail/instrument (the stock instrumentation + acktrail's hooks), both exported over
 // OTLP/HTTP protobuf by the same SDK setup, each in its own process, interleaved by round, on the
-// same broker. The spans go to a sink that answers 200 at once, so that only the
+// same broker; and acktrail's tracing with its spans dropped instead of exported, to show what
+// export costs and what the spans and the instrumentation cost before it. The spans go to a sink that answers 200 at once, so that only the
 // instrumented process's own cost is measured. Two shapes: pipelined (100 publishes awaiting their
 // confirms together, prefetch 100: CPU-bound, the relay's and worker's batch shape) and one at a
 // time (each publish awaits its confirm, prefetch 1: latency-bound). Prints msgs/s, medians,
@@ -20,7 +21,7 @@ const SHAPES = [
   { name: 'pipelined (window 100)', window: 100, messages: 20_000, target: 0.75 },
   { name: 'one at a time (window 1)', window: 1, messages: 3_000, target: 0.7 },
 ];
-type Mode = 'bare' | 'stock' | 'instrumented';
+type Mode = 'bare' | 'stock' | 'instrumented' | 'unexported';
 
 async function child(
   mode: string,
@@ -66,6 +67,7 @@ export async function runInstrumentBench(rounds: number): Promise<void> {
         bare: [],
         stock: [],
         instrumented: [],
+        unexported: [],
       };
       log(`instrument bench: ${shape.name}, ${fmt(shape.messages)} messages per run`);
       const runOf = (mode: Mode) => async () => {
@@ -77,6 +79,7 @@ export async function runInstrumentBench(rounds: number): Promise<void> {
         bare: runOf('bare'),
         stock: runOf('stock'),
         instrumented: runOf('instrumented'),
+        unexported: runOf('unexported'),
       });
       const m = (k: Mode, f: 'publish' | 'consume') => median(results[k].map((r) => r[f]));
       console.log(
@@ -91,6 +94,12 @@ export async function runInstrumentBench(rounds: number): Promise<void> {
             `acktrail/bare ${fmt(inst / bare, 2)} (target >= ${shape.target})  ` +
             `stock/bare ${fmt(stock / bare, 2)}  acktrail/stock ${fmt(inst / stock, 2)}` +
             `${shape.window > 1 ? ' (target >= 0.95)' : ''}  added over stock ${fmt(1e6 / inst - 1e6 / stock, 1)} us/msg`,
+        );
+        // Where the time goes: the same tracing with every span dropped instead of exported.
+        const unexported = m('unexported', f);
+        console.log(
+          `${''.padEnd(8)} acktrail without export ${fmt(unexported)} msgs/s: ratio to bare ${fmt(unexported / bare, 2)}; ` +
+            `export ${fmt(1e6 / inst - 1e6 / unexported, 1)} us/msg, spans and instrumentation ${fmt(1e6 / unexported - 1e6 / bare, 1)} us/msg`,
         );
       }
     }

@@ -9,7 +9,7 @@ import {
   type AmqplibInstrumentationConfig,
 } from '@opentelemetry/instrumentation-amqplib';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { ATTR, EVENT_BAGGAGE, SEMCONV, type Stage } from '@acktrail/conventions';
+import { ATTR, EVENT_BAGGAGE, type Stage } from '@acktrail/conventions';
 import { relayingOutbox } from './outbox.js';
 
 export interface AmqpConventions {
@@ -38,8 +38,10 @@ type Headers = Record<string, unknown>;
 /** messageId -> reply text of a mandatory publish the broker returned (see trackReturns). */
 const returned = new Map<string, string>();
 const MAX_RETURNED = 10_000;
-/** The queue each consumer span is for, so that publishes made while handling it know it. */
-const queueOfSpan = new WeakMap<Span, string>();
+/** The consumer spans, so that publishes made while handling one know its queue. */
+const consumerSpans = new WeakSet<Span>();
+/** The stock consumer span is named "<queue> process". */
+const queueOf = (span: ReadableSpan) => span.name.replace(/ process$/, '');
 
 /**
  * Records basic.return on a channel, so that the publish span of a returned message says
@@ -145,10 +147,12 @@ export function amqplibInstrumentation(conventions: AmqpConventions = {}): Amqpl
         const delay = Number(info.options?.expiration);
         if (Number.isFinite(delay)) span.setAttribute(ATTR.retryDelayMs, delay);
       }
-      span.setAttribute(ATTR.stage, stage);
+      // A plain publish is the stock producer span's own stage.
+      if (stage !== 'publish') span.setAttribute(ATTR.stage, stage);
+      // Published while handling a delivery: the queue it came from.
       const parent = trace.getActiveSpan();
-      const queue = parent ? queueOfSpan.get(parent) : undefined;
-      if (queue) span.setAttribute(ATTR.queue, queue);
+      if (parent && consumerSpans.has(parent))
+        span.setAttribute(ATTR.queue, queueOf(parent as unknown as ReadableSpan));
     },
     publishConfirmHook(span, info) {
       const id = str(info.options?.messageId);
@@ -165,19 +169,15 @@ export function amqplibInstrumentation(conventions: AmqpConventions = {}): Amqpl
       const headers = (msg.properties.headers ?? {}) as Headers;
       const messageId: unknown = msg.properties.messageId;
       setCommon(span, c, eventIdOf(messageId, headers), messageId, headers);
-      // The stock span is named "<queue> process".
-      const queue = (span as unknown as ReadableSpan).name.replace(/ process$/, '');
-      queueOfSpan.set(span, queue);
-      span.setAttribute(ATTR.stage, 'deliver');
-      span.setAttribute(ATTR.queue, queue);
+      // The stage (deliver) and the queue are the stock span's own: a consumer span named
+      // "<queue> process". Only what it lacks is added.
+      consumerSpans.add(span);
       span.setAttribute(ATTR.redelivered, msg.fields.redelivered);
-      span.setAttribute(SEMCONV.deliveryTag, msg.fields.deliveryTag);
       const death = xDeath(headers);
-      const attempt = Number(headers[c.attemptHeader]);
-      span.setAttribute(
-        ATTR.attempt,
-        Number.isInteger(attempt) && attempt > 0 ? attempt : 1 + (death?.count ?? 0),
-      );
+      const header = Number(headers[c.attemptHeader]);
+      const attempt = Number.isInteger(header) && header > 0 ? header : 1 + (death?.count ?? 0);
+      // The first attempt is the default.
+      if (attempt !== 1) span.setAttribute(ATTR.attempt, attempt);
       const reason = str(headers[c.deadLetterReasonHeader]) ?? death?.reason;
       if (death || headers[c.deadLetterReasonHeader] !== undefined)
         span.setAttribute(ATTR.deadLetterReason, reason ?? 'unknown');
