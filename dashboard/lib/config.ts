@@ -33,7 +33,7 @@ let auth: Auth | undefined;
 /**
  * The dashboard shows order data, so it never starts open by accident: DASHBOARD_SECRET (16 or
  * more characters, not an example value) or an explicit DASHBOARD_AUTH=none. Checked when the
- * server starts (instrumentation.ts), so a missing secret stops `next start` with this message;
+ * server starts (instrumentation.ts), so a missing secret stops the server with this message;
  * read lazily, so `next build` needs no secret.
  */
 export function authSettings(): Auth {

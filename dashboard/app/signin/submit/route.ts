@@ -17,7 +17,7 @@ import {
 const MAX_SECRET = 1024;
 
 /**
- * A relative Location: behind `next start -H` or a proxy, the request URL the server sees may
+ * A relative Location: behind a listen address of its own (HOSTNAME) or a proxy, the request URL the server sees may
  * name another host than the one the browser used.
  */
 const seeOther = (path: string) =>
