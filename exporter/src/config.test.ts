@@ -46,17 +46,36 @@ test("the reference pipeline's example config is valid and names its own tables"
   assert.deepEqual(c.journeys.words, { aggregate: 'order', done: 'confirmation sent' });
 });
 
-test('a YAML file names the tables; the other keys keep their defaults', () => {
+test('a YAML file names the tables and their columns; the other keys keep their defaults', () => {
   const path = file(
     'ok.yaml',
-    'outbox:\n  tables:\n    - table: events.outbox\n      publishedAt: sent_at\nrabbitmq:\n  vhosts: [prod]\n',
+    'outbox:\n  tables:\n    - table: events.outbox\n      id: uuid\n      createdAt: made_at\n      publishedAt: sent_at\nrabbitmq:\n  vhosts: [prod]\n',
   );
   const c = loadConfig({ ACKTRAIL_CONFIG: path });
   assert.deepEqual(c.outbox?.tables, [
-    { table: 'events.outbox', id: 'id', createdAt: 'created_at', publishedAt: 'sent_at' },
+    { table: 'events.outbox', id: 'uuid', createdAt: 'made_at', publishedAt: 'sent_at' },
   ]);
   assert.deepEqual(c.rabbitmq.vhosts, ['prod']);
   assert.equal(c.rabbitmq.statsIntervalSeconds, 60);
+});
+
+test("a pipeline's columns have no defaults: a missing one is an error that names it", () => {
+  const message = errorOf(() =>
+    loadConfig({
+      ACKTRAIL_CONFIG: file('columns.yaml', 'outbox:\n  tables:\n    - table: events.outbox\n'),
+    }),
+  );
+  for (const key of ['id', 'createdAt', 'publishedAt'])
+    assert.match(message, new RegExp(`outbox\\.tables\\.0\\.${key}: `));
+  const status = errorOf(() =>
+    loadConfig({
+      ACKTRAIL_CONFIG: file(
+        'status.yaml',
+        'confirmations:\n  aggregates: {table: a, id: id, createdAt: at, status: state}\n  results: {table: r, eventId: e, aggregateId: a, createdAt: at}\n',
+      ),
+    }),
+  );
+  assert.match(status, /confirmations\.aggregates\.pendingValue: needed with status/);
 });
 
 test('unknown keys are errors that name the key', () => {

@@ -68,9 +68,9 @@ const outbox = z.strictObject({
       z.strictObject({
         table: identifier,
         /** The event id. */
-        id: identifier.default('id'),
-        createdAt: identifier.default('created_at'),
-        publishedAt: identifier.default('published_at'),
+        id: identifier,
+        createdAt: identifier,
+        publishedAt: identifier,
         /** Shown in journeys and used to list an aggregate's events; optional. */
         aggregateId: identifier.optional(),
         eventType: identifier.optional(),
@@ -86,26 +86,24 @@ const confirmations = z.strictObject({
   /** The aggregate's own rows: created when the event is, waiting for a result. */
   aggregates: z.strictObject({
     table: identifier,
-    id: identifier.default('id'),
-    createdAt: identifier.default('created_at'),
+    id: identifier,
+    createdAt: identifier,
     /** A status column, for the pending age and acktrail_notifications; optional. */
     status: identifier.optional(),
-    /** The status value of an aggregate still waiting for its result. */
-    pendingValue: z.string().default('pending'),
+    /** The status value of an aggregate still waiting for its result; needed with status. */
+    pendingValue: z.string().min(1).optional(),
     /** A status value that means the work failed for good (its journey reads dead-lettered). */
     failedValue: z.string().optional(),
   }),
   /** The result rows: one per aggregate when its event's work is done. */
   results: z.strictObject({
     table: identifier,
-    eventId: identifier.default('event_id'),
+    eventId: identifier,
     aggregateId: identifier,
-    createdAt: identifier.default('created_at'),
+    createdAt: identifier,
   }),
   /** Where each event's type is (id, type) for the event_type label; absent: "unknown". */
-  eventTypes: z
-    .strictObject({ table: identifier, id: identifier.default('id'), type: identifier })
-    .optional(),
+  eventTypes: z.strictObject({ table: identifier, id: identifier, type: identifier }).optional(),
   /**
    * Replaces the generated latency query. $1 = lower bound (timestamptz), $2 = page size, $3 =
    * the id after which rows at exactly $1 are read; returns id text, at timestamptz (the
@@ -131,16 +129,16 @@ const notifications = z.strictObject({
 
 const provider = z.strictObject({
   table: identifier,
-  id: identifier.default('id'),
+  id: identifier,
   /** The event an attempt belongs to, for journeys; optional. */
   eventId: identifier.optional(),
-  provider: identifier.default('provider'),
-  outcome: identifier.default('outcome'),
+  provider: identifier,
+  outcome: identifier,
   /** The HTTP status of an attempt, shown in journeys; optional. */
   statusCode: identifier.optional(),
   /** An interval column, or seconds as a number. */
-  duration: identifier.default('duration'),
-  createdAt: identifier.default('created_at'),
+  duration: identifier,
+  createdAt: identifier,
   /**
    * Replaces the generated query. $1, $2, $3 as for confirmations.latencyQuery; returns id text,
    * at timestamptz, provider text, outcome text, duration_seconds float8, ordered by (at, id).
@@ -336,6 +334,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ValidatedConfi
   const file = e.data.ACKTRAIL_CONFIG ?? null;
   const f = fileSchema
     .superRefine((c, ctx) => {
+      const aggregates = c.confirmations?.aggregates;
+      if (aggregates?.status && aggregates.pendingValue === undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['confirmations', 'aggregates', 'pendingValue'],
+          message: 'needed with status: the status value of an aggregate still waiting',
+        });
       if (c.notifications && !c.notifications.query && !c.confirmations?.aggregates.status)
         ctx.addIssue({
           code: 'custom',

@@ -37,7 +37,8 @@ export function pendingSql(c: Section): { text: string; values: unknown[] } {
   if (c.pendingQuery) return { text: c.pendingQuery, values: [] };
   const { aggregates: a, results: r } = c;
   const age = `coalesce(extract(epoch FROM now() - min(o.${ident(a.createdAt)})), 0)::float8 AS oldest_age_seconds`;
-  if (a.status)
+  // config.ts requires pendingValue with status.
+  if (a.status && a.pendingValue !== undefined)
     return {
       text: `SELECT ${age} FROM ${ident(a.table)} o WHERE o.${ident(a.status)} = $1`,
       values: [a.pendingValue],

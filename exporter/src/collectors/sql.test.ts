@@ -276,7 +276,14 @@ describe('faults', () => {
     const exporter = await TestExporter.start(
       { DATABASE_URL: role.url },
       merge(noBroker, {
-        outbox: { tables: [{ table: 'outbox_events' }, { table: 'no_such_outbox' }] },
+        outbox: {
+          tables: ['outbox_events', 'no_such_outbox'].map((table) => ({
+            table,
+            id: 'id',
+            createdAt: 'created_at',
+            publishedAt: 'published_at',
+          })),
+        },
         confirmations: {
           latencyQuery: 'SELECT pg_sleep(2), $1::timestamptz, $2::int, $3::text',
           timeoutSeconds: 0.3,
