@@ -60,13 +60,26 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-/** acktrail's instrumentations: amqplib with its hooks; http and pg tagged from baggage. */
+/**
+ * acktrail's instrumentations for an SDK the app builds: amqplib with its hooks, and http and pg
+ * whose spans take the event id from baggage by their own hooks (EventBaggageSpanProcessor does
+ * the same for every span, where the app adds it).
+ */
 export function instrumentations(
   options: Pick<TracingOptions, 'amqp' | 'instrumentPgAndHttp'> = {},
 ): Instrumentation[] {
-  if (options.instrumentPgAndHttp === false) return [amqplibInstrumentation(options.amqp)];
+  return build(options, true);
+}
+
+function build(
+  options: Pick<TracingOptions, 'amqp' | 'instrumentPgAndHttp'>,
+  tagFromBaggage: boolean,
+): Instrumentation[] {
+  const amqp = amqplibInstrumentation(options.amqp);
+  if (options.instrumentPgAndHttp === false) return [amqp];
+  if (!tagFromBaggage) return [amqp, new HttpInstrumentation(), new PgInstrumentation()];
   return [
-    amqplibInstrumentation(options.amqp),
+    amqp,
     new HttpInstrumentation({
       // An incoming request's baggage is in its headers; an outgoing one's is active.
       startIncomingSpanHook: (req) =>
@@ -96,7 +109,8 @@ function joinExisting(options: TracingOptions): Tracing {
     getDelegate?: () => { forceFlush?: () => Promise<void> };
   };
   registerContext();
-  const disable = registerInstrumentations({ instrumentations: instrumentations(options) });
+  // The app's provider may lack acktrail's baggage processor: the hooks tag http and pg spans.
+  const disable = registerInstrumentations({ instrumentations: build(options, true) });
   return {
     ownSdk: false,
     flush: () => existing.getDelegate?.().forceFlush?.() ?? Promise.resolve(),
@@ -140,7 +154,8 @@ export function startTracing(options: TracingOptions = {}): Tracing {
   registerContext();
   const disable = registerInstrumentations({
     tracerProvider: provider,
-    instrumentations: instrumentations(options),
+    // EventBaggageSpanProcessor tags every span of this provider: no hooks needed.
+    instrumentations: build(options, false),
   });
   return {
     ownSdk: true,
