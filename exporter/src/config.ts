@@ -238,8 +238,64 @@ const celery = z.strictObject({
   queues: z.array(z.string().min(1)).default(['celery']),
 });
 
+/** Parking, triage and replay of dead letters (exporter/src/deadletters/, docs/dead-letters.md). */
+const deadLetters = z.strictObject({
+  enabled: z.boolean().default(false),
+  /** acktrail's own broker user, in the dead-letter queues' vhost; ACKTRAIL_DEAD_LETTERS_URL overrides it. */
+  url: z.url().optional(),
+  /** The dead-letter queues to park, with where a replay goes when the message does not say. */
+  queues: z
+    .array(
+      z.strictObject({
+        queue: z.string().min(1).max(255),
+        replayTo: z
+          .strictObject({ exchange: z.string().max(255), routingKey: z.string().max(255) })
+          .optional(),
+      }),
+    )
+    .default([]),
+  /** Also park every queue of role dead_letter in that vhost, as the queue catalog finds them. */
+  allDeadLetterQueues: z.boolean().default(false),
+  /** Body and headers past this size stay in the dead-letter queue, listed as too large. */
+  maxMessageBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(256 * 1024),
+  /** Parked messages, and the audit log, are deleted this many days after they were parked. */
+  retentionDays: z.number().int().min(1).max(3650).default(30),
+  /** Messages taken from each queue before one is committed. */
+  prefetch: z.number().int().min(1).max(1000).default(20),
+  /** Headers that hold the failure's text, first present wins; then x-death's reason. */
+  reasonHeaders: z
+    .array(z.string().min(1).max(255))
+    .default(['x-acktrail-dead-letter-reason', 'x-exception-message']),
+  replay: z
+    .strictObject({
+      /** Replays a bulk replay publishes per second. */
+      ratePerSecond: z.number().positive().max(10_000).default(20),
+      /** A bulk replay stops by itself when more than this share of its replays fail again… */
+      stopAfterFailedShare: z.number().min(0).max(1).default(0.5),
+      /** …within this many seconds of their replay… */
+      windowSeconds: seconds(120),
+      /** …once at least this many were replayed. */
+      minReplays: z.number().int().min(1).default(10),
+      /** Messages in one replay or discard request. */
+      maxMessages: z.number().int().min(1).max(100_000).default(10_000),
+    })
+    .default({
+      ratePerSecond: 20,
+      stopAfterFailedShare: 0.5,
+      windowSeconds: 120,
+      minReplays: 10,
+      maxMessages: 10_000,
+    }),
+});
+
 const fileSchema = z.strictObject({
   celery: celery.default(celery.parse({})),
+  deadLetters: deadLetters.default(deadLetters.parse({})),
   journeys: journeys.default(journeys.parse({})),
   rabbitmq: rabbitmq.default(rabbitmq.parse({})),
   outbox: outbox.optional(),
@@ -267,6 +323,11 @@ const envSchema = z.object({
   DATABASE_URL: z.url().optional(),
   ACKTRAIL_DATABASE_URL: z.url().optional(),
   ACKTRAIL_API_TOKEN: ownSecret.optional(),
+  /** The token that may also act: replay and discard dead letters, and read their bodies. */
+  ACKTRAIL_OPERATOR_TOKEN: ownSecret.optional(),
+  /** 32 bytes, base64 or hex: seals parked dead letters (AES-256-GCM). */
+  ACKTRAIL_DEAD_LETTER_KEY: z.string().optional(),
+  ACKTRAIL_DEAD_LETTERS_URL: z.url().optional(),
   RABBITMQ_MANAGEMENT_URL: z.url().default('http://guest:guest@127.0.0.1:15672'),
   CELERY_BROKER_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -288,6 +349,10 @@ export interface ValidatedConfig extends FileConfig {
   storeUrl: string | null;
   /** Bearer token of /api/events; null: the journey API answers 401 to everyone. */
   apiToken: string | null;
+  /** Bearer token that may also operate (dead-letter replay and discard); null: nobody may. */
+  operatorToken: string | null;
+  /** The key that seals parked dead letters; set whenever deadLetters.enabled. */
+  deadLetterKey: Buffer | null;
   managementUrl: string;
   prometheusUrl: string;
   configFile: string | null;
@@ -350,6 +415,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ValidatedConfi
     })
     .safeParse(file ? readFileConfig(file) : {});
   if (!f.success) throw new ConfigError(describe(f.error, file ?? 'defaults'));
+  const deadLetterUrl = e.data.ACKTRAIL_DEAD_LETTERS_URL ?? f.data.deadLetters.url;
+  const deadLetterKey = f.data.deadLetters.enabled
+    ? parseKey(e.data.ACKTRAIL_DEAD_LETTER_KEY)
+    : null;
+  if (f.data.deadLetters.enabled && !deadLetterUrl)
+    throw new ConfigError(
+      'deadLetters.url: needed when deadLetters.enabled (or ACKTRAIL_DEAD_LETTERS_URL): acktrail parks dead letters with a broker user of its own',
+    );
+  if (
+    f.data.deadLetters.enabled &&
+    (!f.data.journeys.enabled || !(e.data.ACKTRAIL_DATABASE_URL ?? e.data.DATABASE_URL))
+  )
+    throw new ConfigError(
+      'deadLetters.enabled: parked dead letters live in the journey store: set ACKTRAIL_DATABASE_URL and keep journeys.enabled',
+    );
+  if (
+    f.data.deadLetters.enabled &&
+    f.data.deadLetters.queues.length === 0 &&
+    !f.data.deadLetters.allDeadLetterQueues
+  )
+    throw new ConfigError(
+      'deadLetters.queues: name the dead-letter queues to park, or set deadLetters.allDeadLetterQueues',
+    );
 
   const management = new URL(e.data.RABBITMQ_MANAGEMENT_URL);
   const prometheusUrl =
@@ -357,6 +445,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ValidatedConfi
   return {
     ...f.data,
     celery: { ...f.data.celery, url: e.data.CELERY_BROKER_URL ?? f.data.celery.url },
+    deadLetters: { ...f.data.deadLetters, url: deadLetterUrl },
     journeys: {
       ...f.data.journeys,
       ingestToken: e.data.ACKTRAIL_INGEST_TOKEN ?? f.data.journeys.ingestToken,
@@ -371,8 +460,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ValidatedConfi
       ? (e.data.ACKTRAIL_DATABASE_URL ?? e.data.DATABASE_URL ?? null)
       : null,
     apiToken: e.data.ACKTRAIL_API_TOKEN ?? null,
+    operatorToken: e.data.ACKTRAIL_OPERATOR_TOKEN ?? null,
+    deadLetterKey,
     managementUrl: e.data.RABBITMQ_MANAGEMENT_URL,
     prometheusUrl,
     configFile: file,
   };
+}
+
+/**
+ * The dead-letter key: 32 bytes as base64 or hex. Parking without one would keep personal data in
+ * the clear, so it does not start.
+ */
+function parseKey(value: string | undefined): Buffer {
+  const help = 'for example: openssl rand -base64 32';
+  if (!value)
+    throw new ConfigError(
+      `ACKTRAIL_DEAD_LETTER_KEY: needed when deadLetters.enabled: parked bodies hold personal data and are stored encrypted (${help})`,
+    );
+  const key = /^[0-9a-f]{64}$/i.test(value)
+    ? Buffer.from(value, 'hex')
+    : Buffer.from(value, 'base64');
+  if (key.length !== 32 || (!/^[0-9a-f]{64}$/i.test(value) && key.toString('base64') !== value))
+    throw new ConfigError(
+      `ACKTRAIL_DEAD_LETTER_KEY: must be 32 bytes, base64 or 64 hex digits (${help})`,
+    );
+  return key;
 }

@@ -1,5 +1,6 @@
-// Routes only: GET /metrics, GET /healthz, GET /readyz, POST /v1/traces, GET /api/events.
-// Wires the collectors, the registry, the journey store, the Celery consumer and the journey API.
+// Routes only: GET /metrics, GET /healthz, GET /readyz, POST /v1/traces, /api/events and
+// /api/dead-letters. Wires the collectors, the registry, the journey store, the Celery consumer,
+// dead-letter parking and the APIs.
 import express from 'express';
 import { Gauge, Registry } from 'prom-client';
 import type { ValidatedConfig } from './config.js';
@@ -19,6 +20,8 @@ import { Coverage } from './receiver/coverage.js';
 import { coverageRouter } from './api/coverage.js';
 import type { QueueLookup } from './collectors/index.js';
 import { readiness } from './readiness.js';
+import { Parking } from './deadletters/index.js';
+import { deadLettersRouter } from './api/dead-letters.js';
 
 const LARGE_EXPOSITION = 1_000_000;
 /** Journey API reads of the pipeline's rows end after this long. */
@@ -84,6 +87,20 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       )
     : null;
   celery?.start();
+  const parking =
+    config.deadLetters.enabled && store
+      ? new Parking(
+          config,
+          store.pool,
+          store.steps,
+          () => store.ready,
+          () => (catalog?.names() ?? []).filter((q) => catalog?.queue(q)?.role === 'dead_letter'),
+          registry,
+          health,
+          log,
+        )
+      : null;
+  parking?.start(store?.whenReady() ?? Promise.resolve());
 
   let accepting = true;
   const app = express();
@@ -108,10 +125,11 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       coverage,
     }),
   );
-  app.use(coverageRouter({ token: config.apiToken, coverage }));
+  const tokens = { read: config.apiToken, operate: config.operatorToken };
+  app.use(coverageRouter({ tokens, coverage }));
   app.use(
     eventsRouter({
-      token: config.apiToken,
+      tokens,
       words: config.journeys.words,
       store,
       pipeline: pools ? new PipelineReader(pools.create(PIPELINE_READ_TIMEOUT_MS), config) : null,
@@ -122,6 +140,19 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
         words: config.journeys.words,
         queues,
       },
+      log,
+    }),
+  );
+
+  app.use(
+    deadLettersRouter({
+      tokens,
+      parking: parking && {
+        store: parking.store,
+        replayer: parking.replayer,
+        ready: () => store?.ready ?? false,
+      },
+      maxMessages: config.deadLetters.replay.maxMessages,
       log,
     }),
   );
@@ -169,6 +200,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       accepting = false;
       if (catalogTimer) clearInterval(catalogTimer);
       await celery?.close();
+      await parking?.close();
       await store?.close();
       await pools?.end();
     },

@@ -2,11 +2,11 @@
 // with the one-line fix for each gap (receiver/coverage.ts). Needs the API token.
 import express from 'express';
 import type { Coverage } from '../receiver/coverage.js';
-import { requireToken } from './auth.js';
+import { requireToken, type Tokens } from './auth.js';
 
-export function coverageRouter(opts: { token: string | null; coverage: Coverage }) {
+export function coverageRouter(opts: { tokens: Tokens; coverage: Coverage }) {
   const router = express.Router();
-  router.get('/api/coverage', requireToken(opts.token), (_req, res) => {
+  router.get('/api/coverage', requireToken(opts.tokens), (_req, res) => {
     res.json(opts.coverage.report());
   });
   return router;

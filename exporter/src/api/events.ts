@@ -14,13 +14,13 @@ import type { JourneyStore } from '../journeys/store/supervisor.js';
 import { STEP_ANOMALIES } from '../journeys/steps.js';
 import { errorMessage, type Logger } from '../log.js';
 import { VERSION } from '../version.js';
-import { requireToken } from './auth.js';
+import { requireToken, type Tokens } from './auth.js';
 
 export const LIST_ANOMALIES = [...STEP_ANOMALIES, 'published_twice', 'stuck_in_outbox'] as const;
 const ID = /^[\x21-\x7e]{1,128}$/;
 
 export interface EventsApiOptions {
-  token: string | null;
+  tokens: Tokens;
   /** The pipeline's words (config journeys.words), served at /api/meta for the dashboard. */
   words: { aggregate: string; done: string };
   store: JourneyStore | null;
@@ -117,7 +117,7 @@ function summaryJson(s: EventSummary) {
 
 export function eventsRouter(opts: EventsApiOptions): express.Router {
   const router = express.Router();
-  router.use('/api', requireToken(opts.token));
+  router.use('/api', requireToken(opts.tokens));
 
   const available = (res: Response): StepQueries | null => {
     if (!opts.store) {

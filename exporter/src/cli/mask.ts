@@ -1,5 +1,5 @@
 // The effective configuration as check-config prints it: tokens, secrets and passwords, and the
-// password inside any URL, replaced by ****.
+// password inside any URL, and key material, replaced by ****.
 const SECRET_KEY = /token|secret|password/i;
 const MASK = '****';
 
@@ -16,6 +16,8 @@ function maskUrl(value: string): string {
 }
 
 export function masked(value: unknown, key = ''): unknown {
+  // Key material (the dead-letter key) is never printed, whatever its key is called.
+  if (Buffer.isBuffer(value)) return MASK;
   if (typeof value === 'string') return SECRET_KEY.test(key) ? MASK : maskUrl(value);
   if (Array.isArray(value)) return value.map((v) => masked(v));
   if (value instanceof RegExp) return value.source;

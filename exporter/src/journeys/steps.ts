@@ -16,7 +16,12 @@ export const CELERY_STAGES = [
   'celery.revoked',
   'celery.rejected',
 ] as const;
-export type Stage = SpanStage | (typeof CELERY_STAGES)[number];
+/**
+ * Steps acktrail writes itself, never taken from a span (the receiver knows only STAGES): an
+ * operator's replay of a parked dead letter (exporter/src/deadletters/).
+ */
+export const OWN_STAGES = ['replay'] as const;
+export type Stage = SpanStage | (typeof CELERY_STAGES)[number] | (typeof OWN_STAGES)[number];
 
 /** Single-step anomalies, stored with the step so that listing them is an index scan. */
 export const STEP_ANOMALIES = [

@@ -15,6 +15,12 @@ export const HEADERS = {
   deadLetterReason: 'x-acktrail-dead-letter-reason',
   aggregateType: 'x-acktrail-aggregate-type',
   aggregateId: 'x-acktrail-aggregate-id',
+  /** Where a message the worker dead-letters itself was published (Spring AMQP's names): a
+   * replay from the dead-letter queue goes back there. */
+  originalExchange: 'x-original-exchange',
+  originalRoutingKey: 'x-original-routingKey',
+  /** Set by acktrail on a replayed dead letter (epoch ms): a new round of attempts. */
+  replayedAt: 'x-acktrail-replayed-at',
 } as const;
 
 /** Declares everything; idempotent, so every process runs it after each (re)connect. */

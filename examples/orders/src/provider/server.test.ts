@@ -77,13 +77,17 @@ test('a 503 is not remembered: the retry with the same key sends', async () => {
   assert.equal(await sentFor('k2'), 1);
 });
 
-test('rejected addresses get a 422 that is remembered', async () => {
+test('rejected addresses get a 422 that is not remembered: the same key sends once the address is fixed', async () => {
   const res = await send('k3', 'x@invalid.example');
   assert.equal(res.status, 422);
   assert.deepEqual(await res.json(), { error: 'invalid address' });
   const again = await send('k3', 'x@invalid.example');
   assert.equal(again.status, 422);
-  assert.equal(again.headers.get('idempotent-replayed'), 'true');
+  assert.equal(again.headers.get('idempotent-replayed'), null);
+  assert.equal(await sentFor('k3'), 0);
+  const fixed = await send('k3', 'x@example.com');
+  assert.equal(fixed.status, 202);
+  assert.equal(await sentFor('k3'), 1);
 });
 
 test('bad requests and bad settings get a 400 that says what is wrong', async () => {

@@ -126,8 +126,10 @@ export function createProviderApp(
     const pending = execute(body.data.to);
     results.set(key, pending);
     const result = await pending;
+    // A 503 is not remembered, nor is a refused address: like Stripe's idempotency, a request
+    // that failed validation stores no result, so the same key works once the address is fixed.
+    if (!result || result.status === 422) results.delete(key);
     if (!result) {
-      results.delete(key);
       res.status(503).json({ error: 'temporarily unavailable' });
       return;
     }

@@ -22,6 +22,14 @@ export async function loadOrder(pool: Pool, orderId: number): Promise<OrderState
 
 export type Verdict = 'sent' | 'retry' | 'failed';
 
+/** A failed order whose dead letter was replayed waits for its notification again. */
+export async function reopenOrder(pool: Pool, orderId: number): Promise<void> {
+  await pool.query(
+    `UPDATE orders SET notification_status = 'pending' WHERE id = $1 AND notification_status = 'failed'`,
+    [orderId],
+  );
+}
+
 /**
  * Records attempt n+1 and, in the same transaction, its consequence: the confirmation row and
  * status 'sent' on success; status 'failed' on a permanent error or the last allowed attempt.
@@ -33,17 +41,22 @@ export async function recordAttempt(
     orderId: number;
     provider: string;
     maxAttempts: number;
+    /** A replayed dead letter's round starts here: only attempts since count against maxAttempts. */
+    roundSince?: Date | null;
     result: ProviderResult;
   },
-): Promise<{ attempt: number; verdict: Verdict }> {
+): Promise<{ attempt: number; inRound: number; verdict: Verdict }> {
   return inTransaction(pool, async (db) => {
     // The order row lock serialises concurrent copies of the same event.
     await db.query('SELECT 1 FROM orders WHERE id = $1 FOR UPDATE', [input.orderId]);
-    const prior = await db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM notification_attempts WHERE event_id = $1',
-      [input.eventId],
+    const prior = await db.query<{ n: number; round: number }>(
+      `SELECT count(*)::int AS n,
+              count(*) FILTER (WHERE $2::timestamptz IS NULL OR created_at >= $2)::int AS round
+         FROM notification_attempts WHERE event_id = $1`,
+      [input.eventId, input.roundSince ?? null],
     );
     const attempt = (prior.rows[0]?.n ?? 0) + 1;
+    const inRound = (prior.rows[0]?.round ?? 0) + 1;
     const { outcome, statusCode, durationMs } = input.result;
     await db.query(
       `INSERT INTO notification_attempts (event_id, attempt, provider, outcome, status_code, duration)
@@ -60,7 +73,7 @@ export async function recordAttempt(
         input.orderId,
       ]);
       verdict = 'sent';
-    } else if (outcome === 'permanent_error' || attempt >= input.maxAttempts) {
+    } else if (outcome === 'permanent_error' || inRound >= input.maxAttempts) {
       await db.query(
         `UPDATE orders SET notification_status = 'failed' WHERE id = $1 AND notification_status = 'pending'`,
         [input.orderId],
@@ -69,6 +82,6 @@ export async function recordAttempt(
     } else {
       verdict = 'retry';
     }
-    return { attempt, verdict };
+    return { attempt, inRound, verdict };
   });
 }

@@ -20,7 +20,7 @@ import { parseOrderEvent } from '../events.js';
 import { coerceError, type Logger } from '../log.js';
 import { exitAfterFlush } from '../tracing.js';
 import { sendConfirmationMail } from './provider-client.js';
-import { loadOrder, recordAttempt } from './results.js';
+import { loadOrder, recordAttempt, reopenOrder } from './results.js';
 import { retryDelayMs } from './retry.js';
 
 export type Settlement = 'sent' | 'already_done' | 'skipped_cancelled' | 'retry' | 'dead_lettered';
@@ -107,6 +107,15 @@ export class Worker {
       log.info('order cancelled; nothing to send');
       return 'skipped_cancelled';
     }
+    // An operator replayed the dead letter after fixing its cause (the seed's procedure): an
+    // order whose notification failed gets a new round of attempts. The provider's idempotency
+    // key still keeps it to one e-mail if the first round did send one.
+    const replayedAt = this.replayedAt(msg);
+    if (replayedAt && order.notification_status === 'failed' && !order.confirmed) {
+      await reopenOrder(this.pool, orderId);
+      order.notification_status = 'pending';
+      log.info('replayed dead letter: a new round of attempts');
+    }
     if (order.confirmed || order.notification_status !== 'pending') {
       log.info(
         { notification_status: order.notification_status },
@@ -129,12 +138,13 @@ export class Worker {
       log.fatal('FAULT: exiting after the provider call, before recording it');
       await exitAfterFlush(1);
     }
-    const { attempt, verdict } = await withResultCommit(() =>
+    const { attempt, inRound, verdict } = await withResultCommit(() =>
       recordAttempt(this.pool, {
         eventId,
         orderId,
         provider: this.config.provider.name,
         maxAttempts: this.config.worker.maxAttempts,
+        roundSince: replayedAt,
         result,
       }),
     );
@@ -147,8 +157,9 @@ export class Worker {
       return 'sent';
     }
     if (verdict === 'retry') {
-      const delay = retryDelayMs(attempt, this.config.worker.retry);
-      await publishConfirmed(pub, '', retryQueue(attempt), msg.content, {
+      // The retry queue and delay follow the attempt within this round (a replay starts a new one).
+      const delay = retryDelayMs(inRound, this.config.worker.retry);
+      await publishConfirmed(pub, '', retryQueue(inRound), msg.content, {
         ...this.carriedProperties(msg, attempt + 1),
         expiration: String(delay),
       });
@@ -175,10 +186,18 @@ export class Worker {
     props.headers = {
       ...(props.headers as Record<string, unknown>),
       [HEADERS.deadLetterReason]: reason,
+      [HEADERS.originalExchange]: msg.fields.exchange,
+      [HEADERS.originalRoutingKey]: msg.fields.routingKey,
     };
     await publishConfirmed(pub, DEAD_LETTER_EXCHANGE, WORK_QUEUE, msg.content, props);
     this.log.warn({ event_id: msg.properties.messageId as unknown, reason }, 'dead-lettered');
     return 'dead_lettered';
+  }
+
+  private replayedAt(msg: ConsumeMessage): Date | null {
+    const headers = (msg.properties.headers ?? {}) as Record<string, unknown>;
+    const at = Number(headers[HEADERS.replayedAt]);
+    return Number.isFinite(at) && at > 0 ? new Date(at) : null;
   }
 
   private attemptOf(msg: ConsumeMessage): number {

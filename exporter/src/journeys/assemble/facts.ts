@@ -46,6 +46,8 @@ export interface JourneyFacts {
   /** Publishes to a dead-letter exchange made by the consumer itself (stage dead_letter). */
   deadLetterSteps: StoredRow[];
   providerCalls: StoredRow[];
+  /** Replays of the parked dead letter by an operator (acktrail's own steps). */
+  replays: StoredRow[];
 }
 
 export type { QueueLookup };
@@ -143,6 +145,7 @@ export function factsOf(steps: StoredRow[], queues: QueueLookup): JourneyFacts {
     retryPublishes: of('retry.publish'),
     deadLetterSteps: of('dead_letter'),
     providerCalls: of('provider.call'),
+    replays: of('replay'),
   };
 }
 

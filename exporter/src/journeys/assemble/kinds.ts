@@ -12,6 +12,7 @@ export const JOURNEY_KINDS = [
   'redelivered',
   'retried',
   'dead_lettered',
+  'replayed',
   'discarded',
   'rejected',
   'unroutable',
@@ -45,6 +46,11 @@ export interface Classified {
   /** The delivery whose fate ended the message's way: dead-lettered, discarded or rejected. */
   end: Delivery | null;
   deadLetter: { reason: string } | null;
+  /**
+   * The last replay of the parked dead letter, by whom and when; `since` says whether it came
+   * after the last dead-lettering (what followed it is the message's way now).
+   */
+  replay: { by: string; at: Date; since: boolean } | null;
   /** When the work was done: the result row, or the ack that ended the last delivery. */
   doneAt: Date | null;
   stuck: boolean;
@@ -87,6 +93,14 @@ export function classify(
   const failed = o.failedStatus !== null && rows?.aggregate?.status === o.failedStatus;
   const deadLettered =
     deadLetterStep !== undefined || end?.fate === 'dead_lettered' || dlq !== null || failed;
+  const replayStep = f.replays.at(-1);
+  const replay = replayStep
+    ? {
+        by: String(replayStep.attrs['acktrail.replay.by'] ?? 'unknown'),
+        at: new Date(replayStep.timeUs / 1000),
+        since: f.deadLetterSteps.every((s) => s.timeUs < replayStep.timeUs),
+      }
+    : null;
   const reason = deadLetterStep
     ? String(deadLetterStep.attrs[ATTR.deadLetterReason] ?? 'unknown')
     : (dlq?.reason ?? end?.reason ?? (failed ? 'failed' : null));
@@ -123,6 +137,7 @@ export function classify(
   if (redeliveries.length > 0) kinds.push('redelivered');
   if (retries > 0) kinds.push('retried');
   if (deadLettered) kinds.push('dead_lettered');
+  if (replay) kinds.push('replayed');
   else if (end?.fate === 'discarded') kinds.push('discarded');
   else if (end?.fate === 'rejected') kinds.push('rejected');
   if (f.unroutable.length > 0) kinds.push('unroutable');
@@ -139,6 +154,7 @@ export function classify(
     retries,
     end,
     deadLetter: deadLettered ? { reason: reason ?? 'unknown' } : null,
+    replay,
     doneAt,
     stuck,
     aggregateMissing,

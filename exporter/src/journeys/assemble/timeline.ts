@@ -49,11 +49,13 @@ function spanEntry(s: StoredRow): Positioned {
         ? String(s.attrs['acktrail.settle.outcome'] ?? '')
         : s.stage === 'dead_letter'
           ? String(s.attrs['acktrail.dead_letter.reason'] ?? '')
-          : s.stage === 'provider.call'
-            ? String(s.attrs['acktrail.provider.outcome'] ?? '')
-            : isPublish(s.stage) && s.attrs['acktrail.publish.outcome'] === 'unroutable'
-              ? 'unroutable'
-              : null;
+          : s.stage === 'replay'
+            ? `by ${String(s.attrs['acktrail.replay.by'] ?? 'unknown')}`
+            : s.stage === 'provider.call'
+              ? String(s.attrs['acktrail.provider.outcome'] ?? '')
+              : isPublish(s.stage) && s.attrs['acktrail.publish.outcome'] === 'unroutable'
+                ? 'unroutable'
+                : null;
   return {
     atUs: s.timeUs,
     endUs: s.timeUs + s.durationUs,

@@ -63,6 +63,15 @@ export function verdictOf(
     parts.push(
       `dead-lettered after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${c.deadLetter.reason}`,
     );
+  }
+  if (c.replay)
+    parts.push(
+      `replayed by ${c.replay.by} at ${clock(c.replay.at)}${c.replay.since ? '' : ', then dead-lettered again'}`,
+    );
+  const replayedAtUs = c.replay?.since ? c.replay.at.getTime() * 1000 : null;
+  // After a replay, what followed it is the message's way now.
+  if (c.deadLetter && !c.replay?.since) {
+    // said above
   } else if (end?.fate === 'discarded') {
     parts.push(
       `discarded: ${end.reason === 'delivery_limit' ? 'past its delivery limit' : 'rejected without requeue'}${where}, which has no dead-letter exchange: the message is gone`,
@@ -78,7 +87,9 @@ export function verdictOf(
         ? ` after ${c.retries} retr${c.retries === 1 ? 'y' : 'ies'}${codes ? ` (provider ${codes})` : ''}`
         : '';
     parts.push(`${words.done} once at ${clock(c.doneAt)}${retries}`);
-  } else if (parts.length === 0) {
+  } else if (replayedAtUs !== null && f.deliveries.every((d) => d.step.timeUs < replayedAtUs)) {
+    parts.push('not yet delivered after the replay');
+  } else if (parts.length === 0 || replayedAtUs !== null) {
     parts.push(
       f.deliveries.length > 0
         ? c.neverAcked

@@ -1,0 +1,287 @@
+// acktrail's side of the dead-letter queues, on a broker connection of its own (deadLetters.url):
+// it consumes each queue, parks every message in the store and acks it only after the commit, so
+// nothing is lost between the queue and the store (a crash before the ack leaves the message in
+// the queue; its redelivery is parked once). While the store is down, messages stay unacked and
+// the consumer waits; a message larger than maxMessageBytes is held unacked (so it stays in the
+// queue) and listed once as too large. Replays publish on a confirm channel of the same connection.
+import { createHash } from 'node:crypto';
+import { serialize } from 'node:v8';
+import amqp, {
+  type Channel,
+  type ChannelModel,
+  type ConfirmChannel,
+  type ConsumeMessage,
+  type Options,
+} from 'amqplib';
+import { backoffMs, sleep } from '../backoff.js';
+import type { ValidatedConfig } from '../config.js';
+import type { Health } from '../health.js';
+import type { Logger } from '../log.js';
+import { errorMessage } from '../log.js';
+import {
+  REPLAY_HEADERS,
+  deathsOf,
+  normaliseReason,
+  propertiesOf,
+  reasonOf,
+  replayTargetOf,
+} from './message.js';
+import type { DeadLetterMetrics } from './metrics.js';
+import { keyId, seal } from './seal.js';
+import type { DeadLetterStore, ParkRow } from './store.js';
+
+export const PART = 'dead_letters';
+const DISCOVER_EVERY_MS = 30_000;
+const ID = /^[\x21-\x7e]{1,128}$/;
+
+type Settings = ValidatedConfig['deadLetters'];
+
+interface Recovering {
+  close(): Promise<void>;
+  on(event: string, listener: (...args: never[]) => void): unknown;
+}
+
+export type PublishOutcome = 'confirmed' | 'unroutable' | 'nacked';
+
+interface Held {
+  ch: Channel;
+  msg: ConsumeMessage;
+  row: ParkRow;
+}
+
+export class DeadLetterBroker {
+  private channel: Channel | null = null;
+  private publisher: ConfirmChannel | null = null;
+  private readonly consuming = new Set<string>();
+  private readonly returned = new Set<string>();
+  private readonly tooLarge = new Map<string, Set<number>>();
+  private pending: Held[] = [];
+  private flushing = false;
+  private conn: Recovering | null = null;
+  private closed = false;
+  private readonly stop = new AbortController();
+  private timer: NodeJS.Timeout | null = null;
+  readonly vhost: string;
+
+  constructor(
+    private readonly settings: Settings,
+    private readonly key: Buffer,
+    private readonly store: DeadLetterStore,
+    private readonly metrics: DeadLetterMetrics,
+    /** Queues of role dead_letter the catalog knows, for allDeadLetterQueues. */
+    private readonly discover: () => string[],
+    private readonly health: Health,
+    private readonly log: Logger,
+  ) {
+    this.vhost = decodeURIComponent(new URL(settings.url!).pathname.slice(1)) || '/';
+    health.register(PART);
+    for (const q of settings.queues) metrics.watch(q.queue);
+  }
+
+  start(): void {
+    const conn = amqp.connect(this.settings.url!, {
+      recovery: {
+        initialDelay: 500,
+        maxDelay: 30_000,
+        initialMaxRetries: Infinity,
+        maxRetries: Infinity,
+        waitForConnect: false,
+        setup: async (model: ChannelModel) => {
+          await this.setup(model);
+        },
+      },
+    }) as unknown as Promise<Recovering>;
+    void conn.then((c) => {
+      this.conn = c;
+      if (this.closed) {
+        void c.close().catch(() => undefined);
+        return;
+      }
+      c.on('disconnect', (err: Error) => {
+        this.lost();
+        this.health.down(PART, err, 'lost the broker connection; reconnecting');
+      });
+      c.on('connect-failed', (err: Error) => {
+        this.health.down(PART, err, 'cannot consume the dead-letter queues; retrying');
+      });
+      c.on('error', (err: Error) => {
+        this.health.error(PART, err, 'dead letters: broker connection error');
+      });
+    });
+    if (this.settings.allDeadLetterQueues) {
+      this.timer = setInterval(() => void this.consumeAll(), DISCOVER_EVERY_MS);
+      this.timer.unref();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.stop.abort();
+    if (this.timer) clearInterval(this.timer);
+    await this.conn?.close().catch(() => undefined);
+  }
+
+  /** The queues being parked now. */
+  queues(): string[] {
+    return [...this.consuming];
+  }
+
+  /**
+   * Publishes a replay with mandatory on the confirm channel; resolves with the broker's answer
+   * (a basic.return arrives before the confirm of the same message).
+   */
+  async publish(
+    exchange: string,
+    routingKey: string,
+    content: Buffer,
+    options: Options.Publish,
+    replayId: string,
+  ): Promise<PublishOutcome> {
+    const ch = this.publisher;
+    if (!ch) throw new Error('not connected to the broker');
+    const confirmed = await new Promise<boolean>((resolve, reject) => {
+      try {
+        ch.publish(exchange, routingKey, content, { ...options, mandatory: true }, (err) => {
+          resolve(err === null || err === undefined);
+        });
+      } catch (err) {
+        reject(err instanceof Error ? err : new Error(String(err)));
+      }
+    });
+    if (this.returned.delete(replayId)) return 'unroutable';
+    return confirmed ? 'confirmed' : 'nacked';
+  }
+
+  private lost(): void {
+    this.channel = null;
+    this.publisher = null;
+    this.consuming.clear();
+    this.tooLarge.clear();
+  }
+
+  private async setup(model: ChannelModel): Promise<void> {
+    if (this.closed) return;
+    this.lost();
+    const ch = await model.createChannel();
+    ch.on('error', (err: Error) => {
+      this.health.error(PART, err, 'dead letters: channel error');
+    });
+    const pub = await model.createConfirmChannel();
+    pub.on('error', (err: Error) => {
+      this.health.error(PART, err, 'dead letters: replay channel error');
+    });
+    pub.on('return', (msg: ConsumeMessage) => {
+      const id = msg.properties.headers?.[REPLAY_HEADERS.id] as unknown;
+      if (typeof id === 'string') this.returned.add(id);
+    });
+    await ch.prefetch(this.settings.prefetch);
+    this.channel = ch;
+    this.publisher = pub;
+    for (const q of this.settings.queues) await this.consume(q.queue);
+    await this.consumeAll();
+    this.health.up(PART);
+    this.log.info({ queues: this.queues() }, 'parking dead letters');
+  }
+
+  private async consumeAll(): Promise<void> {
+    if (!this.settings.allDeadLetterQueues) return;
+    for (const q of this.discover()) {
+      this.metrics.watch(q);
+      await this.consume(q).catch((err: unknown) => {
+        this.health.error(PART, err, `dead letters: cannot consume ${q}`);
+      });
+    }
+  }
+
+  private async consume(queue: string): Promise<void> {
+    const ch = this.channel;
+    if (!ch || this.consuming.has(queue)) return;
+    this.consuming.add(queue);
+    await ch.consume(
+      queue,
+      (msg) => {
+        if (msg) this.receive(ch, queue, msg);
+      },
+      { noAck: false },
+    );
+  }
+
+  private receive(ch: Channel, queue: string, msg: ConsumeMessage): void {
+    const headers = (msg.properties.headers ?? {}) as Record<string, unknown>;
+    const properties = propertiesOf(msg);
+    const packed = serialize({ properties, headers, body: msg.content });
+    const deaths = deathsOf(headers);
+    const { reason, source } = reasonOf(headers, deaths, this.settings.reasonHeaders);
+    const configured = this.settings.queues.find((q) => q.queue === queue)?.replayTo;
+    const messageId = msg.properties.messageId as unknown;
+    const replayedFrom = headers[REPLAY_HEADERS.id];
+    const large = packed.length > this.settings.maxMessageBytes;
+    const row: ParkRow = {
+      vhost: this.vhost,
+      queue,
+      eventId: typeof messageId === 'string' && ID.test(messageId) ? messageId : null,
+      reason: reason.slice(0, 500),
+      reasonSource: source,
+      reasonGroup: normaliseReason(reason),
+      exchange: msg.fields.exchange,
+      routingKey: msg.fields.routingKey,
+      replay: replayTargetOf(headers, deaths, configured),
+      deaths,
+      bodyBytes: msg.content.length,
+      keyId: large ? null : keyId(this.key),
+      sealed: large ? null : seal(this.key, packed, `${this.vhost}/${queue}`),
+      fingerprint: createHash('sha256').update(queue).update(packed).digest('hex'),
+      replayedFrom: typeof replayedFrom === 'string' && ID.test(replayedFrom) ? replayedFrom : null,
+      redelivered: msg.fields.redelivered,
+    };
+    if (large) {
+      // Held unacked: it stays in the queue, listed (once) as too large to park.
+      const held = this.tooLarge.get(queue) ?? new Set<number>();
+      held.add(msg.fields.deliveryTag);
+      this.tooLarge.set(queue, held);
+      this.metrics.tooLarge.set({ queue }, held.size);
+    }
+    this.pending.push({ ch, msg, row });
+    void this.flush();
+  }
+
+  /** Commits what is pending, then acks it (never a too-large one); retries while the store is down. */
+  private async flush(): Promise<void> {
+    if (this.flushing) return;
+    this.flushing = true;
+    let failures = 0;
+    try {
+      while (this.pending.length > 0 && !this.closed) {
+        const batch = this.pending.splice(0, 100);
+        let fresh: boolean[];
+        try {
+          fresh = await this.store.park(batch.map((h) => h.row));
+        } catch (err) {
+          this.pending.unshift(...batch);
+          failures++;
+          this.health.down(PART, err, 'cannot park dead letters (store down?); they stay queued');
+          await sleep(backoffMs(failures), this.stop.signal);
+          continue;
+        }
+        if (failures) this.health.up(PART);
+        failures = 0;
+        for (const [i, { ch, msg, row }] of batch.entries()) {
+          if (row.sealed === null) continue;
+          if (fresh[i])
+            this.metrics.parked.inc({
+              queue: row.queue,
+              reason: this.metrics.reasons.of(row.reasonGroup),
+            });
+          try {
+            if (this.channel === ch) ch.ack(msg);
+          } catch (err) {
+            // The channel closed after the commit: the broker redelivers it, and it is parked once.
+            this.log.debug({ err: errorMessage(err) }, 'dead letter parked but not acked');
+          }
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+}

@@ -1,0 +1,136 @@
+// What a dead-lettered message says about its failure, read from AMQP facts only: the broker's
+// x-death history, the reason headers the config names (an application that dead-letters by
+// itself writes its error there, as Spring AMQP's x-exception-message does), and where a replay
+// should go. Nothing here knows a pipeline's own names.
+import type { ConsumeMessage } from 'amqplib';
+
+export interface Death {
+  queue: string;
+  reason: string;
+  count: number;
+  exchange: string;
+  routingKeys: string[];
+  /** Seconds since the epoch, where the broker said. */
+  time: number | null;
+}
+
+export interface ReplayTarget {
+  exchange: string;
+  routingKey: string;
+  /** What said so: x-death, the x-original-* headers, or the config. */
+  source: 'x-death' | 'headers' | 'config';
+}
+
+const text = (v: unknown, max = 255): string =>
+  (Buffer.isBuffer(v)
+    ? v.toString('utf8')
+    : typeof v === 'string'
+      ? v
+      : typeof v === 'number' || typeof v === 'boolean'
+        ? String(v)
+        : ''
+  ).slice(0, max);
+
+/** x-death, most recent first (as RabbitMQ keeps it), at most 20 entries. */
+export function deathsOf(headers: Record<string, unknown>): Death[] {
+  const raw = headers['x-death'];
+  if (!Array.isArray(raw)) return [];
+  return raw.slice(0, 20).flatMap((d: unknown) => {
+    if (d === null || typeof d !== 'object') return [];
+    const e = d as Record<string, unknown>;
+    const time = e.time as { value?: unknown } | number | undefined;
+    const t = typeof time === 'number' ? time : Number(time?.value);
+    return [
+      {
+        queue: text(e.queue),
+        reason: text(e.reason, 40),
+        count: Number(e.count) || 1,
+        exchange: text(e.exchange),
+        routingKeys: Array.isArray(e['routing-keys'])
+          ? (e['routing-keys'] as unknown[]).slice(0, 10).map((k) => text(k))
+          : [],
+        time: Number.isFinite(t) ? t : null,
+      },
+    ];
+  });
+}
+
+/** The failure's own words: the first reason header present, else x-death's reason. */
+export function reasonOf(
+  headers: Record<string, unknown>,
+  deaths: Death[],
+  reasonHeaders: readonly string[],
+): { reason: string; source: string } {
+  for (const h of reasonHeaders) {
+    const v = headers[h];
+    if (v !== undefined && v !== null && text(v, 500).trim() !== '')
+      return { reason: text(v, 500).trim(), source: h };
+  }
+  const last = deaths[0];
+  if (last) return { reason: last.reason, source: 'x-death' };
+  return { reason: 'unknown', source: 'none' };
+}
+
+/**
+ * The reason with what varies between messages of one cause masked, so that failures group:
+ * e-mail addresses, UUIDs, long hex ids and numbers. "order 1045 not found" and "order 77 not
+ * found" are one group: "order <n> not found".
+ */
+export function normaliseReason(reason: string): string {
+  return reason
+    .slice(0, 500)
+    .replace(/[^\s@<>"']+@[^\s@<>"']+\.[^\s@<>"']+/g, '<address>')
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
+    .replace(/\b[0-9a-f]{16,}\b/gi, '<id>')
+    .replace(/\d+(\.\d+)?/g, '<n>')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 200);
+}
+
+/**
+ * Where a replay publishes the message: the config's replayTo for its queue; else the
+ * x-original-exchange / x-original-routingKey headers that an application writes when it
+ * dead-letters a message itself (Spring AMQP's convention); else the exchange and first routing
+ * key of x-death's most recent entry (the broker's record of where the message was published
+ * before it died). null: nothing says, and the message cannot be replayed until config does.
+ */
+export function replayTargetOf(
+  headers: Record<string, unknown>,
+  deaths: Death[],
+  configured: { exchange: string; routingKey: string } | undefined,
+): ReplayTarget | null {
+  if (configured) return { ...configured, source: 'config' };
+  const ex = headers['x-original-exchange'];
+  const rk = headers['x-original-routingKey'];
+  if (ex !== undefined && rk !== undefined)
+    return { exchange: text(ex), routingKey: text(rk), source: 'headers' };
+  const last = deaths[0];
+  if (last?.routingKeys[0] !== undefined)
+    return { exchange: last.exchange, routingKey: last.routingKeys[0], source: 'x-death' };
+  return null;
+}
+
+/** Headers that describe the last death: a replayed copy starts without them. */
+export const DEATH_HEADERS = [
+  'x-death',
+  'x-first-death-exchange',
+  'x-first-death-queue',
+  'x-first-death-reason',
+  'x-last-death-exchange',
+  'x-last-death-queue',
+  'x-last-death-reason',
+];
+
+/** Headers acktrail writes on a replayed copy. */
+export const REPLAY_HEADERS = {
+  id: 'x-acktrail-replay-id',
+  by: 'x-acktrail-replayed-by',
+  at: 'x-acktrail-replayed-at',
+} as const;
+
+/** Properties as stored (sealed) and published again; headers are kept apart. */
+export function propertiesOf(msg: ConsumeMessage): Record<string, unknown> {
+  const { headers: _h, ...rest } = msg.properties;
+  return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+}

@@ -1,0 +1,87 @@
+// Metrics of parking, replay and discard (docs/metrics.md "Dead letters"). Queue labels are the
+// configured dead-letter queues; the reason label is the masked reason group, capped.
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { BoundedLabel } from '../labels.js';
+
+const MAX_REASONS = 50;
+
+export class DeadLetterMetrics {
+  readonly parked: Counter<'queue' | 'reason'>;
+  readonly parkedNow: Gauge<'queue'>;
+  readonly oldestAge: Gauge<'queue'>;
+  readonly tooLarge: Gauge<'queue'>;
+  readonly replays: Counter<'queue' | 'outcome'>;
+  readonly discards: Counter<'queue'>;
+  readonly reasons: BoundedLabel;
+  private oldest = new Map<string, number>();
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.reasons = new BoundedLabel(MAX_REASONS, { registry, label: 'dead_letter_reason' });
+    this.parked = new Counter({
+      name: 'acktrail_dead_letters_parked_total',
+      help: 'Dead letters taken from their queue into the store, by queue and masked reason.',
+      labelNames: ['queue', 'reason'],
+      registers,
+    });
+    this.parkedNow = new Gauge({
+      name: 'acktrail_dead_letters_parked',
+      help: 'Dead letters parked now (neither replayed nor discarded), by queue.',
+      labelNames: ['queue'],
+      registers,
+    });
+    const oldest = this.oldest;
+    this.oldestAge = new Gauge({
+      name: 'acktrail_dead_letters_oldest_parked_age_seconds',
+      help: 'Age of the oldest dead letter parked now, by queue; 0 when none.',
+      labelNames: ['queue'],
+      registers,
+      collect() {
+        const now = Date.now();
+        for (const [queue, at] of oldest) this.set({ queue }, at ? (now - at) / 1000 : 0);
+      },
+    });
+    this.tooLarge = new Gauge({
+      name: 'acktrail_dead_letters_too_large',
+      help: 'Dead letters too large to park, held unacknowledged in their queue, by queue.',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.replays = new Counter({
+      name: 'acktrail_dead_letter_replays_total',
+      help: 'Replays of parked dead letters, by queue and outcome (confirmed, unroutable, nacked, error).',
+      labelNames: ['queue', 'outcome'],
+      registers,
+    });
+    this.discards = new Counter({
+      name: 'acktrail_dead_letter_discards_total',
+      help: 'Parked dead letters discarded by an operator, by queue.',
+      labelNames: ['queue'],
+      registers,
+    });
+  }
+
+  /** A queue is known: its series exist at 0 before anything happens. */
+  watch(queue: string): void {
+    if (this.oldest.has(queue)) return;
+    this.oldest.set(queue, 0);
+    this.parkedNow.set({ queue }, 0);
+    this.tooLarge.set({ queue }, 0);
+    this.discards.inc({ queue }, 0);
+    for (const outcome of ['confirmed', 'unroutable', 'nacked', 'error'])
+      this.replays.inc({ queue, outcome }, 0);
+  }
+
+  /** What the store says is parked now. */
+  setParked(rows: { queue: string; count: number; oldest: Date }[]): void {
+    for (const q of this.oldest.keys()) {
+      this.oldest.set(q, 0);
+      this.parkedNow.set({ queue: q }, 0);
+    }
+    for (const r of rows) {
+      if (!this.oldest.has(r.queue)) continue;
+      this.oldest.set(r.queue, r.oldest.getTime());
+      this.parkedNow.set({ queue: r.queue }, r.count);
+    }
+  }
+}

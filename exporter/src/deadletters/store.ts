@@ -1,0 +1,395 @@
+// SQL of the dead-letter store (migrations/003_dead_letters.sql): parking, triage, the state
+// changes of replay and discard, and the audit log. Every statement is parameterised; every list
+// is bounded.
+import type pg from 'pg';
+
+export const STATES = ['parked', 'replaying', 'replayed', 'discarded', 'too_large'] as const;
+export type State = (typeof STATES)[number];
+
+export interface ParkRow {
+  vhost: string;
+  queue: string;
+  eventId: string | null;
+  reason: string;
+  reasonSource: string;
+  reasonGroup: string;
+  exchange: string;
+  routingKey: string;
+  replay: { exchange: string; routingKey: string; source: string } | null;
+  deaths: unknown[];
+  bodyBytes: number;
+  keyId: string | null;
+  sealed: Buffer | null;
+  fingerprint: string;
+  /** The replay this message came back from, where its headers say. */
+  replayedFrom: string | null;
+  /** A redelivered message may already be parked (committed, then not acked): parked once. */
+  redelivered: boolean;
+}
+
+export interface DeadLetter {
+  id: string;
+  vhost: string;
+  queue: string;
+  eventId: string | null;
+  parkedAt: string;
+  expiresAt: string;
+  state: State;
+  stateAt: string;
+  reason: string;
+  reasonSource: string;
+  reasonGroup: string;
+  exchange: string;
+  routingKey: string;
+  replayTo: { exchange: string; routingKey: string; source: string } | null;
+  deaths: unknown[];
+  bodyBytes: number;
+  lastError: string | null;
+  replays: number;
+}
+
+export interface Group {
+  queue: string;
+  reasonGroup: string;
+  count: number;
+  firstSeen: string;
+  lastSeen: string;
+  examples: string[];
+}
+
+export interface AuditEntry {
+  id: string;
+  at: string;
+  actor: string;
+  action: string;
+  deadLetterId: string | null;
+  eventId: string | null;
+  queue: string | null;
+  outcome: string;
+  detail: string | null;
+}
+
+const COLUMNS = `id::text, vhost, queue, event_id, parked_at, expires_at, state, state_at, reason,
+  reason_source, reason_group, exchange, routing_key, replay_exchange, replay_routing_key,
+  replay_source, deaths, body_bytes, last_error, replays`;
+
+interface Row {
+  id: string;
+  vhost: string;
+  queue: string;
+  event_id: string | null;
+  parked_at: Date;
+  expires_at: Date;
+  state: State;
+  state_at: Date;
+  reason: string;
+  reason_source: string;
+  reason_group: string;
+  exchange: string;
+  routing_key: string;
+  replay_exchange: string | null;
+  replay_routing_key: string | null;
+  replay_source: string | null;
+  deaths: unknown[];
+  body_bytes: number;
+  last_error: string | null;
+  replays: number;
+}
+
+const toDeadLetter = (r: Row): DeadLetter => ({
+  id: r.id,
+  vhost: r.vhost,
+  queue: r.queue,
+  eventId: r.event_id,
+  parkedAt: r.parked_at.toISOString(),
+  expiresAt: r.expires_at.toISOString(),
+  state: r.state,
+  stateAt: r.state_at.toISOString(),
+  reason: r.reason,
+  reasonSource: r.reason_source,
+  reasonGroup: r.reason_group,
+  exchange: r.exchange,
+  routingKey: r.routing_key,
+  replayTo:
+    r.replay_exchange !== null && r.replay_routing_key !== null
+      ? {
+          exchange: r.replay_exchange,
+          routingKey: r.replay_routing_key,
+          source: r.replay_source ?? 'unknown',
+        }
+      : null,
+  deaths: r.deaths,
+  bodyBytes: r.body_bytes,
+  lastError: r.last_error,
+  replays: r.replays,
+});
+
+export class DeadLetterStore {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly retentionDays: number,
+  ) {}
+
+  /**
+   * Parks messages in one transaction; resolves once they are committed, with whether each row
+   * was new (a redelivered copy of a parked message, or a too-large one listed before, is not).
+   */
+  async park(rows: ParkRow[]): Promise<boolean[]> {
+    const client = await this.pool.connect();
+    const parked: boolean[] = [];
+    try {
+      await client.query('BEGIN');
+      for (const r of rows) {
+        const res = await client.query(
+          `INSERT INTO dead_letters (vhost, queue, event_id, expires_at, state, reason, reason_source,
+             reason_group, exchange, routing_key, replay_exchange, replay_routing_key, replay_source,
+             deaths, body_bytes, key_id, sealed, fingerprint, replayed_from)
+           SELECT $1, $2, $3, now() + make_interval(days => $4), $5, $6, $7, $8, $9, $10, $11, $12,
+                  $13, $14, $15, $16, $17, $18, $19
+            WHERE NOT ($20 AND EXISTS (SELECT 1 FROM dead_letters
+                    WHERE vhost = $1 AND queue = $2 AND fingerprint = $18
+                      AND state IN ('parked', 'replaying', 'too_large')))`,
+          [
+            r.vhost,
+            r.queue,
+            r.eventId,
+            this.retentionDays,
+            r.sealed ? 'parked' : 'too_large',
+            r.reason,
+            r.reasonSource,
+            r.reasonGroup,
+            r.exchange,
+            r.routingKey,
+            r.replay?.exchange ?? null,
+            r.replay?.routingKey ?? null,
+            r.replay?.source ?? null,
+            JSON.stringify(r.deaths),
+            r.bodyBytes,
+            r.keyId,
+            r.sealed,
+            r.fingerprint,
+            r.replayedFrom,
+            r.redelivered || !r.sealed,
+          ],
+        );
+        parked.push((res.rowCount ?? 0) > 0);
+      }
+      await client.query('COMMIT');
+      return parked;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Failure groups of what is parked now, largest first. */
+  async groups(limit: number): Promise<Group[]> {
+    const res = await this.pool.query<{
+      queue: string;
+      reason_group: string;
+      count: number;
+      first_seen: Date;
+      last_seen: Date;
+      examples: (string | null)[] | null;
+    }>(
+      `SELECT queue, reason_group, count(*)::int AS count, min(parked_at) AS first_seen,
+              max(parked_at) AS last_seen,
+              (array_agg(event_id ORDER BY parked_at DESC) FILTER (WHERE event_id IS NOT NULL))[1:3] AS examples
+         FROM dead_letters WHERE state = 'parked'
+        GROUP BY queue, reason_group ORDER BY count(*) DESC, max(parked_at) DESC LIMIT $1`,
+      [limit],
+    );
+    return res.rows.map((r) => ({
+      queue: r.queue,
+      reasonGroup: r.reason_group,
+      count: r.count,
+      firstSeen: r.first_seen.toISOString(),
+      lastSeen: r.last_seen.toISOString(),
+      examples: (r.examples ?? []).filter((e): e is string => e !== null),
+    }));
+  }
+
+  /** Messages, newest first, filtered by queue, reason group, state and event; keyset by id. */
+  async list(
+    filter: {
+      queue?: string;
+      reasonGroup?: string;
+      state?: State;
+      eventId?: string;
+      beforeId?: string;
+    },
+    limit: number,
+  ): Promise<DeadLetter[]> {
+    const res = await this.pool.query<Row>(
+      `SELECT ${COLUMNS} FROM dead_letters
+        WHERE ($1::text IS NULL OR queue = $1) AND ($2::text IS NULL OR reason_group = $2)
+          AND ($3::text IS NULL OR state = $3) AND ($4::text IS NULL OR event_id = $4)
+          AND ($5::bigint IS NULL OR id < $5)
+        ORDER BY id DESC LIMIT $6`,
+      [
+        filter.queue ?? null,
+        filter.reasonGroup ?? null,
+        filter.state ?? null,
+        filter.eventId ?? null,
+        filter.beforeId ?? null,
+        limit,
+      ],
+    );
+    return res.rows.map(toDeadLetter);
+  }
+
+  /** Ids of the parked messages of a group, oldest first. */
+  async groupIds(queue: string, reasonGroup: string, limit: number): Promise<string[]> {
+    const res = await this.pool.query<{ id: string }>(
+      `SELECT id::text FROM dead_letters WHERE state = 'parked' AND queue = $1 AND reason_group = $2
+        ORDER BY id LIMIT $3`,
+      [queue, reasonGroup, limit],
+    );
+    return res.rows.map((r) => r.id);
+  }
+
+  async get(id: string): Promise<DeadLetter | null> {
+    const res = await this.pool.query<Row>(`SELECT ${COLUMNS} FROM dead_letters WHERE id = $1`, [
+      id,
+    ]);
+    return res.rows[0] ? toDeadLetter(res.rows[0]) : null;
+  }
+
+  async sealed(id: string): Promise<{ keyId: string; sealed: Buffer; queue: string } | null> {
+    const res = await this.pool.query<{ key_id: string; sealed: Buffer; queue: string }>(
+      'SELECT key_id, sealed, queue FROM dead_letters WHERE id = $1 AND sealed IS NOT NULL',
+      [id],
+    );
+    const r = res.rows[0];
+    return r ? { keyId: r.key_id, sealed: r.sealed, queue: r.queue } : null;
+  }
+
+  /**
+   * Takes a parked message for a replay: only one caller gets it, however many ask at once (the
+   * row's state changes under its lock). null: it is not parked (any more).
+   */
+  async claim(id: string): Promise<(DeadLetter & { keyId: string; sealed: Buffer }) | null> {
+    const res = await this.pool.query<Row & { key_id: string; sealed: Buffer }>(
+      `UPDATE dead_letters SET state = 'replaying', state_at = now()
+        WHERE id = $1 AND state = 'parked'
+        RETURNING ${COLUMNS}, key_id, sealed`,
+      [id],
+    );
+    const r = res.rows[0];
+    return r ? { ...toDeadLetter(r), keyId: r.key_id, sealed: r.sealed } : null;
+  }
+
+  /** The broker confirmed the replay. */
+  async replayed(id: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE dead_letters SET state = 'replayed', state_at = now(), replays = replays + 1,
+              last_error = NULL WHERE id = $1 AND state = 'replaying'`,
+      [id],
+    );
+  }
+
+  /** The replay failed: parked again, with the error. */
+  async replayFailed(id: string, error: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE dead_letters SET state = 'parked', state_at = now(), last_error = $2
+        WHERE id = $1 AND state = 'replaying'`,
+      [id, error.slice(0, 500)],
+    );
+  }
+
+  /** Discards parked messages; returns those that were parked (and now are not). */
+  async discard(ids: string[]): Promise<DeadLetter[]> {
+    const res = await this.pool.query<Row>(
+      `UPDATE dead_letters SET state = 'discarded', state_at = now(), sealed = NULL
+        WHERE id = ANY($1::bigint[]) AND state = 'parked' RETURNING ${COLUMNS}`,
+      [ids],
+    );
+    return res.rows.map(toDeadLetter);
+  }
+
+  /** How many of these replays came back to a dead-letter queue since `sinceMs`. */
+  async failedAgain(replayIds: string[], sinceMs: number): Promise<number> {
+    const res = await this.pool.query<{ n: number }>(
+      `SELECT count(DISTINCT replayed_from)::int AS n FROM dead_letters
+        WHERE replayed_from = ANY($1::text[]) AND parked_at >= $2`,
+      [replayIds, new Date(sinceMs)],
+    );
+    return res.rows[0]?.n ?? 0;
+  }
+
+  async audit(e: Omit<AuditEntry, 'id' | 'at'>): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO dead_letter_audit (actor, action, dead_letter_id, event_id, queue, outcome, detail)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [
+        e.actor,
+        e.action,
+        e.deadLetterId,
+        e.eventId,
+        e.queue,
+        e.outcome,
+        e.detail?.slice(0, 500) ?? null,
+      ],
+    );
+  }
+
+  async auditLog(filter: { beforeId?: string; eventId?: string }, limit: number) {
+    const res = await this.pool.query<{
+      id: string;
+      at: Date;
+      actor: string;
+      action: string;
+      dead_letter_id: string | null;
+      event_id: string | null;
+      queue: string | null;
+      outcome: string;
+      detail: string | null;
+    }>(
+      `SELECT id::text, at, actor, action, dead_letter_id::text, event_id, queue, outcome, detail
+         FROM dead_letter_audit
+        WHERE ($1::bigint IS NULL OR id < $1) AND ($2::text IS NULL OR event_id = $2)
+        ORDER BY id DESC LIMIT $3`,
+      [filter.beforeId ?? null, filter.eventId ?? null, limit],
+    );
+    return res.rows.map((r): AuditEntry => ({
+      id: r.id,
+      at: r.at.toISOString(),
+      actor: r.actor,
+      action: r.action,
+      deadLetterId: r.dead_letter_id,
+      eventId: r.event_id,
+      queue: r.queue,
+      outcome: r.outcome,
+      detail: r.detail,
+    }));
+  }
+
+  /** Parked now and the oldest parked time, per queue (for the gauges). */
+  async parkedNow(): Promise<{ queue: string; count: number; oldest: Date }[]> {
+    const res = await this.pool.query<{ queue: string; count: number; oldest: Date }>(
+      `SELECT queue, count(*)::int AS count, min(parked_at) AS oldest
+         FROM dead_letters WHERE state = 'parked' GROUP BY queue`,
+    );
+    return res.rows;
+  }
+
+  /**
+   * Retention, and replays interrupted by a crash: a row left `replaying` for long goes back to
+   * parked with a warning (it may have been published: its journey says).
+   */
+  async maintain(): Promise<{ expired: number; interrupted: number }> {
+    const expired = await this.pool.query('DELETE FROM dead_letters WHERE expires_at < now()');
+    await this.pool.query(
+      'DELETE FROM dead_letter_audit WHERE at < now() - make_interval(days => $1)',
+      [this.retentionDays],
+    );
+    const interrupted = await this.pool.query(
+      `UPDATE dead_letters SET state = 'parked', state_at = now(),
+              last_error = 'a replay was interrupted; it may have been published: check its journey'
+        WHERE state = 'replaying' AND state_at < now() - interval '10 minutes'`,
+    );
+    return { expired: expired.rowCount ?? 0, interrupted: interrupted.rowCount ?? 0 };
+  }
+}

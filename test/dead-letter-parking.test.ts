@@ -1,0 +1,260 @@
+// Parking dead letters (exporter/src/deadletters/): every message of a dead-letter queue ends in
+// the store exactly once, whatever happens to the exporter or the store on the way. Real broker,
+// real PostgreSQL; the dead letters are made by the broker itself (a work queue whose messages
+// expire at once into its dead-letter exchange), so they carry the broker's own x-death.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import amqp from 'amqplib';
+import pg from 'pg';
+import {
+  createTestDatabase,
+  createTestVhost,
+  management,
+  waitFor,
+  type TestDatabase,
+  type TestVhost,
+} from '@acktrail/orders-example/testing';
+import { TestExporter, startExporterProcess } from '@acktrail/exporter/testing';
+import { TcpGate } from '../exporter/src/testing/tcp-gate.js';
+
+const KEY = randomBytes(32).toString('base64');
+const OPERATOR = 'operator-token-for-parking-tests';
+const READER = 'reader-token-for-parking-tests';
+const DLQ = 'jobs.dlq';
+
+let vhost: TestVhost;
+let store: TestDatabase;
+let db: pg.Client;
+
+before(async () => {
+  vhost = await createTestVhost();
+  store = await createTestDatabase('acktrail_test', false);
+  db = new pg.Client({ connectionString: store.url });
+  await db.connect();
+  const conn = await amqp.connect(vhost.url);
+  const ch = await conn.createChannel();
+  await ch.assertExchange('jobs', 'direct', { durable: true });
+  await ch.assertExchange('jobs.dlx', 'fanout', { durable: true });
+  await ch.assertQueue(DLQ, { durable: true });
+  await ch.bindQueue(DLQ, 'jobs.dlx', '');
+  // Every message expires on arrival: the broker dead-letters it, with x-death.
+  await ch.assertQueue('jobs.work', {
+    durable: true,
+    arguments: { 'x-message-ttl': 0, 'x-dead-letter-exchange': 'jobs.dlx' },
+  });
+  await ch.bindQueue('jobs.work', 'jobs', 'job');
+  await conn.close();
+});
+
+after(async () => {
+  await db.end();
+  await store.drop();
+  await vhost.drop();
+});
+
+const config = (over: Record<string, unknown> = {}) => ({
+  rabbitmq: { enabled: false },
+  deadLetters: { enabled: true, url: vhost.url, queues: [{ queue: DLQ }], ...over },
+});
+const env = (storeUrl = store.url) => ({
+  ACKTRAIL_DATABASE_URL: storeUrl,
+  ACKTRAIL_DEAD_LETTER_KEY: KEY,
+  ACKTRAIL_API_TOKEN: READER,
+  ACKTRAIL_OPERATOR_TOKEN: OPERATOR,
+});
+
+async function inProcess(e: Record<string, string>, c: unknown) {
+  const exporter = await TestExporter.start(e, c);
+  await exporter.exporter.ready;
+  return exporter;
+}
+
+/** Sends messages through the expiring work queue; resolves once the DLQ holds `expected`. */
+async function deadLetter(ids: string[], body: (id: string) => Buffer, expected: number) {
+  const conn = await amqp.connect(vhost.url);
+  const ch = await conn.createConfirmChannel();
+  for (const id of ids)
+    ch.publish('jobs', 'job', body(id), {
+      messageId: id,
+      persistent: true,
+      headers: { 'x-app-note': 'kept' },
+    });
+  await ch.waitForConfirms();
+  await conn.close();
+  await waitFor(`${expected} messages in ${DLQ}`, async () => (await depth()) === expected);
+}
+
+/** Ready and unacknowledged messages of the DLQ, from the management API. */
+async function depth(): Promise<number> {
+  const q = (await management(
+    `/queues/${encodeURIComponent(vhost.name)}/${encodeURIComponent(DLQ)}`,
+  )) as { messages?: number };
+  return q.messages ?? -1;
+}
+
+const ready = async () => {
+  const conn = await amqp.connect(vhost.url);
+  try {
+    return (await (await conn.createChannel()).checkQueue(DLQ)).messageCount;
+  } finally {
+    await conn.close();
+  }
+};
+
+const parked = async (prefix: string) =>
+  (
+    await db.query<{ event_id: string; n: number }>(
+      `SELECT event_id, count(*)::int AS n FROM dead_letters WHERE event_id LIKE $1 || '%'
+        GROUP BY event_id`,
+      [prefix],
+    )
+  ).rows;
+
+test('kill -9 mid-way: every dead letter is parked exactly once, none is lost', async () => {
+  const ids = Array.from({ length: 400 }, (_, i) => `kill-${String(i).padStart(3, '0')}`);
+  await deadLetter(
+    ids,
+    (id) => Buffer.from(JSON.stringify({ id, email: `${id}@example.com` })),
+    400,
+  );
+
+  const first = await startExporterProcess(env(), config({ prefetch: 5 }));
+  await waitFor('some dead letters parked', async () => (await parked('kill-')).length >= 20);
+  await first.proc.kill();
+  const afterKill = await parked('kill-');
+  assert.ok(afterKill.length < 400, `killed mid-way (${afterKill.length} parked)`);
+  // Nothing is lost: what is not parked is back in the queue.
+  await waitFor('the unacked messages back in the queue', async () => {
+    const left = await ready();
+    return left + (await parked('kill-')).length >= 400;
+  });
+
+  const second = await startExporterProcess(env(), config({ prefetch: 5 }));
+  try {
+    await waitFor('the queue drained', async () => (await ready()) === 0 && (await depth()) === 0);
+    const rows = await parked('kill-');
+    assert.deepEqual(rows.map((r) => r.event_id).sort(), ids, 'every message parked');
+    assert.deepEqual(
+      rows.filter((r) => r.n > 1),
+      [],
+      'a message committed but not acked before the kill is parked once',
+    );
+  } finally {
+    await second.proc.stop();
+  }
+});
+
+test('store down: dead letters stay in the queue until it is back, then are parked', async () => {
+  const gate = await TcpGate.start(5432);
+  const viaGate = new URL(store.url);
+  viaGate.port = String(gate.port);
+  const exporter = await inProcess(env(viaGate.toString()), config());
+  try {
+    gate.shut();
+    const ids = Array.from({ length: 20 }, (_, i) => `down-${i}`);
+    await deadLetter(ids, (id) => Buffer.from(id), 20);
+    await waitFor('parking reported down', async () => {
+      const r = (await (await fetch(`${exporter.url}/readyz`)).json()) as {
+        parts: { part: string; up: boolean | null }[];
+      };
+      return r.parts.some((p) => p.part === 'dead_letters' && p.up === false);
+    });
+    assert.equal((await parked('down-')).length, 0);
+    assert.equal(await depth(), 20, 'all still in the queue (ready or held unacked)');
+
+    gate.reopen();
+    await waitFor(
+      'parked after the store came back',
+      async () => (await parked('down-')).length === 20,
+    );
+    await waitFor('the queue drained', async () => (await ready()) === 0 && (await depth()) === 0);
+    assert.deepEqual(
+      (await parked('down-')).filter((r) => r.n > 1),
+      [],
+    );
+  } finally {
+    await exporter.close();
+    await gate.close();
+  }
+});
+
+test('sealed at rest; a too-large message stays in the queue, listed once; bodies for operators only', async () => {
+  const exporter = await inProcess(env(), config({ maxMessageBytes: 4096 }));
+  try {
+    await deadLetter(
+      ['seal-1', 'seal-2', 'seal-big'],
+      (id) =>
+        Buffer.from(
+          JSON.stringify({
+            id,
+            email: 'private.person@example.com',
+            pad: id === 'seal-big' ? 'x'.repeat(10_000) : '',
+          }),
+        ),
+      1, // the exporter parks the others as they come
+    );
+    await waitFor('two parked, one too large', async () => {
+      const r = await db.query<{ state: string; n: number }>(
+        `SELECT state, count(*)::int AS n FROM dead_letters WHERE event_id LIKE 'seal-%' GROUP BY state ORDER BY state`,
+      );
+      return (
+        JSON.stringify(r.rows) ===
+        JSON.stringify([
+          { state: 'parked', n: 2 },
+          { state: 'too_large', n: 1 },
+        ])
+      );
+    });
+    assert.equal(await depth(), 1, 'the large one stays in the queue');
+    const scrape = await exporter.scrape();
+    assert.equal(scrape.value('acktrail_dead_letters_too_large', { queue: DLQ }), 1);
+
+    const raw = await db.query<{
+      sealed: Buffer | null;
+      deaths: { reason: string; queue: string }[];
+      reason: string;
+    }>(`SELECT sealed, deaths, reason FROM dead_letters WHERE event_id = 'seal-1'`);
+    const row = raw.rows[0]!;
+    assert.ok(
+      row.sealed && !row.sealed.includes('private.person'),
+      'the body is not stored in the clear',
+    );
+    assert.equal(row.deaths[0]!.reason, 'expired');
+    assert.equal(row.deaths[0]!.queue, 'jobs.work');
+
+    const list = (await (
+      await fetch(`${exporter.url}/api/dead-letters?event_id=seal-1`, {
+        headers: { authorization: `Bearer ${READER}` },
+      })
+    ).json()) as { deadLetters: { id: string; replayTo: unknown; reason: string }[] };
+    const one = list.deadLetters[0]!;
+    assert.deepEqual(one.replayTo, { exchange: 'jobs', routingKey: 'job', source: 'x-death' });
+    const asReader = (await (
+      await fetch(`${exporter.url}/api/dead-letters/${one.id}`, {
+        headers: { authorization: `Bearer ${READER}` },
+      })
+    ).json()) as { content: unknown };
+    assert.equal(asReader.content, null, 'a reader sees no body');
+    const asOperator = (await (
+      await fetch(`${exporter.url}/api/dead-letters/${one.id}`, {
+        headers: { authorization: `Bearer ${OPERATOR}` },
+      })
+    ).json()) as {
+      content: {
+        body: { text: string };
+        headers: Record<string, unknown>;
+        properties: { messageId: string };
+      };
+    };
+    assert.match(asOperator.content.body.text, /private\.person@example\.com/);
+    assert.equal(asOperator.content.headers['x-app-note'], 'kept');
+    assert.equal(asOperator.content.properties.messageId, 'seal-1');
+  } finally {
+    await exporter.close();
+  }
+  await waitFor(
+    'the large one back to ready once acktrail let go',
+    async () => (await ready()) === 1,
+  );
+});
