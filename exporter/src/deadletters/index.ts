@@ -36,7 +36,16 @@ export class Parking {
     const metrics = new DeadLetterMetrics(registry);
     this.store = new DeadLetterStore(pool, s.retentionDays);
     this.broker = new DeadLetterBroker(s, key, this.store, metrics, discover, health, log);
-    this.replayer = new Replayer(this.store, this.broker, key, steps, metrics, s.replay, log);
+    this.replayer = new Replayer(
+      this.store,
+      this.broker,
+      key,
+      steps,
+      metrics,
+      s.replay,
+      s.reasonHeaders,
+      log,
+    );
     const refresh = async () => {
       if (!this.ready()) return;
       try {

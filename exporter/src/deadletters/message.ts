@@ -113,6 +113,8 @@ export function replayTargetOf(
 
 /** Headers that describe the last death: a replayed copy starts without them. */
 export const DEATH_HEADERS = [
+  'x-original-exchange',
+  'x-original-routingKey',
   'x-death',
   'x-first-death-exchange',
   'x-first-death-queue',

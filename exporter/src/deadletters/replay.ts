@@ -69,6 +69,8 @@ export class Replayer {
     private readonly steps: StepStore | null,
     private readonly metrics: DeadLetterMetrics,
     private readonly settings: Settings,
+    /** Headers that described the last failure (the reason headers): a replay starts without. */
+    private readonly failureHeaders: readonly string[],
     private readonly log: Logger,
   ) {}
 
@@ -134,7 +136,8 @@ export class Replayer {
       const spanId = randomBytes(8).toString('hex');
       const headers = Object.fromEntries(
         Object.entries(message.headers).filter(
-          ([k]) => !DEATH_HEADERS.includes(k) && k !== 'tracestate',
+          ([k]) =>
+            !DEATH_HEADERS.includes(k) && !this.failureHeaders.includes(k) && k !== 'tracestate',
         ),
       );
       const outcome = await this.broker.publish(

@@ -125,6 +125,19 @@ export class TestPipeline {
     return (await res.json()) as { requests: number; sent: number; sent_for_key?: number };
   }
 
+  /** Changes how the running provider fails (its /admin/settings). */
+  async providerSettings(patch: Record<string, unknown>): Promise<void> {
+    const res = await fetch(`${this.providerUrl}/admin/settings`, {
+      method: 'PUT',
+      headers: {
+        authorization: `Bearer ${this.baseEnv.PROVIDER_ADMIN_TOKEN ?? ''}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(patch),
+    });
+    if (!res.ok) throw new Error(`provider settings: ${res.status} ${await res.text()}`);
+  }
+
   /** Ready-message count and consumer count, straight from the broker (no stats delay). */
   async queue(name: string): Promise<{ messageCount: number; consumerCount: number }> {
     const conn = await amqp.connect(this.vhost.url);

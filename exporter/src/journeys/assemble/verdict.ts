@@ -58,7 +58,12 @@ export function verdictOf(
     parts.push(
       `${words.aggregate}${aggregateId ? ` ${aggregateId}` : ''} no longer exists (database restored to an earlier point?)`,
     );
-  const attempts = Math.max(c.retries + 1, rows?.attempts.length ?? 0);
+  // Attempts until the dead-lettering: after a replay, the ones since belong to its new round.
+  const replayedAt = c.replay?.since ? c.replay.at : null;
+  const attempts =
+    replayedAt && rows?.attempts.length
+      ? Math.max(1, rows.attempts.filter((a) => a.createdAt < replayedAt).length)
+      : Math.max(c.retries + 1, rows?.attempts.length ?? 0);
   if (c.deadLetter) {
     parts.push(
       `dead-lettered after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${c.deadLetter.reason}`,
