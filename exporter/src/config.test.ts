@@ -155,3 +155,63 @@ test('the exporter exits with code 2 and names the key', async () => {
     },
   );
 });
+
+test('dead-letter parking refuses to start without its key, its broker URL, a store or its queues', () => {
+  const parking = file(
+    'parking.yaml',
+    'deadLetters:\n  enabled: true\n  url: amqp://parker:secret@127.0.0.1:5672/%2F\n  queues: [{ queue: jobs.dlq }]\n',
+  );
+  const store = { ACKTRAIL_DATABASE_URL: 'postgres://a@127.0.0.1/db', ACKTRAIL_CONFIG: parking };
+  assert.match(
+    errorOf(() => loadConfig(store)),
+    /ACKTRAIL_DEAD_LETTER_KEY: needed when deadLetters.enabled.*encrypted/,
+  );
+  assert.match(
+    errorOf(() => loadConfig({ ...store, ACKTRAIL_DEAD_LETTER_KEY: 'c2hvcnQ=' })),
+    /ACKTRAIL_DEAD_LETTER_KEY: must be 32 bytes/,
+  );
+  const key = Buffer.alloc(32, 7);
+  const ok = loadConfig({ ...store, ACKTRAIL_DEAD_LETTER_KEY: key.toString('base64') });
+  assert.ok(ok.deadLetterKey?.equals(key));
+  assert.ok(
+    loadConfig({ ...store, ACKTRAIL_DEAD_LETTER_KEY: key.toString('hex') }).deadLetterKey?.equals(
+      key,
+    ),
+  );
+  assert.match(
+    errorOf(() =>
+      loadConfig({ ACKTRAIL_CONFIG: parking, ACKTRAIL_DEAD_LETTER_KEY: key.toString('hex') }),
+    ),
+    /deadLetters.enabled: parked dead letters live in the journey store/,
+  );
+  const noUrl = file(
+    'parking-no-url.yaml',
+    'deadLetters:\n  enabled: true\n  queues: [{ queue: q }]\n',
+  );
+  assert.match(
+    errorOf(() =>
+      loadConfig({
+        ...store,
+        ACKTRAIL_CONFIG: noUrl,
+        ACKTRAIL_DEAD_LETTER_KEY: key.toString('hex'),
+      }),
+    ),
+    /deadLetters.url: needed/,
+  );
+  const noQueues = file(
+    'parking-no-queues.yaml',
+    'deadLetters:\n  enabled: true\n  url: amqp://p:s@127.0.0.1:5672/%2F\n',
+  );
+  assert.match(
+    errorOf(() =>
+      loadConfig({
+        ...store,
+        ACKTRAIL_CONFIG: noQueues,
+        ACKTRAIL_DEAD_LETTER_KEY: key.toString('hex'),
+      }),
+    ),
+    /deadLetters.queues: name the dead-letter queues/,
+  );
+  // Off (the default), no key is asked for.
+  assert.equal(loadConfig({}).deadLetterKey, null);
+});

@@ -296,6 +296,68 @@ describe('dead_lettered: into a dead-letter exchange', () => {
   });
 });
 
+/** The step acktrail writes itself when an operator replays the parked dead letter. */
+const replayStep = (at: number, by: string): StoredRow => ({
+  eventId: EVENT,
+  timeUs: (T + at) * 1000,
+  durationUs: 0,
+  stage: 'replay',
+  service: 'acktrail',
+  traceId: 'f'.repeat(32),
+  spanId: 'e'.repeat(16),
+  parentSpanId: null,
+  name: 'replay from payments.dlq',
+  status: 'ok',
+  statusMessage: null,
+  aggregateType: null,
+  aggregateId: null,
+  anomaly: null,
+  attrs: { 'acktrail.replay.by': by, 'acktrail.replay.queue': 'payments.dlq' },
+});
+const withReplay = (spans: ReceivedSpan[], replay: StoredRow, after: ReceivedSpan[]): Journey =>
+  assemble(EVENT, [...stored(spans), replay, ...stored(after)], null, {
+    nowMs: T + 60_000,
+    stuckAfterSeconds: 60,
+    unackedAfterSeconds: 30,
+    failedStatus: null,
+    words: { aggregate: 'payment', done: 'captured' },
+    queues: (q) => QUEUES[q] ?? null,
+  });
+
+describe('replayed: an operator replayed the parked dead letter', () => {
+  const dead = [span(stock.publish(0)), span(stock.deliver(10, 'payments.capture', REJECT))];
+  test('stock spans: replayed, then delivered and acked', () => {
+    const j = withReplay(dead, replayStep(500, 'operator (alice)'), [
+      span(stock.deliver(510, 'payments.capture', 'ack')),
+    ]);
+    assert.deepEqual(j.kinds, ['dead_lettered', 'replayed']);
+    assert.equal(
+      j.verdict,
+      'dead-lettered after 1 attempt: rejected; replayed by operator (alice) at 12:00:00; captured once at 12:00:00',
+    );
+  });
+  test('stock spans: replayed, not delivered yet', () => {
+    const j = withReplay(dead, replayStep(500, 'operator'), []);
+    assert.match(
+      j.verdict,
+      /replayed by operator at 12:00:00; not yet delivered after the replay$/,
+    );
+  });
+  test('stock spans: replayed and rejected again', () => {
+    const j = withReplay(dead, replayStep(500, 'operator'), [
+      span(stock.deliver(510, 'payments.capture', REJECT)),
+    ]);
+    assert.match(j.verdict, /replayed by operator at 12:00:00, then dead-lettered again$/);
+  });
+  test('a span cannot claim to be a replay: only acktrail writes that step', () => {
+    const forged = normalise(span(ours.step(5, 'replay', { 'acktrail.replay.by': 'mallory' })), {
+      fromUs: 0,
+      toUs: Number.MAX_SAFE_INTEGER,
+    });
+    assert.ok(forged.kind !== 'steps' || forged.steps.every((s) => s.stage !== 'replay'));
+  });
+});
+
 describe('discarded: rejected where nothing catches it, the message is gone', () => {
   test('stock spans: rejected on a queue without a dead-letter exchange', () => {
     const j = journey([

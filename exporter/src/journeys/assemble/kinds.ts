@@ -98,7 +98,9 @@ export function classify(
     ? {
         by: String(replayStep.attrs['acktrail.replay.by'] ?? 'unknown'),
         at: new Date(replayStep.timeUs / 1000),
-        since: f.deadLetterSteps.every((s) => s.timeUs < replayStep.timeUs),
+        since:
+          f.deadLetterSteps.every((s) => s.timeUs < replayStep.timeUs) &&
+          !d.some((x) => x.step.timeUs > replayStep.timeUs && x.fate === 'dead_lettered'),
       }
     : null;
   const reason = deadLetterStep
