@@ -2,7 +2,7 @@
 // sends a reader without a signed-in session (lib/session.ts) to /signin, unless the dashboard
 // runs with DASHBOARD_AUTH=none. The data layer checks the session again (lib/access.ts).
 import { NextResponse, type NextRequest } from 'next/server';
-import { authSettings, config as settings } from './lib/config';
+import { authSettings, config as settings, sessionKey } from './lib/config';
 import { contentSecurityPolicy } from './lib/csp';
 import { SESSION_COOKIE, validSession } from './lib/session';
 
@@ -13,7 +13,7 @@ function signedIn(req: NextRequest): boolean {
   const auth = authSettings();
   if (auth.mode === 'none') return true;
   if (PUBLIC.includes(req.nextUrl.pathname)) return true;
-  return validSession(auth.secret, req.cookies.get(SESSION_COOKIE)?.value);
+  return validSession(sessionKey(auth), req.cookies.get(SESSION_COOKIE)?.value);
 }
 
 export default function proxy(req: NextRequest) {

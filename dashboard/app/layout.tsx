@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import { cookies } from 'next/headers';
-import { authSettings } from '@/lib/config';
-import { SESSION_COOKIE, validSession } from '@/lib/session';
+import { authSettings, sessionKey } from '@/lib/config';
+import { SESSION_COOKIE, readSession } from '@/lib/session';
 import { readTheme } from '@/lib/theme';
 import { SearchBox } from '@/ui/search/SearchBox';
 import { ThemeSelect } from '@/ui/theme/ThemeSelect';
@@ -17,7 +17,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   const theme = await readTheme();
   const auth = authSettings();
   const session = (await cookies()).get(SESSION_COOKIE)?.value;
-  const signedIn = auth.mode === 'secret' && validSession(auth.secret, session);
+  const signedIn = readSession(sessionKey(auth), session);
   return (
     <html lang="en" data-theme={theme}>
       <body>
@@ -30,13 +30,21 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           </a>
           <SearchBox />
           <nav aria-label="Views">
+            <a href="/dead-letters">Dead letters</a>
             <a href="/coverage">Coverage</a>
           </nav>
           <ThemeSelect initial={theme} />
           {signedIn ? (
             <form method="post" action="/signout" className="signout">
+              {signedIn.role === 'operator' ? (
+                <span className="badge warn" data-testid="operator">
+                  operator{signedIn.name ? ` ${signedIn.name}` : ''}
+                </span>
+              ) : null}
               <button type="submit">Sign out</button>
             </form>
+          ) : auth.mode === 'none' && auth.operatorSecret ? (
+            <a href="/signin">Operator sign-in</a>
           ) : null}
         </header>
         <main id="main">{children}</main>

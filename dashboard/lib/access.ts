@@ -1,14 +1,28 @@
 // Access checked again where the data is read, not only in proxy.ts: a page, a component or a
-// route that reaches the exporter or Prometheus without a valid session gets nothing.
+// route that reaches the exporter or Prometheus without a valid session gets nothing; what only
+// operators may see or do checks the operator role here.
 import 'server-only';
 import { cookies } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { authSettings } from './config';
-import { SESSION_COOKIE, validSession } from './session';
+import { authSettings, sessionKey } from './config';
+import { SESSION_COOKIE, readSession, type Session } from './session';
+
+/** The signed-in session; with DASHBOARD_AUTH=none, a viewer unless an operator signed in. */
+export async function currentSession(): Promise<Session | null> {
+  const auth = authSettings();
+  const session = readSession(sessionKey(auth), (await cookies()).get(SESSION_COOKIE)?.value);
+  if (session) return session;
+  return auth.mode === 'none' ? { role: 'viewer', name: null } : null;
+}
 
 /** Returns when the reader may see the data; sends them to sign in otherwise. */
-export async function requireReader(): Promise<void> {
-  const auth = authSettings();
-  if (auth.mode === 'none') return;
-  if (!validSession(auth.secret, (await cookies()).get(SESSION_COOKIE)?.value)) redirect('/signin');
+export async function requireReader(): Promise<Session> {
+  const session = await currentSession();
+  if (!session) redirect('/signin');
+  return session;
+}
+
+/** Whether the signed-in reader is an operator. */
+export async function isOperator(): Promise<boolean> {
+  return (await currentSession())?.role === 'operator';
 }

@@ -1,7 +1,14 @@
 // Reads of the exporter's journey API, on the server, with the token. Every outcome is a value:
 // pages show not-found, bad input and "exporter unreachable" states, never a stack trace.
 import 'server-only';
-import type { CoverageReport, Journey } from './types';
+import type {
+  AuditEntry,
+  CoverageReport,
+  DeadLetter,
+  DeadLetterGroup,
+  Journey,
+  ReplayJob,
+} from './types';
 import { config } from './config';
 import { requireReader } from './access';
 
@@ -18,6 +25,7 @@ export type Result<T> =
   | { kind: 'ok'; value: T }
   | { kind: 'not_found'; message: string }
   | { kind: 'bad_request'; message: string }
+  | { kind: 'refused'; status: number; message: string }
   | { kind: 'down'; message: string };
 
 /** A read of journeys: only for a signed-in reader (checked here, not only in proxy.ts). */
@@ -26,12 +34,21 @@ async function get<T>(path: string): Promise<Result<T>> {
   return fetchApi<T>(path);
 }
 
-/** A read of the exporter, with the dashboard's token. */
-async function fetchApi<T>(path: string): Promise<Result<T>> {
+/** A request to the exporter, with the dashboard's token (the operator's, when given). */
+async function fetchApi<T>(
+  path: string,
+  init: { token?: string; body?: unknown; actor?: string | null } = {},
+): Promise<Result<T>> {
   let res: Response;
   try {
     res = await fetch(`${config.apiUrl}${path}`, {
-      headers: { authorization: `Bearer ${config.apiToken}` },
+      method: init.body === undefined ? 'GET' : 'POST',
+      headers: {
+        authorization: `Bearer ${init.token ?? config.apiToken}`,
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(init.actor ? { 'x-acktrail-actor': init.actor } : {}),
+      },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
       cache: 'no-store',
       signal: AbortSignal.timeout(config.timeoutMs),
     });
@@ -45,6 +62,8 @@ async function fetchApi<T>(path: string): Promise<Result<T>> {
   if (res.status === 400) return { kind: 'bad_request', message };
   if (res.status === 401)
     return { kind: 'down', message: `the exporter refused the dashboard's token: ${message}` };
+  if (res.status === 403 || res.status === 409 || res.status === 502)
+    return { kind: 'refused', status: res.status, message };
   return { kind: 'down', message };
 }
 
@@ -84,3 +103,43 @@ export const getCoverage = () => get<CoverageReport>('/api/coverage');
 export function traceLink(traceId: string): string | null {
   return config.traceUiUrl ? config.traceUiUrl.replace('{traceId}', traceId) : null;
 }
+
+// Dead letters (docs/api.md "Dead letters"). Operators read with the operator token, which lets
+// the exporter add a message's headers and body; everyone else with the read token.
+
+async function asReader<T>(path: string): Promise<Result<T>> {
+  const session = await requireReader();
+  return fetchApi<T>(path, session.role === 'operator' ? { token: config.operatorToken } : {});
+}
+
+export const getDeadLetterGroups = () =>
+  asReader<{ groups: (DeadLetterGroup & { id: string })[] }>('/api/dead-letters/groups');
+
+export const listDeadLetters = (params: Record<string, string>) =>
+  asReader<{ deadLetters: DeadLetter[]; next: string | null }>(
+    `/api/dead-letters?${new URLSearchParams(params).toString()}`,
+  );
+
+export interface DeadLetterContent {
+  properties: Record<string, unknown>;
+  headers: Record<string, unknown>;
+  body: { text: string } | { base64: string };
+}
+
+export const getDeadLetter = (id: string) =>
+  asReader<DeadLetter & { groupId: string; content: DeadLetterContent | null }>(
+    `/api/dead-letters/${encodeURIComponent(id)}`,
+  );
+
+export const getAudit = (params: Record<string, string>) =>
+  asReader<{ entries: AuditEntry[]; next: string | null }>(
+    `/api/dead-letters/audit?${new URLSearchParams(params).toString()}`,
+  );
+
+export const listJobs = () => asReader<{ jobs: ReplayJob[] }>('/api/dead-letters/jobs');
+export const getJob = (id: string) =>
+  asReader<ReplayJob>(`/api/dead-letters/jobs/${encodeURIComponent(id)}`);
+
+/** A change made by an operator (the caller checked the role), named for the audit log. */
+export const operate = <T>(path: string, body: unknown, actor: string | null) =>
+  fetchApi<T>(path, { token: config.operatorToken, body, actor });

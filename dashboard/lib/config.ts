@@ -21,8 +21,14 @@ function seconds(name: string, fallback: number): number {
   return n;
 }
 
-/** Who may read: everyone signed in with DASHBOARD_SECRET, or (DASHBOARD_AUTH=none) anyone. */
-export type Auth = { mode: 'secret'; secret: string } | { mode: 'none' };
+/**
+ * Who may read: everyone signed in with DASHBOARD_SECRET, or (DASHBOARD_AUTH=none) anyone. Who may
+ * act on dead letters (see bodies, replay, discard): whoever signed in with
+ * DASHBOARD_OPERATOR_SECRET; without one, nobody.
+ */
+export type Auth =
+  | { mode: 'secret'; secret: string; operatorSecret: string | null }
+  | { mode: 'none'; operatorSecret: string | null };
 
 /** Values published in this repository's examples: never a secret anyone should run with. */
 const EXAMPLE_VALUE = /change-?me/i;
@@ -44,7 +50,8 @@ export function authSettings(): Auth {
     throw new Error(
       `DASHBOARD_AUTH must be "secret" (the default) or "none", got ${JSON.stringify(mode)}`,
     );
-  if (mode === 'none') return (auth = { mode: 'none' });
+  const operatorSecret = checkedOperatorSecret(secret);
+  if (mode === 'none') return (auth = { mode: 'none', operatorSecret });
   if (!secret)
     throw new Error(
       'DASHBOARD_SECRET is not set: the dashboard shows order data and does not start open. Set DASHBOARD_SECRET (16 or more characters, e.g. `openssl rand -hex 24`), or DASHBOARD_AUTH=none on a machine of your own.',
@@ -55,7 +62,26 @@ export function authSettings(): Auth {
     throw new Error(
       'DASHBOARD_SECRET is an example value from the docs; choose a secret of your own',
     );
-  return (auth = { mode: 'secret', secret });
+  return (auth = { mode: 'secret', secret, operatorSecret });
+}
+
+function checkedOperatorSecret(viewerSecret: string): string | null {
+  const value = process.env.DASHBOARD_OPERATOR_SECRET ?? '';
+  if (!value) return null;
+  if (value.length < MIN_SECRET)
+    throw new Error(`DASHBOARD_OPERATOR_SECRET must be at least ${MIN_SECRET} characters`);
+  if (EXAMPLE_VALUE.test(value))
+    throw new Error(
+      'DASHBOARD_OPERATOR_SECRET is an example value from the docs; choose a secret of your own',
+    );
+  if (value === viewerSecret)
+    throw new Error('DASHBOARD_OPERATOR_SECRET must differ from DASHBOARD_SECRET');
+  return value;
+}
+
+/** The key that signs session cookies: the reader secret, or the operator's when there is none. */
+export function sessionKey(a: Auth): string | null {
+  return a.mode === 'secret' ? a.secret : a.operatorSecret;
 }
 
 function flag(name: string): boolean {
@@ -69,6 +95,8 @@ export const config = {
   /** The acktrail exporter, whose /api/events the dashboard reads. */
   apiUrl: url('ACKTRAIL_API_URL', 'http://127.0.0.1:9470')!,
   apiToken: process.env.ACKTRAIL_API_TOKEN ?? '',
+  /** The exporter's operator token: dead-letter bodies, replay and discard, for operators only. */
+  operatorToken: process.env.ACKTRAIL_OPERATOR_TOKEN ?? '',
   /**
    * Behind a TLS-terminating proxy that sets X-Forwarded-For and X-Forwarded-Proto: the session
    * cookie is Secure when the proxy says https, and sign-in attempts are counted per client

@@ -1,2 +1,11 @@
 // The journey API's answers (docs/api.md), as the exporter defines them.
-export type { CoverageReport, Journey, TimelineEntry } from '@acktrail/exporter';
+export type {
+  AuditEntry,
+  CoverageReport,
+  DeadLetter,
+  DeadLetterGroup,
+  Journey,
+  ReplayJob,
+  ReplayResult,
+  TimelineEntry,
+} from '@acktrail/exporter';

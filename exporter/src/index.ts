@@ -6,3 +6,5 @@ export { VERSION } from './version.js';
 export type { Journey } from './api/types.js';
 export type { JourneyKind, TimelineEntry } from './journeys/assemble/assemble.js';
 export type { CoverageReport, CoverageRow, CoverageGap } from './receiver/coverage.js';
+export type { DeadLetter, Group as DeadLetterGroup, AuditEntry } from './deadletters/store.js';
+export type { Job as ReplayJob, ReplayResult } from './deadletters/replay.js';

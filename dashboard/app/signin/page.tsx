@@ -1,4 +1,6 @@
-// Sign-in: one field, the dashboard secret (DASHBOARD_SECRET); `npm run demo` prints it.
+// Sign-in: the dashboard secret (DASHBOARD_SECRET), or the operator secret
+// (DASHBOARD_OPERATOR_SECRET) with a name for the audit log; `npm run demo` prints both.
+import { authSettings } from '@/lib/config';
 import { safeNext } from '@/lib/session';
 
 export default async function SignIn({
@@ -7,6 +9,7 @@ export default async function SignIn({
   searchParams: Promise<{ next?: string; error?: string }>;
 }) {
   const { next, error } = await searchParams;
+  const operators = authSettings().operatorSecret !== null;
   const message =
     error === 'slow'
       ? 'Too many attempts: wait a few minutes, then try again.'
@@ -16,7 +19,10 @@ export default async function SignIn({
   return (
     <section>
       <h1>Sign in</h1>
-      <p className="muted">Journeys are not public: enter the dashboard secret.</p>
+      <p className="muted">
+        Journeys are not public: enter the dashboard secret
+        {operators ? ', or the operator secret to act on dead letters' : ''}.
+      </p>
       {message ? (
         <p className="banner" role="alert">
           {message}
@@ -33,6 +39,12 @@ export default async function SignIn({
           required
           autoFocus
         />
+        {operators ? (
+          <>
+            <label htmlFor="name">Your name (operators; kept in the audit log)</label>
+            <input id="name" name="name" maxLength={40} autoComplete="username" />
+          </>
+        ) : null}
         <button type="submit">Sign in</button>
       </form>
     </section>

@@ -50,7 +50,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         <SearchBox autoFocus />
       </section>
     );
-  if (result.kind === 'down')
+  if (result.kind !== 'ok')
     return <DownBanner what="The acktrail exporter" message={result.message} />;
   const j = result.value;
   return (

@@ -1,16 +1,19 @@
-// POST /signin/submit: checks the secret, sets the HttpOnly, SameSite=Strict session cookie (Secure
+// POST /signin/submit: checks the secret (the reader's, or the operator's, who may also give a
+// name for the audit log), sets the HttpOnly, SameSite=Strict session cookie (Secure
 // behind a trusted TLS proxy) and goes back to where the user was headed. Refused from another
 // site's page; failed attempts are rate-limited per client and in all (lib/ratelimit.ts).
 import { NextResponse, type NextRequest } from 'next/server';
-import { authSettings } from '@/lib/config';
+import { authSettings, sessionKey } from '@/lib/config';
 import { recordFailure, retryAfterSeconds } from '@/lib/ratelimit';
 import { clientAddress, crossSite, overHttps } from '@/lib/request';
 import {
+  NAME,
   SESSION_COOKIE,
   SESSION_SECONDS,
   newSession,
   safeNext,
   secretMatches,
+  type Role,
 } from '@/lib/session';
 
 /** Longer than any secret: the form field is not read past it. */
@@ -34,7 +37,9 @@ export async function POST(req: NextRequest) {
   const nextField = form.get('next');
   const next = safeNext(typeof nextField === 'string' ? nextField : null);
   const auth = authSettings();
-  if (auth.mode === 'none') return seeOther(next);
+  const key = sessionKey(auth);
+  // With DASHBOARD_AUTH=none only an operator signs in; readers need not.
+  if (!key) return seeOther(next);
   const client = clientAddress(req);
   const wait = retryAfterSeconds(client);
   if (wait > 0) {
@@ -42,16 +47,24 @@ export async function POST(req: NextRequest) {
     res.headers.set('retry-after', String(wait));
     return res;
   }
-  if (
-    typeof given !== 'string' ||
-    given.length > MAX_SECRET ||
-    !secretMatches(auth.secret, given)
-  ) {
+  const typed = typeof given === 'string' && given.length <= MAX_SECRET ? given : null;
+  const role: Role | null =
+    typed !== null && auth.operatorSecret && secretMatches(auth.operatorSecret, typed)
+      ? 'operator'
+      : typed !== null && auth.mode === 'secret' && secretMatches(auth.secret, typed)
+        ? 'viewer'
+        : null;
+  if (!role) {
     recordFailure(client);
     return back('1', next);
   }
+  const nameField = form.get('name');
+  const name =
+    role === 'operator' && typeof nameField === 'string' && NAME.test(nameField.trim())
+      ? nameField.trim()
+      : null;
   const res = seeOther(next);
-  res.cookies.set(SESSION_COOKIE, newSession(auth.secret), {
+  res.cookies.set(SESSION_COOKIE, newSession(key, { role, name }), {
     httpOnly: true,
     sameSite: 'strict',
     secure: overHttps(req),

@@ -1,0 +1,121 @@
+// /dead-letters/group/{id}: the parked messages of one failure group, each linking to itself and
+// its journey; operators replay a selection or the whole group, or discard with a reason.
+import { isOperator } from '@/lib/access';
+import { listDeadLetters } from '@/lib/api';
+import { NoData } from '@/ui/deadletters/ParkingOff';
+import { STATE_BADGE, flash, when } from '@/ui/deadletters/format';
+
+export const dynamic = 'force-dynamic';
+
+export default async function Group({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<{ done?: string; n?: string; error?: string }>;
+}) {
+  const { id } = await params;
+  const { done, n, error } = await searchParams;
+  const [result, operator] = await Promise.all([
+    listDeadLetters({ group: id, state: 'parked', limit: '500' }),
+    isOperator(),
+  ]);
+  if (result.kind !== 'ok') return <NoData result={result} />;
+  const rows = result.value.deadLetters;
+  const first = rows[0];
+  const message = flash(done, n);
+  return (
+    <section>
+      <h1>
+        {first ? (
+          <>
+            <code>{first.queue}</code>: {first.reasonGroup}
+          </>
+        ) : (
+          'Nothing parked in this group'
+        )}
+      </h1>
+      <p>
+        <a href="/dead-letters">All groups</a>
+      </p>
+      {message ? (
+        <p className="banner" role="status">
+          {message}
+        </p>
+      ) : null}
+      {error ? (
+        <p className="banner" role="alert">
+          {error.slice(0, 300)}
+        </p>
+      ) : null}
+      {rows.length > 0 ? (
+        <form method="post" action="/dead-letters/replay">
+          <input type="hidden" name="group" value={id} />
+          <table data-testid="messages">
+            <thead>
+              <tr>
+                {operator ? <th scope="col">Select</th> : null}
+                <th scope="col">Message</th>
+                <th scope="col">Event</th>
+                <th scope="col">Parked</th>
+                <th scope="col">State</th>
+                <th scope="col">Last replay error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((d) => (
+                <tr key={d.id}>
+                  {operator ? (
+                    <td>
+                      <input
+                        type="checkbox"
+                        name="ids"
+                        value={d.id}
+                        aria-label={`select ${d.id}`}
+                      />
+                    </td>
+                  ) : null}
+                  <td>
+                    <a href={`/dead-letters/${d.id}`}>#{d.id}</a>
+                  </td>
+                  <td>
+                    {d.eventId ? (
+                      <a href={`/events/${encodeURIComponent(d.eventId)}`}>
+                        <code>{d.eventId}</code>
+                      </a>
+                    ) : (
+                      <span className="muted">no message id</span>
+                    )}
+                  </td>
+                  <td>{when(d.parkedAt)}</td>
+                  <td>
+                    <span className={`badge ${STATE_BADGE[d.state] ?? ''}`}>{d.state}</span>
+                  </td>
+                  <td>{d.lastError ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {operator ? (
+            <p>
+              <button type="submit" name="scope" value="selected">
+                Replay selected
+              </button>{' '}
+              <button type="submit" name="scope" value="group" data-testid="replay-group">
+                Replay the whole group
+              </button>
+            </p>
+          ) : null}
+        </form>
+      ) : null}
+      {operator && rows.length > 0 ? (
+        <form method="post" action="/dead-letters/discard" className="search">
+          <input type="hidden" name="group" value={id} />
+          <label htmlFor="reason">Discard the whole group, because</label>
+          <input id="reason" name="reason" required maxLength={500} />
+          <button type="submit">Discard</button>
+        </form>
+      ) : null}
+    </section>
+  );
+}

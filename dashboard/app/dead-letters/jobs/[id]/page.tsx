@@ -1,0 +1,81 @@
+// /dead-letters/jobs/{id}: a bulk replay's progress, refreshed while it runs, and why it ended.
+import { notFound } from 'next/navigation';
+import { isOperator } from '@/lib/access';
+import { getJob } from '@/lib/api';
+import { NoData } from '@/ui/deadletters/ParkingOff';
+import { RefreshWhile } from '@/ui/deadletters/RefreshWhile';
+import { flash, when } from '@/ui/deadletters/format';
+
+export const dynamic = 'force-dynamic';
+
+export default async function JobPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<{ done?: string }>;
+}) {
+  const { id } = await params;
+  const { done } = await searchParams;
+  const [result, operator] = await Promise.all([getJob(id), isOperator()]);
+  if (result.kind === 'not_found' && !/parking is off/.test(result.message)) notFound();
+  if (result.kind !== 'ok') return <NoData result={result} />;
+  const j = result.value;
+  const message = flash(done, undefined);
+  return (
+    <section>
+      <RefreshWhile running={j.state === 'running'} />
+      <h1>Bulk replay</h1>
+      <p>
+        <a href="/dead-letters">All groups</a>
+      </p>
+      {message ? (
+        <p className="banner" role="status">
+          {message}
+        </p>
+      ) : null}
+      <p data-testid="job-state">
+        <strong>{j.state}</strong>: {j.done} of {j.total} done, {j.replayed} replayed, {j.failed}{' '}
+        not sent, {j.failedAgain} dead-lettered again
+      </p>
+      <progress max={j.total} value={j.done} aria-label="replayed so far" />
+      {j.stopReason ? (
+        <p className="banner" role="alert" data-testid="stop-reason">
+          Stopped: {j.stopReason}
+        </p>
+      ) : null}
+      <p className="muted">
+        Started {when(j.startedAt)} by {j.actor}
+        {j.finishedAt ? `, ended ${when(j.finishedAt)}` : ''}.
+      </p>
+      {operator && j.state === 'running' ? (
+        <form method="post" action={`/dead-letters/jobs/${j.id}/stop`}>
+          <button type="submit">Stop</button>
+        </form>
+      ) : null}
+      <h2>Latest results</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Message</th>
+            <th scope="col">Event</th>
+            <th scope="col">Outcome</th>
+            <th scope="col">Detail</th>
+          </tr>
+        </thead>
+        <tbody>
+          {j.results.map((r) => (
+            <tr key={r.id}>
+              <td>
+                <a href={`/dead-letters/${r.id}`}>#{r.id}</a>
+              </td>
+              <td>{r.eventId ? <code>{r.eventId}</code> : ''}</td>
+              <td>{r.outcome}</td>
+              <td>{r.detail ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,74 @@
+// /dead-letters: parked dead letters grouped by queue and masked reason, largest group first,
+// with the latest bulk replays; each group opens its messages.
+import { getDeadLetterGroups, listJobs } from '@/lib/api';
+import { NoData } from '@/ui/deadletters/ParkingOff';
+import { when } from '@/ui/deadletters/format';
+
+export const dynamic = 'force-dynamic';
+
+export default async function DeadLetters() {
+  const [groups, jobs] = await Promise.all([getDeadLetterGroups(), listJobs()]);
+  if (groups.kind !== 'ok') return <NoData result={groups} />;
+  return (
+    <section>
+      <h1>Dead letters</h1>
+      <p className="muted">
+        Parked dead letters by queue and reason (ids, numbers and addresses masked).{' '}
+        <a href="/dead-letters/audit">Audit log</a>
+      </p>
+      {groups.value.groups.length === 0 ? (
+        <p data-testid="no-dead-letters">Nothing is parked.</p>
+      ) : (
+        <table data-testid="groups">
+          <thead>
+            <tr>
+              <th scope="col">Queue</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Messages</th>
+              <th scope="col">First seen</th>
+              <th scope="col">Last seen</th>
+              <th scope="col">Examples</th>
+            </tr>
+          </thead>
+          <tbody>
+            {groups.value.groups.map((g) => (
+              <tr key={g.id}>
+                <td>
+                  <code>{g.queue}</code>
+                </td>
+                <td>
+                  <a href={`/dead-letters/group/${g.id}`}>{g.reasonGroup}</a>
+                </td>
+                <td>{g.count}</td>
+                <td>{when(g.firstSeen)}</td>
+                <td>{when(g.lastSeen)}</td>
+                <td>
+                  {g.examples.map((e) => (
+                    <a key={e} href={`/events/${encodeURIComponent(e)}`} className="badge">
+                      {e.slice(0, 8)}
+                    </a>
+                  ))}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {jobs.kind === 'ok' && jobs.value.jobs.length > 0 ? (
+        <>
+          <h2>Bulk replays on this exporter</h2>
+          <ul>
+            {jobs.value.jobs.map((j) => (
+              <li key={j.id}>
+                <a href={`/dead-letters/jobs/${j.id}`}>
+                  {when(j.startedAt)}: {j.state}, {j.done} of {j.total}
+                </a>{' '}
+                by {j.actor}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </section>
+  );
+}
