@@ -26,6 +26,7 @@ import {
   reasonOf,
   replayTargetOf,
 } from './message.js';
+import { scrub } from '../journeys/store/scrub.js';
 import type { DeadLetterMetrics } from './metrics.js';
 import { keyId, seal } from './seal.js';
 import type { DeadLetterStore, ParkRow } from './store.js';
@@ -210,8 +211,17 @@ export class DeadLetterBroker {
     const headers = (msg.properties.headers ?? {}) as Record<string, unknown>;
     const properties = propertiesOf(msg);
     const packed = serialize({ properties, headers, body: msg.content });
-    const deaths = deathsOf(headers);
-    const { reason, source } = reasonOf(headers, deaths, this.settings.reasonHeaders);
+    // What is stored in the clear is scrubbed as journey steps are: bounded, e-mail addresses
+    // masked, no NUL (the whole message, unmasked, is in the sealed part for operators).
+    const deaths = deathsOf(headers).map((d) => ({
+      ...d,
+      queue: scrub(d.queue),
+      exchange: scrub(d.exchange),
+      routingKeys: d.routingKeys.map(scrub),
+    }));
+    const raw = reasonOf(headers, deaths, this.settings.reasonHeaders);
+    const reason = scrub(raw.reason);
+    const source = scrub(raw.source);
     const configured = this.settings.queues.find((q) => q.queue === queue)?.replayTo;
     const messageId = msg.properties.messageId as unknown;
     const replayedFrom = headers[REPLAY_HEADERS.id];
@@ -220,11 +230,11 @@ export class DeadLetterBroker {
       vhost: this.vhost,
       queue,
       eventId: typeof messageId === 'string' && ID.test(messageId) ? messageId : null,
-      reason: reason.slice(0, 500),
+      reason,
       reasonSource: source,
       reasonGroup: normaliseReason(reason),
-      exchange: msg.fields.exchange,
-      routingKey: msg.fields.routingKey,
+      exchange: scrub(msg.fields.exchange),
+      routingKey: scrub(msg.fields.routingKey),
       replay: replayTargetOf(headers, deaths, configured),
       deaths,
       bodyBytes: msg.content.length,

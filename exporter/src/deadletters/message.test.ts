@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { deathsOf, normaliseReason, reasonOf, replayTargetOf } from './message.js';
 import { seal, unseal, keyId } from './seal.js';
 import { randomBytes } from 'node:crypto';
+import { scrub } from '../journeys/store/scrub.js';
 
 // x-death as amqplib decodes the broker's header: most recent first, timestamps typed.
 const xDeath = [
@@ -56,8 +57,8 @@ test("the reason: the first configured header present, else x-death's reason", (
 test('reasons group: addresses, ids and numbers are masked', () => {
   assert.equal(normaliseReason('order 1045 not found'), normaliseReason('order 77 not found'));
   assert.equal(
-    normaliseReason('provider 422: invalid address bob@example.com'),
-    'provider <n>: invalid address <address>',
+    normaliseReason(scrub('provider 422: invalid address bob@example.com')),
+    'provider <n>: invalid address <email>',
   );
   assert.equal(
     normaliseReason('event 7a0c54a2-8d1f-4d0e-9a51-3f2b7c9e1d20 refused by 9f8e7d6c5b4a39281706'),

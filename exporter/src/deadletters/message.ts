@@ -72,14 +72,13 @@ export function reasonOf(
 }
 
 /**
- * The reason with what varies between messages of one cause masked, so that failures group:
- * e-mail addresses, UUIDs, long hex ids and numbers. "order 1045 not found" and "order 77 not
- * found" are one group: "order <n> not found".
+ * The reason (already scrubbed: bounded, e-mail addresses masked as <email>) with what else
+ * varies between messages of one cause masked, so that failures group: UUIDs, long hex ids and
+ * numbers. "order 1045 not found" and "order 77 not found" are one group: "order <n> not found".
  */
 export function normaliseReason(reason: string): string {
   return reason
     .slice(0, 500)
-    .replace(/[^\s@<>"']+@[^\s@<>"']+\.[^\s@<>"']+/g, '<address>')
     .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, '<uuid>')
     .replace(/\b[0-9a-f]{16,}\b/gi, '<id>')
     .replace(/\d+(\.\d+)?/g, '<n>')

@@ -17,7 +17,7 @@ export class DeadLetterMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.reasons = new BoundedLabel(MAX_REASONS, { registry, label: 'dead_letter_reason' });
+    this.reasons = new BoundedLabel(MAX_REASONS, { registry, label: 'parked_reason' });
     this.parked = new Counter({
       name: 'acktrail_dead_letters_parked_total',
       help: 'Dead letters taken from their queue into the store, by queue and masked reason.',
