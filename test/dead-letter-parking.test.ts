@@ -70,8 +70,11 @@ async function inProcess(e: Record<string, string>, c: unknown) {
   return exporter;
 }
 
-/** Sends messages through the expiring work queue; resolves once the DLQ holds `expected`. */
-async function deadLetter(ids: string[], body: (id: string) => Buffer, expected: number) {
+/**
+ * Sends messages through the expiring work queue; resolves once the DLQ holds `expected` (null:
+ * once the broker confirmed them).
+ */
+async function deadLetter(ids: string[], body: (id: string) => Buffer, expected: number | null) {
   const conn = await amqp.connect(vhost.url);
   const ch = await conn.createConfirmChannel();
   for (const id of ids)
@@ -82,7 +85,8 @@ async function deadLetter(ids: string[], body: (id: string) => Buffer, expected:
     });
   await ch.waitForConfirms();
   await conn.close();
-  await waitFor(`${expected} messages in ${DLQ}`, async () => (await depth()) === expected);
+  if (expected !== null)
+    await waitFor(`${expected} messages in ${DLQ}`, async () => (await depth()) === expected);
 }
 
 /** Ready and unacknowledged messages of the DLQ, from the management API. */
@@ -257,4 +261,31 @@ test('sealed at rest; a too-large message stays in the queue, listed once; bodie
     'the large one back to ready once acktrail let go',
     async () => (await ready()) === 1,
   );
+});
+
+test('allDeadLetterQueues: the queues the broker says are dead-letter queues are parked', async () => {
+  const exporter = await inProcess(env(), {
+    rabbitmq: { vhosts: [vhost.name], statsIntervalSeconds: 1 },
+    deadLetters: { enabled: true, url: vhost.url, allDeadLetterQueues: true },
+  });
+  try {
+    await waitFor('jobs.dlq found by its role', async () => {
+      const r = (await (await fetch(`${exporter.url}/readyz`)).json()) as {
+        parts: { part: string; up: boolean | null }[];
+      };
+      return r.parts.some((p) => p.part === 'dead_letters' && p.up === true);
+    });
+    await deadLetter(['all-1', 'all-2', 'all-3'], (id) => Buffer.from(id), null);
+    await waitFor(
+      'parked from the discovered queue',
+      async () => (await parked('all-')).length === 3,
+    );
+    const scrape = await exporter.scrape();
+    assert.equal(
+      scrape.value('acktrail_dead_letters_parked_total', { queue: DLQ, reason: 'expired' }),
+      3,
+    );
+  } finally {
+    await exporter.close();
+  }
 });

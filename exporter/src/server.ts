@@ -94,7 +94,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
           store.pool,
           store.steps,
           () => store.ready,
-          () => (catalog?.names() ?? []).filter((q) => catalog?.queue(q)?.role === 'dead_letter'),
+          (vhost) => catalog?.withRole(vhost, 'dead_letter') ?? [],
           registry,
           health,
           log,

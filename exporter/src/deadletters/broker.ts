@@ -32,7 +32,7 @@ import { keyId, seal } from './seal.js';
 import type { DeadLetterStore, ParkRow } from './store.js';
 
 export const PART = 'dead_letters';
-const DISCOVER_EVERY_MS = 30_000;
+const DISCOVER_EVERY_MS = 5_000;
 const ID = /^[\x21-\x7e]{1,128}$/;
 
 type Settings = ValidatedConfig['deadLetters'];
@@ -69,8 +69,8 @@ export class DeadLetterBroker {
     private readonly key: Buffer,
     private readonly store: DeadLetterStore,
     private readonly metrics: DeadLetterMetrics,
-    /** Queues of role dead_letter the catalog knows, for allDeadLetterQueues. */
-    private readonly discover: () => string[],
+    /** Queues of role dead_letter the catalog knows in a vhost, for allDeadLetterQueues. */
+    private readonly discover: (vhost: string) => string[],
     private readonly health: Health,
     private readonly log: Logger,
   ) {
@@ -186,7 +186,7 @@ export class DeadLetterBroker {
 
   private async consumeAll(): Promise<void> {
     if (!this.settings.allDeadLetterQueues) return;
-    for (const q of this.discover()) {
+    for (const q of this.discover(this.vhost)) {
       this.metrics.watch(q);
       await this.consume(q).catch((err: unknown) => {
         this.health.error(PART, err, `dead letters: cannot consume ${q}`);

@@ -26,7 +26,7 @@ export class Parking {
     pool: pg.Pool,
     steps: StepStore,
     private readonly ready: () => boolean,
-    discover: () => string[],
+    discover: (vhost: string) => string[],
     registry: Registry,
     health: Health,
     private readonly log: Logger,

@@ -48,6 +48,13 @@ export class QueueCatalog {
     return [...this.facts.keys()];
   }
 
+  /** The queues of one vhost that have this role (dead-letter parking's allDeadLetterQueues). */
+  withRole(vhost: string, role: Role): string[] {
+    return [...this.facts].flatMap(([name, all]) =>
+      all.some((f) => f.vhost === vhost && f.role === role) ? [name] : [],
+    );
+  }
+
   /**
    * The facts of the queue named so (spans name a queue, not its vhost): known when one queue has
    * the name, or when every queue of that name would do the same with a rejected message.
