@@ -39,6 +39,10 @@ const STORE_URL =
 const API_TOKEN = env.ACKTRAIL_API_TOKEN ?? randomBytes(24).toString('hex');
 // The dashboard's sign-in secret, likewise.
 const DASHBOARD_SECRET = env.DASHBOARD_SECRET ?? randomBytes(12).toString('hex');
+// Dead-letter parking: who may replay (API and dashboard), and the key that seals parked bodies.
+const OPERATOR_TOKEN = env.ACKTRAIL_OPERATOR_TOKEN ?? randomBytes(24).toString('hex');
+const DASHBOARD_OPERATOR_SECRET = env.DASHBOARD_OPERATOR_SECRET ?? randomBytes(12).toString('hex');
+const DEAD_LETTER_KEY = env.ACKTRAIL_DEAD_LETTER_KEY ?? randomBytes(32).toString('base64');
 // The mail provider's admin routes (settings, stats), likewise.
 const PROVIDER_ADMIN_TOKEN = env.PROVIDER_ADMIN_TOKEN ?? randomBytes(16).toString('hex');
 const RABBITMQ_URL = env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -86,16 +90,27 @@ const common = {
 
 const payments = (role: string) => ['--import', 'tsx', 'examples/payments/src/main.ts', role];
 
-/** The exporter's settings for the pipelines that run (for both: written to .demo/). */
+/**
+ * The exporter's settings for the pipelines that run (examples/<name>/acktrail.yaml, both merged for
+ * `both`), with dead-letter parking of their dead-letter queues: written to .demo/.
+ */
 function exporterConfig(): string {
-  if (pipeline !== 'both') return `examples/${pipeline}/acktrail.yaml`;
-  const read = (p: string) =>
-    parseYaml(readFileSync(p, 'utf8')) as { outbox: { tables: unknown[] } };
-  const config = read('examples/orders/acktrail.yaml');
-  config.outbox.tables.push(...read('examples/payments/acktrail.yaml').outbox.tables);
+  type Config = { outbox: { tables: unknown[] } } & Record<string, unknown>;
+  const read = (p: string) => parseYaml(readFileSync(p, 'utf8')) as Config;
+  const config = read(`examples/${pipeline === 'payments' ? 'payments' : 'orders'}/acktrail.yaml`);
+  if (pipeline === 'both')
+    config.outbox.tables.push(...read('examples/payments/acktrail.yaml').outbox.tables);
+  config.deadLetters = {
+    enabled: true,
+    url: RABBITMQ_URL,
+    queues: [
+      ...(withOrders ? [{ queue: 'orders.confirmations.dlq' }] : []),
+      ...(withPayments ? [{ queue: 'payments.dead' }] : []),
+    ],
+  };
   mkdirSync('.demo', { recursive: true });
-  writeFileSync('.demo/acktrail.both.yaml', stringifyYaml(config));
-  return '.demo/acktrail.both.yaml';
+  writeFileSync(`.demo/acktrail.${pipeline}.yaml`, stringifyYaml(config));
+  return `.demo/acktrail.${pipeline}.yaml`;
 }
 
 const ordersServices: Service[] = [
@@ -179,6 +194,8 @@ const services: Service[] = [
       DATABASE_URL: readerUrl(),
       ACKTRAIL_DATABASE_URL: STORE_URL,
       ACKTRAIL_API_TOKEN: API_TOKEN,
+      ACKTRAIL_OPERATOR_TOKEN: OPERATOR_TOKEN,
+      ACKTRAIL_DEAD_LETTER_KEY: DEAD_LETTER_KEY,
       ACKTRAIL_PORT: EXPORTER_PORT,
       ACKTRAIL_CONFIG: exporterConfig(),
     },
@@ -208,6 +225,8 @@ const services: Service[] = [
       // A Grafana of one's own with acktrail's dashboards (grafana/): its panels join the pages.
       ...(env.GRAFANA_URL ? { GRAFANA_URL: env.GRAFANA_URL } : {}),
       DASHBOARD_SECRET,
+      ACKTRAIL_OPERATOR_TOKEN: OPERATOR_TOKEN,
+      DASHBOARD_OPERATOR_SECRET,
       NEXT_TELEMETRY_DISABLED: '1',
     },
     where: `dashboard        http://127.0.0.1:${DASHBOARD_PORT}  (overview, event lookup and timelines)`,
@@ -333,6 +352,9 @@ async function main(): Promise<void> {
   );
   console.log(
     `Dashboard secret${env.DASHBOARD_SECRET ? ' (from DASHBOARD_SECRET)' : ' (new; set DASHBOARD_SECRET to choose one)'}: sign in at http://127.0.0.1:${DASHBOARD_PORT} with\n  ${DASHBOARD_SECRET}`,
+  );
+  console.log(
+    `Operator secret${env.DASHBOARD_OPERATOR_SECRET ? ' (from DASHBOARD_OPERATOR_SECRET)' : ' (new)'}: sign in with it to replay dead letters (/dead-letters)\n  ${DASHBOARD_OPERATOR_SECRET}`,
   );
   if (withOrders)
     console.log(

@@ -55,7 +55,13 @@ after(async () => {
 
 const config = (over: Record<string, unknown> = {}) => ({
   rabbitmq: { enabled: false },
-  deadLetters: { enabled: true, url: vhost.url, queues: [{ queue: DLQ }], ...over },
+  // jobs.late.dlq does not exist until a test declares it: the other queue is parked meanwhile.
+  deadLetters: {
+    enabled: true,
+    url: vhost.url,
+    queues: [{ queue: 'jobs.late.dlq' }, { queue: DLQ }],
+    ...over,
+  },
 });
 const env = (storeUrl = store.url) => ({
   ACKTRAIL_DATABASE_URL: storeUrl,
@@ -285,6 +291,27 @@ test('allDeadLetterQueues: the queues the broker says are dead-letter queues are
       scrape.value('acktrail_dead_letters_parked_total', { queue: DLQ, reason: 'expired' }),
       3,
     );
+  } finally {
+    await exporter.close();
+  }
+});
+
+test('a configured queue that appears later is parked once it is there', async () => {
+  const exporter = await inProcess(env(), config());
+  try {
+    await waitFor('parking started without the late queue', async () => {
+      const r = (await (await fetch(`${exporter.url}/readyz`)).json()) as {
+        parts: { part: string; up: boolean | null }[];
+      };
+      return r.parts.some((p) => p.part === 'dead_letters' && p.up === true);
+    });
+    const conn = await amqp.connect(vhost.url);
+    const ch = await conn.createConfirmChannel();
+    await ch.assertQueue('jobs.late.dlq', { durable: true });
+    ch.sendToQueue('jobs.late.dlq', Buffer.from('late'), { messageId: 'late-1' });
+    await ch.waitForConfirms();
+    await conn.close();
+    await waitFor('the late queue parked', async () => (await parked('late-')).length === 1);
   } finally {
     await exporter.close();
   }

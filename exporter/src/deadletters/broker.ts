@@ -32,7 +32,8 @@ import { keyId, seal } from './seal.js';
 import type { DeadLetterStore, ParkRow } from './store.js';
 
 export const PART = 'dead_letters';
-const DISCOVER_EVERY_MS = 5_000;
+/** Queues not consumed yet (missing, or newly discovered) are looked for this often. */
+const LOOK_AGAIN_MS = 5_000;
 const ID = /^[\x21-\x7e]{1,128}$/;
 
 type Settings = ValidatedConfig['deadLetters'];
@@ -51,9 +52,11 @@ interface Held {
 }
 
 export class DeadLetterBroker {
-  private channel: Channel | null = null;
+  private model: ChannelModel | null = null;
   private publisher: ConfirmChannel | null = null;
-  private readonly consuming = new Set<string>();
+  /** The queues consumed now, each on a channel of its own. */
+  private readonly consuming = new Map<string, Channel>();
+  private readonly live = new Set<Channel>();
   private readonly returned = new Set<string>();
   private readonly tooLarge = new Map<string, Set<number>>();
   private pending: Held[] = [];
@@ -109,10 +112,10 @@ export class DeadLetterBroker {
         this.health.error(PART, err, 'dead letters: broker connection error');
       });
     });
-    if (this.settings.allDeadLetterQueues) {
-      this.timer = setInterval(() => void this.consumeAll(), DISCOVER_EVERY_MS);
-      this.timer.unref();
-    }
+    this.timer = setInterval(() => {
+      if (this.model) void this.consumeAll();
+    }, LOOK_AGAIN_MS);
+    this.timer.unref();
   }
 
   async close(): Promise<void> {
@@ -124,7 +127,7 @@ export class DeadLetterBroker {
 
   /** The queues being parked now. */
   queues(): string[] {
-    return [...this.consuming];
+    return [...this.consuming.keys()];
   }
 
   /**
@@ -154,19 +157,16 @@ export class DeadLetterBroker {
   }
 
   private lost(): void {
-    this.channel = null;
+    this.model = null;
     this.publisher = null;
     this.consuming.clear();
+    this.live.clear();
     this.tooLarge.clear();
   }
 
   private async setup(model: ChannelModel): Promise<void> {
     if (this.closed) return;
     this.lost();
-    const ch = await model.createChannel();
-    ch.on('error', (err: Error) => {
-      this.health.error(PART, err, 'dead letters: channel error');
-    });
     const pub = await model.createConfirmChannel();
     pub.on('error', (err: Error) => {
       this.health.error(PART, err, 'dead letters: replay channel error');
@@ -175,29 +175,46 @@ export class DeadLetterBroker {
       const id = msg.properties.headers?.[REPLAY_HEADERS.id] as unknown;
       if (typeof id === 'string') this.returned.add(id);
     });
-    await ch.prefetch(this.settings.prefetch);
-    this.channel = ch;
+    this.model = model;
     this.publisher = pub;
-    for (const q of this.settings.queues) await this.consume(q.queue);
     await this.consumeAll();
     this.health.up(PART);
     this.log.info({ queues: this.queues() }, 'parking dead letters');
   }
 
+  /**
+   * Consumes every queue not consumed yet: the configured ones and, with allDeadLetterQueues, the
+   * discovered ones. A queue that is not there (yet) is tried again every few seconds.
+   */
   private async consumeAll(): Promise<void> {
-    if (!this.settings.allDeadLetterQueues) return;
-    for (const q of this.discover(this.vhost)) {
+    const wanted = [
+      ...this.settings.queues.map((q) => q.queue),
+      ...(this.settings.allDeadLetterQueues ? this.discover(this.vhost) : []),
+    ];
+    for (const q of wanted) {
+      if (this.consuming.has(q)) continue;
       this.metrics.watch(q);
       await this.consume(q).catch((err: unknown) => {
-        this.health.error(PART, err, `dead letters: cannot consume ${q}`);
+        this.health.error(PART, err, `dead letters: cannot consume ${q} (retrying)`);
       });
     }
   }
 
+  /** One channel per queue: a queue that goes away closes its own channel only. */
   private async consume(queue: string): Promise<void> {
-    const ch = this.channel;
-    if (!ch || this.consuming.has(queue)) return;
-    this.consuming.add(queue);
+    const model = this.model;
+    if (!model) return;
+    const ch = await model.createChannel();
+    ch.on('error', () => undefined);
+    ch.on('close', () => {
+      this.live.delete(ch);
+      if (this.consuming.get(queue) === ch) this.consuming.delete(queue);
+      this.tooLarge.delete(queue);
+      this.metrics.tooLarge.set({ queue }, 0);
+    });
+    await ch.prefetch(this.settings.prefetch);
+    this.live.add(ch);
+    this.consuming.set(queue, ch);
     await ch.consume(
       queue,
       (msg) => {
@@ -283,7 +300,7 @@ export class DeadLetterBroker {
               reason: this.metrics.reasons.of(row.reasonGroup),
             });
           try {
-            if (this.channel === ch) ch.ack(msg);
+            if (this.live.has(ch)) ch.ack(msg);
           } catch (err) {
             // The channel closed after the commit: the broker redelivers it, and it is parked once.
             this.log.debug({ err: errorMessage(err) }, 'dead letter parked but not acked');
