@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { runCeleryBench } from './celery.js';
 import { runDashboardBench } from './dashboard.js';
+import { runDeadLettersBench } from './dead-letters.js';
 import { runHostileBench } from './hostile.js';
 import { runInstrumentBench } from './instrument.js';
 import { runJourneysBench } from './journeys.js';
@@ -13,6 +14,7 @@ import { runSqlBench } from './sql.js';
 const benches: Record<string, (rounds: number) => Promise<void>> = {
   celery: runCeleryBench,
   dashboard: runDashboardBench,
+  'dead-letters': runDeadLettersBench,
   hostile: runHostileBench,
   instrument: runInstrumentBench,
   journeys: runJourneysBench,

@@ -316,3 +316,73 @@ test('a configured queue that appears later is parked once it is there', async (
     await exporter.close();
   }
 });
+
+test('a replay the broker returns stays parked with the error; discard needs a reason; both audited', async () => {
+  const exporter = await inProcess(
+    env(),
+    config({ queues: [{ queue: DLQ, replayTo: { exchange: 'jobs', routingKey: 'nowhere' } }] }),
+  );
+  const api = async (path: string, token: string, body?: unknown) => {
+    const res = await fetch(`${exporter.url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  try {
+    await deadLetter(['unr-1', 'unr-2'], (id) => Buffer.from(id), null);
+    await waitFor('both parked', async () => (await parked('unr-')).length === 2);
+    const listed = await api(`/api/dead-letters?event_id=unr-1`, READER);
+    const id = (listed.body.deadLetters as { id: string }[])[0]!.id;
+
+    const replay = await api('/api/dead-letters/replay', OPERATOR, { ids: [id] });
+    assert.equal(replay.status, 502);
+    assert.equal(replay.body.outcome, 'unroutable');
+    const after = await api(`/api/dead-letters/${id}`, READER);
+    assert.equal(after.body.state, 'parked');
+    assert.match(String(after.body.lastError), /^unroutable: no queue is bound to exchange "jobs"/);
+
+    const other = (
+      (await api(`/api/dead-letters?event_id=unr-2`, READER)).body.deadLetters as { id: string }[]
+    )[0]!.id;
+    const noReason = await api('/api/dead-letters/discard', OPERATOR, { ids: [other] });
+    assert.equal(noReason.status, 400);
+    assert.match(String(noReason.body.error), /reason/);
+    const byReader = await api('/api/dead-letters/discard', READER, { ids: [other], reason: 'x' });
+    assert.equal(byReader.status, 403);
+    const discard = await api('/api/dead-letters/discard', OPERATOR, {
+      ids: [other],
+      reason: 'test data',
+    });
+    assert.deepEqual(discard.body, { discarded: 1 });
+    const sealed = await db.query<{ state: string; sealed: Buffer | null }>(
+      `SELECT state, sealed FROM dead_letters WHERE event_id = 'unr-2'`,
+    );
+    assert.deepEqual(sealed.rows, [{ state: 'discarded', sealed: null }], 'the body is gone');
+
+    const audit = await api('/api/dead-letters/audit?limit=10', READER);
+    const mine = (
+      audit.body.entries as {
+        eventId: string | null;
+        action: string;
+        outcome: string;
+        detail: string;
+      }[]
+    )
+      .filter((e) => e.eventId?.startsWith('unr-'))
+      .map((e) => [e.eventId, e.action, e.outcome]);
+    assert.deepEqual(mine, [
+      ['unr-2', 'discard', 'discarded'],
+      ['unr-1', 'replay', 'unroutable'],
+    ]);
+    const scrape = await exporter.scrape();
+    assert.equal(
+      scrape.value('acktrail_dead_letter_replays_total', { queue: DLQ, outcome: 'unroutable' }),
+      1,
+    );
+    assert.equal(scrape.value('acktrail_dead_letter_discards_total', { queue: DLQ }), 1);
+  } finally {
+    await exporter.close();
+  }
+});

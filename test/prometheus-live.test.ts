@@ -8,6 +8,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import amqp from 'amqplib';
 import { parse } from 'yaml';
 import { REPO_ROOT, TestPipeline, waitFor, type Role } from '@acktrail/orders-example/testing';
 import {
@@ -31,9 +33,21 @@ const firing = async () =>
 before(async () => {
   p = await TestPipeline.create({ PROVIDER_REJECT_ADDRESSES: '*@invalid.example' });
   role = await createReadOnlyRole(p.db.name);
+  // Parking on for a dead-letter queue of its own (the orders DLQ stays a queue that grows, for
+  // DeadLettersGrowing's first branch): the parking metrics an alert names exist.
+  const conn = await amqp.connect(p.vhost.url);
+  await (await conn.createChannel()).assertQueue('audit.dlq', { durable: true });
+  await conn.close();
   exporter = await TestExporter.withStore(
-    { DATABASE_URL: role.url, ACKTRAIL_API_TOKEN: 'live-test-token-0123456789' },
-    ordersConfig({ rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1 } }),
+    {
+      DATABASE_URL: role.url,
+      ACKTRAIL_API_TOKEN: 'live-test-token-0123456789',
+      ACKTRAIL_DEAD_LETTER_KEY: randomBytes(32).toString('base64'),
+    },
+    ordersConfig({
+      rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1 },
+      deadLetters: { enabled: true, url: p.vhost.url, queues: [{ queue: 'audit.dlq' }] },
+    }),
   );
   prometheus = await TestPrometheus.start({
     acktrail: exporter.url,

@@ -2,6 +2,7 @@
 export type {
   AuditEntry,
   CoverageReport,
+  Death,
   DeadLetter,
   DeadLetterGroup,
   Journey,

@@ -8,3 +8,4 @@ export type { JourneyKind, TimelineEntry } from './journeys/assemble/assemble.js
 export type { CoverageReport, CoverageRow, CoverageGap } from './receiver/coverage.js';
 export type { DeadLetter, Group as DeadLetterGroup, AuditEntry } from './deadletters/store.js';
 export type { Job as ReplayJob, ReplayResult } from './deadletters/replay.js';
+export type { Death } from './deadletters/message.js';

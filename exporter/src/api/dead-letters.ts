@@ -4,6 +4,7 @@
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { errorMessage, type Logger } from '../log.js';
+import { shown } from '../deadletters/message.js';
 import type { Replayer } from '../deadletters/replay.js';
 import { STATES, type DeadLetterStore } from '../deadletters/store.js';
 import { refuseCrossSite, requireToken, scopeOf, type Tokens } from './auth.js';
@@ -17,6 +18,7 @@ export interface DeadLetterApiOptions {
 }
 
 const ID = z.string().regex(/^\d{1,18}$/, 'must be a dead letter id (digits)');
+const JOB = z.uuid('must be a replay job id');
 const MAX_GROUPS = 200;
 /** A group is named by its queue and masked reason, as base64url JSON (opaque to clients). */
 export const groupId = (queue: string, reasonGroup: string) =>
@@ -84,162 +86,146 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
     .strictObject({ ...chosen, reason: z.string().trim().min(1).max(500) })
     .refine(oneOf, { error: 'give either ids or group' });
 
-  const parking = (res: Response) => {
-    const p = opts.parking;
-    if (!p) {
-      res.status(404).json({ error: 'dead-letter parking is off (deadLetters.enabled)' });
-      return null;
-    }
-    if (!p.ready()) {
-      res
-        .status(503)
-        .set('retry-after', '5')
-        .json({ error: 'the journey store is not ready yet (see /readyz); retry later' });
-      return null;
-    }
-    return p;
-  };
-  const failed = (res: Response, err: unknown) => {
-    opts.log.error({ err: errorMessage(err) }, 'dead-letter API failed');
-    res.status(503).json({ error: 'the store is unavailable; retry later' });
-  };
+  type Parking = NonNullable<DeadLetterApiOptions['parking']>;
+  /**
+   * A route: its input validated (400 naming what is wrong), parking on (404) and ready (503),
+   * and a store failure answered 503; `run` does the rest.
+   */
+  const handle =
+    <S extends z.ZodType>(
+      schema: S,
+      input: (req: Request) => unknown,
+      run: (p: Parking, data: z.output<S>, req: Request, res: Response) => Promise<void> | void,
+    ) =>
+    async (req: Request, res: Response) => {
+      const parsed = schema.safeParse(input(req));
+      if (!parsed.success) {
+        res.status(400).json({ error: explain(parsed.error) });
+        return;
+      }
+      const p = opts.parking;
+      if (!p) {
+        res.status(404).json({ error: 'dead-letter parking is off (deadLetters.enabled)' });
+        return;
+      }
+      if (!p.ready()) {
+        res
+          .status(503)
+          .set('retry-after', '5')
+          .json({ error: 'the journey store is not ready yet (see /readyz); retry later' });
+        return;
+      }
+      try {
+        await run(p, parsed.data, req, res);
+      } catch (err) {
+        opts.log.error({ err: errorMessage(err) }, 'dead-letter API failed');
+        res.status(503).json({ error: 'the store is unavailable; retry later' });
+      }
+    };
+  const query = (req: Request) => req.query;
+  const body = (req: Request) => req.body as unknown;
+  const none = () => ({});
+  const param = (req: Request) => req.params.id;
   const ids = async (
-    p: NonNullable<DeadLetterApiOptions['parking']>,
+    p: Parking,
     sel: { ids?: string[]; group?: { queue: string; reasonGroup: string } },
   ) =>
     sel.ids ?? (await p.store.groupIds(sel.group!.queue, sel.group!.reasonGroup, opts.maxMessages));
+  /** A page of a keyset list: the `before` of the next one, when the page is full. */
+  const page = (rows: { id: string }[], limit: number) =>
+    rows.length === limit ? (rows.at(-1)?.id ?? null) : null;
 
-  router.get('/api/dead-letters/groups', read, async (_req, res) => {
-    const p = parking(res);
-    if (!p) return;
-    try {
+  router.get(
+    '/api/dead-letters/groups',
+    read,
+    handle(z.object({}), none, async (p, _d, _req, res) => {
       const groups = await p.store.groups(MAX_GROUPS);
-      res.json({
-        groups: groups.map((g) => ({ id: groupId(g.queue, g.reasonGroup), ...g })),
-      });
-    } catch (err) {
-      failed(res, err);
-    }
-  });
+      res.json({ groups: groups.map((g) => ({ id: groupId(g.queue, g.reasonGroup), ...g })) });
+    }),
+  );
 
-  router.get('/api/dead-letters/audit', read, async (req, res) => {
-    const q = auditQuery.safeParse(req.query);
-    if (!q.success) {
-      res.status(400).json({ error: explain(q.error) });
-      return;
-    }
-    const p = parking(res);
-    if (!p) return;
-    try {
-      const entries = await p.store.auditLog(
-        { beforeId: q.data.before, eventId: q.data.event_id },
-        q.data.limit,
-      );
-      res.json({
-        entries,
-        next: entries.length === q.data.limit ? (entries.at(-1)?.id ?? null) : null,
-      });
-    } catch (err) {
-      failed(res, err);
-    }
-  });
+  router.get(
+    '/api/dead-letters/audit',
+    read,
+    handle(auditQuery, query, async (p, q, _req, res) => {
+      const entries = await p.store.auditLog({ beforeId: q.before, eventId: q.event_id }, q.limit);
+      res.json({ entries, next: page(entries, q.limit) });
+    }),
+  );
 
-  router.get('/api/dead-letters/jobs', read, (_req, res) => {
-    const p = parking(res);
-    if (p) res.json({ jobs: p.replayer.list() });
-  });
+  router.get(
+    '/api/dead-letters/jobs',
+    read,
+    handle(z.object({}), none, (p, _d, _req, res) => {
+      res.json({ jobs: p.replayer.list() });
+    }),
+  );
 
-  router.get('/api/dead-letters/jobs/:id', read, (req: Request<{ id: string }>, res) => {
-    const p = parking(res);
-    if (!p) return;
-    const job = p.replayer.job(req.params.id);
-    if (!job) res.status(404).json({ error: 'no such replay job on this exporter' });
-    else res.json(job);
-  });
+  router.get(
+    '/api/dead-letters/jobs/:id',
+    read,
+    handle(JOB, param, (p, id, _req, res) => {
+      const job = p.replayer.job(id);
+      if (!job) res.status(404).json({ error: 'no such replay job on this exporter' });
+      else res.json(job);
+    }),
+  );
 
   router.post(
     '/api/dead-letters/jobs/:id/stop',
     operate,
     refuseCrossSite,
-    (req: Request<{ id: string }>, res) => {
-      const p = parking(res);
-      if (!p) return;
-      const job = p.replayer.stop(req.params.id);
+    handle(JOB, param, (p, id, _req, res) => {
+      const job = p.replayer.stop(id);
       if (!job) res.status(404).json({ error: 'no such replay job on this exporter' });
       else res.json(job);
-    },
+    }),
   );
 
-  router.get('/api/dead-letters', read, async (req, res) => {
-    const q = listQuery.safeParse(req.query);
-    if (!q.success) {
-      res.status(400).json({ error: explain(q.error) });
-      return;
-    }
-    const p = parking(res);
-    if (!p) return;
-    try {
+  router.get(
+    '/api/dead-letters',
+    read,
+    handle(listQuery, query, async (p, q, _req, res) => {
       const rows = await p.store.list(
         {
-          queue: q.data.group?.queue ?? q.data.queue,
-          reasonGroup: q.data.group?.reasonGroup,
-          state: q.data.state,
-          eventId: q.data.event_id,
-          beforeId: q.data.before,
+          queue: q.group?.queue ?? q.queue,
+          reasonGroup: q.group?.reasonGroup,
+          state: q.state,
+          eventId: q.event_id,
+          beforeId: q.before,
         },
-        q.data.limit,
+        q.limit,
       );
-      res.json({
-        deadLetters: rows,
-        next: rows.length === q.data.limit ? (rows.at(-1)?.id ?? null) : null,
-      });
-    } catch (err) {
-      failed(res, err);
-    }
-  });
+      res.json({ deadLetters: rows, next: page(rows, q.limit) });
+    }),
+  );
 
-  router.get('/api/dead-letters/:id', read, async (req: Request<{ id: string }>, res) => {
-    const id = ID.safeParse(req.params.id);
-    if (!id.success) {
-      res.status(400).json({ error: `id ${explain(id.error)}` });
-      return;
-    }
-    const p = parking(res);
-    if (!p) return;
-    try {
-      const row = await p.store.get(id.data);
+  router.get(
+    '/api/dead-letters/:id',
+    read,
+    handle(ID, param, async (p, id, _req, res) => {
+      const row = await p.store.get(id);
       if (!row) {
-        res.status(404).json({ error: `no dead letter ${id.data}` });
+        res.status(404).json({ error: `no dead letter ${id}` });
         return;
       }
       // Properties, headers and body hold personal data: operators only.
-      const content = scopeOf(res) === 'operate' ? await p.replayer.content(id.data) : null;
+      const content = scopeOf(res) === 'operate' ? await p.replayer.content(id) : null;
       res.json({
         ...row,
         groupId: groupId(row.queue, row.reasonGroup),
-        content: content
-          ? {
-              properties: content.properties,
-              headers: printable(content.headers),
-              body: bodyText(content.body, content.properties.contentEncoding),
-            }
-          : null,
+        content: content && shown(content),
       });
-    } catch (err) {
-      failed(res, err);
-    }
-  });
+    }),
+  );
 
-  router.post('/api/dead-letters/replay', operate, refuseCrossSite, json, async (req, res) => {
-    const b = selection.safeParse(req.body);
-    if (!b.success) {
-      res.status(400).json({ error: explain(b.error) });
-      return;
-    }
-    const p = parking(res);
-    if (!p) return;
-    try {
-      const list = await ids(p, b.data);
+  router.post(
+    '/api/dead-letters/replay',
+    operate,
+    refuseCrossSite,
+    json,
+    handle(selection, body, async (p, sel, req, res) => {
+      const list = await ids(p, sel);
       if (list.length === 0) {
         res.status(404).json({ error: 'nothing parked in that group' });
         return;
@@ -247,56 +233,26 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
       const actor = actorOf(req);
       // One message is replayed before the answer; more run as a job at the configured rate.
       if (list.length === 1) {
-        const r = await p.replayer.replayOne(list[0]!, actor);
-        const { replayId: _r, ...result } = r;
-        res
-          .status(r.outcome === 'replayed' ? 200 : r.outcome === 'not_parked' ? 409 : 502)
-          .json(result);
+        const { replayId: _r, ...result } = await p.replayer.replayOne(list[0]!, actor);
+        const status = { replayed: 200, not_parked: 409 }[result.outcome as string] ?? 502;
+        res.status(status).json(result);
         return;
       }
       const job = p.replayer.start(list, actor);
       res.status(202).location(`/api/dead-letters/jobs/${job.id}`).json(job);
-    } catch (err) {
-      failed(res, err);
-    }
-  });
+    }),
+  );
 
-  router.post('/api/dead-letters/discard', operate, refuseCrossSite, json, async (req, res) => {
-    const b = discardBody.safeParse(req.body);
-    if (!b.success) {
-      res.status(400).json({ error: explain(b.error) });
-      return;
-    }
-    const p = parking(res);
-    if (!p) return;
-    try {
-      const list = await ids(p, b.data);
-      const discarded = await p.replayer.discard(list, actorOf(req), b.data.reason);
+  router.post(
+    '/api/dead-letters/discard',
+    operate,
+    refuseCrossSite,
+    json,
+    handle(discardBody, body, async (p, d, req, res) => {
+      const discarded = await p.replayer.discard(await ids(p, d), actorOf(req), d.reason);
       res.json({ discarded });
-    } catch (err) {
-      failed(res, err);
-    }
-  });
+    }),
+  );
 
   return router;
-}
-
-/** Headers as JSON can show them: byte strings as text, AMQP typed values as their value. */
-function printable(value: unknown): unknown {
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
-  if (Array.isArray(value)) return value.map(printable);
-  if (value !== null && typeof value === 'object') {
-    const v = value as Record<string, unknown>;
-    if ('!' in v && 'value' in v) return v.value;
-    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, printable(x)]));
-  }
-  return value;
-}
-
-/** The body as text when it is UTF-8, else base64. */
-function bodyText(body: Buffer, encoding: unknown): { text: string } | { base64: string } {
-  const text = body.toString('utf8');
-  return encoding === undefined && Buffer.from(text, 'utf8').equals(body)
-    ? { text }
-    : { base64: body.toString('base64') };
 }

@@ -6,11 +6,12 @@
 // start or goes away later is reported down (Health, /readyz), never a reason to restart.
 // Optionally it asks the workers to send events, as Flower does (`enable_events` on the
 // `celery.pidbox` fanout exchange).
-import amqp, { type Channel, type ChannelModel, type ConsumeMessage } from 'amqplib';
+import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
 import { backoffMs } from '../backoff.js';
 import type { ValidatedConfig } from '../config.js';
 import type { Health } from '../health.js';
+import { connectRecovering, type Recovering } from '../recovering-connection.js';
 import { errorMessage } from '../log.js';
 import { StepsRefusedError, type StepStore } from '../journeys/store/store.js';
 import type { Step } from '../journeys/steps.js';
@@ -25,12 +26,6 @@ const QUEUE_LENGTH_EVERY_MS = 5000;
 const DAY_S = 86_400;
 
 type Settings = ValidatedConfig['celery'];
-
-interface Recovering {
-  createChannel(): Promise<Channel>;
-  close(): Promise<void>;
-  on(event: string, listener: (...args: never[]) => void): unknown;
-}
 
 export class CeleryConsumer {
   private channel: Channel | null = null;
@@ -60,34 +55,18 @@ export class CeleryConsumer {
 
   /** Starts connecting in the background; never rejects and never gives up. */
   start(): void {
-    const conn = amqp.connect(this.settings.url, {
-      recovery: {
-        initialDelay: 500,
-        maxDelay: 30_000,
-        initialMaxRetries: Infinity,
-        maxRetries: Infinity,
-        waitForConnect: false,
-        setup: async (model: ChannelModel) => {
-          await this.setup(model);
-        },
-      },
-    }) as unknown as Promise<Recovering>;
-    void conn.then((c) => {
-      this.conn = c;
-      if (this.closed) {
-        void c.close().catch(() => undefined);
-        return;
-      }
-      c.on('disconnect', (err: Error) => {
+    void connectRecovering({
+      url: this.settings.url,
+      part: PART,
+      health: this.health,
+      purpose: 'cannot consume the event stream',
+      setup: (model) => this.setup(model),
+      onDisconnect: () => {
         this.channel = null;
-        this.health.down(PART, err, 'lost the broker connection; reconnecting');
-      });
-      c.on('connect-failed', (err: Error) => {
-        this.health.down(PART, err, 'cannot consume the event stream; retrying');
-      });
-      c.on('error', (err: Error) => {
-        this.health.error(PART, err, 'celery: broker connection error');
-      });
+      },
+      closed: () => this.closed,
+    }).then((c) => {
+      this.conn = c;
     });
     this.every(QUEUE_LENGTH_EVERY_MS, () => this.measureQueues());
     if (this.settings.enableEventsIntervalSeconds > 0)

@@ -6,16 +6,11 @@
 // queue) and listed once as too large. Replays publish on a confirm channel of the same connection.
 import { createHash } from 'node:crypto';
 import { serialize } from 'node:v8';
-import amqp, {
-  type Channel,
-  type ChannelModel,
-  type ConfirmChannel,
-  type ConsumeMessage,
-  type Options,
-} from 'amqplib';
+import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import { backoffMs, sleep } from '../backoff.js';
 import type { ValidatedConfig } from '../config.js';
 import type { Health } from '../health.js';
+import { connectRecovering, type Recovering } from '../recovering-connection.js';
 import type { Logger } from '../log.js';
 import { errorMessage } from '../log.js';
 import {
@@ -37,11 +32,6 @@ const LOOK_AGAIN_MS = 5_000;
 const ID = /^[\x21-\x7e]{1,128}$/;
 
 type Settings = ValidatedConfig['deadLetters'];
-
-interface Recovering {
-  close(): Promise<void>;
-  on(event: string, listener: (...args: never[]) => void): unknown;
-}
 
 export type PublishOutcome = 'confirmed' | 'unroutable' | 'nacked';
 
@@ -83,34 +73,18 @@ export class DeadLetterBroker {
   }
 
   start(): void {
-    const conn = amqp.connect(this.settings.url!, {
-      recovery: {
-        initialDelay: 500,
-        maxDelay: 30_000,
-        initialMaxRetries: Infinity,
-        maxRetries: Infinity,
-        waitForConnect: false,
-        setup: async (model: ChannelModel) => {
-          await this.setup(model);
-        },
-      },
-    }) as unknown as Promise<Recovering>;
-    void conn.then((c) => {
-      this.conn = c;
-      if (this.closed) {
-        void c.close().catch(() => undefined);
-        return;
-      }
-      c.on('disconnect', (err: Error) => {
+    void connectRecovering({
+      url: this.settings.url!,
+      part: PART,
+      health: this.health,
+      purpose: 'cannot consume the dead-letter queues',
+      setup: (model) => this.setup(model),
+      onDisconnect: () => {
         this.lost();
-        this.health.down(PART, err, 'lost the broker connection; reconnecting');
-      });
-      c.on('connect-failed', (err: Error) => {
-        this.health.down(PART, err, 'cannot consume the dead-letter queues; retrying');
-      });
-      c.on('error', (err: Error) => {
-        this.health.error(PART, err, 'dead letters: broker connection error');
-      });
+      },
+      closed: () => this.closed,
+    }).then((c) => {
+      this.conn = c;
     });
     this.timer = setInterval(() => {
       if (this.model) void this.consumeAll();

@@ -135,3 +135,30 @@ export function propertiesOf(msg: ConsumeMessage): Record<string, unknown> {
   const { headers: _h, ...rest } = msg.properties;
   return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
 }
+
+/** A parked message as an operator reads it: headers as JSON can show them, the body as text. */
+export function shown(m: { properties: object; headers: Record<string, unknown>; body: Buffer }) {
+  const encoding = (m.properties as { contentEncoding?: unknown }).contentEncoding;
+  const text = m.body.toString('utf8');
+  return {
+    properties: m.properties,
+    headers: printable(m.headers) as Record<string, unknown>,
+    // UTF-8 that survives the round trip is shown as text; anything else as base64.
+    body:
+      encoding === undefined && Buffer.from(text, 'utf8').equals(m.body)
+        ? { text }
+        : { base64: m.body.toString('base64') },
+  };
+}
+
+/** Byte strings as text, AMQP typed values ({'!': type, value}) as their value. */
+function printable(value: unknown): unknown {
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  if (Array.isArray(value)) return value.map(printable);
+  if (value !== null && typeof value === 'object') {
+    const v = value as Record<string, unknown>;
+    if ('!' in v && 'value' in v) return v.value;
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, printable(x)]));
+  }
+  return value;
+}

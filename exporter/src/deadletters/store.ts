@@ -2,6 +2,7 @@
 // changes of replay and discard, and the audit log. Every statement is parameterised; every list
 // is bounded.
 import type pg from 'pg';
+import type { Death } from './message.js';
 
 export const STATES = ['parked', 'replaying', 'replayed', 'discarded', 'too_large'] as const;
 export type State = (typeof STATES)[number];
@@ -16,7 +17,7 @@ export interface ParkRow {
   exchange: string;
   routingKey: string;
   replay: { exchange: string; routingKey: string; source: string } | null;
-  deaths: unknown[];
+  deaths: Death[];
   bodyBytes: number;
   keyId: string | null;
   sealed: Buffer | null;
@@ -42,7 +43,7 @@ export interface DeadLetter {
   exchange: string;
   routingKey: string;
   replayTo: { exchange: string; routingKey: string; source: string } | null;
-  deaths: unknown[];
+  deaths: Death[];
   bodyBytes: number;
   lastError: string | null;
   replays: number;
@@ -90,7 +91,7 @@ interface Row {
   replay_exchange: string | null;
   replay_routing_key: string | null;
   replay_source: string | null;
-  deaths: unknown[];
+  deaths: Death[];
   body_bytes: number;
   last_error: string | null;
   replays: number;

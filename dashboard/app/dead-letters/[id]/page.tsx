@@ -9,15 +9,6 @@ import { STATE_BADGE, flash, when } from '@/ui/deadletters/format';
 
 export const dynamic = 'force-dynamic';
 
-interface Death {
-  queue: string;
-  reason: string;
-  count: number;
-  exchange: string;
-  routingKeys: string[];
-  time: number | null;
-}
-
 export default async function DeadLetterPage({
   params,
   searchParams,
@@ -120,7 +111,7 @@ export default async function DeadLetterPage({
         </div>
       ) : null}
       <h2>x-death</h2>
-      {(d.deaths as Death[]).length === 0 ? (
+      {d.deaths.length === 0 ? (
         <p className="muted">None: the application dead-lettered it itself.</p>
       ) : (
         <table data-testid="deaths">
@@ -135,7 +126,7 @@ export default async function DeadLetterPage({
             </tr>
           </thead>
           <tbody>
-            {(d.deaths as Death[]).map((x, i) => (
+            {d.deaths.map((x, i) => (
               <tr key={i}>
                 <td>{x.queue}</td>
                 <td>{x.reason}</td>

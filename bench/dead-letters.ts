@@ -1,0 +1,141 @@
+// Dead-letter parking, side by side in one run. The same dead letters (made by the broker: a work
+// queue whose messages expire at once into its dead-letter exchange, so each carries x-death; a
+// 300-byte JSON body with an e-mail address) are loaded into a queue, then drained by:
+//   raw      amqplib alone: consume with the same prefetch, ack each (the ceiling of a consumer)
+//   parking  acktrail's parking: consume, seal (AES-256-GCM), commit to the store, then ack
+// Messages per second: raw from the consumer's start until the last ack; parking from the first
+// stored message until the last is stored (its start, migration and connect left out). No target in issue 15; the ratio says what sealing and committing cost.
+import { randomBytes } from 'node:crypto';
+import amqp from 'amqplib';
+import pg from 'pg';
+import {
+  createTestDatabase,
+  createTestVhost,
+  waitFor,
+  type TestVhost,
+} from '@acktrail/orders-example/testing';
+import { TestExporter } from '../exporter/src/testing/exporter.js';
+import { fmt, interleaved, median } from './lib.js';
+
+const MESSAGES = Number(process.env.BENCH_DEAD_LETTERS ?? 5000);
+const PREFETCH = 20;
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+async function load(vhost: TestVhost, queue: string): Promise<void> {
+  const conn = await amqp.connect(vhost.url);
+  const ch = await conn.createConfirmChannel();
+  await ch.assertExchange(`${queue}.dlx`, 'fanout', { durable: true });
+  await ch.assertQueue(queue, { durable: true });
+  await ch.bindQueue(queue, `${queue}.dlx`, '');
+  await ch.assertQueue(`${queue}.work`, {
+    durable: true,
+    arguments: { 'x-message-ttl': 0, 'x-dead-letter-exchange': `${queue}.dlx` },
+  });
+  for (let i = 0; i < MESSAGES; i++) {
+    const body = JSON.stringify({
+      event_id: `${queue}-${i}`,
+      order_id: i,
+      email: `customer${i}@example.com`,
+      pad: 'x'.repeat(200),
+    });
+    ch.sendToQueue(`${queue}.work`, Buffer.from(body), {
+      messageId: `${queue}-${i}`,
+      persistent: true,
+      headers: { 'x-acktrail-dead-letter-reason': `provider 422: invalid address (${i})` },
+    });
+  }
+  await ch.waitForConfirms();
+  await waitFor(
+    `${MESSAGES} dead letters in ${queue}`,
+    async () => {
+      const q = await ch.checkQueue(queue);
+      return q.messageCount === MESSAGES;
+    },
+    { timeoutMs: 120_000 },
+  );
+  await conn.close();
+}
+
+async function raw(vhost: TestVhost, queue: string): Promise<number> {
+  const conn = await amqp.connect(vhost.url);
+  const ch = await conn.createChannel();
+  await ch.prefetch(PREFETCH);
+  let acked = 0;
+  const t0 = performance.now();
+  const done = new Promise<void>((resolve) => {
+    void ch.consume(queue, (msg) => {
+      if (!msg) return;
+      ch.ack(msg);
+      if (++acked === MESSAGES) resolve();
+    });
+  });
+  await done;
+  const seconds = (performance.now() - t0) / 1000;
+  await conn.close();
+  return MESSAGES / seconds;
+}
+
+async function parking(vhost: TestVhost, queue: string): Promise<number> {
+  const store = await createTestDatabase('acktrail_bench', false);
+  const db = new pg.Client({ connectionString: store.url });
+  await db.connect();
+  const exporter = await TestExporter.start(
+    {
+      ACKTRAIL_DATABASE_URL: store.url,
+      ACKTRAIL_DEAD_LETTER_KEY: randomBytes(32).toString('base64'),
+    },
+    {
+      rabbitmq: { enabled: false },
+      deadLetters: { enabled: true, url: vhost.url, queues: [{ queue }], prefetch: PREFETCH },
+    },
+  );
+  const count = async () =>
+    (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM dead_letters')).rows[0]!.n;
+  try {
+    // From the first parked message (the exporter's start, migration and connect left out).
+    const first = await waitFor(
+      'the first dead letter parked',
+      async () => {
+        const n = await count();
+        return n > 0 ? { n, at: performance.now() } : null;
+      },
+      { timeoutMs: 60_000, intervalMs: 5 },
+    );
+    await waitFor('every dead letter parked', async () => (await count()) === MESSAGES, {
+      timeoutMs: 300_000,
+      intervalMs: 20,
+    });
+    return (MESSAGES - first.n) / ((performance.now() - first.at) / 1000);
+  } finally {
+    await exporter.close();
+    await db.end();
+    await store.drop();
+  }
+}
+
+export async function runDeadLettersBench(rounds: number): Promise<void> {
+  log(`\n== dead letters: ${fmt(MESSAGES)} broker-made dead letters, prefetch ${PREFETCH} ==`);
+  const vhost = await createTestVhost('acktrail_bench');
+  let n = 0;
+  try {
+    const result = await interleaved(rounds, {
+      raw: async () => {
+        const q = `raw${++n}`;
+        await load(vhost, q);
+        return raw(vhost, q);
+      },
+      parking: async () => {
+        const q = `park${++n}`;
+        await load(vhost, q);
+        return parking(vhost, q);
+      },
+    });
+    const r = median(result.raw);
+    const p = median(result.parking);
+    console.log(
+      `dead letters: raw consume+ack ${fmt(r)} msg/s, parking ${fmt(p)} msg/s (median of ${rounds}); parking/raw ${fmt(p / r, 2)}`,
+    );
+  } finally {
+    await vhost.drop();
+  }
+}
