@@ -18,7 +18,8 @@ import { TestExporter } from '../exporter/src/testing/exporter.js';
 import { fmt, interleaved, median } from './lib.js';
 
 const MESSAGES = Number(process.env.BENCH_DEAD_LETTERS ?? 5000);
-const PREFETCH = 20;
+/** deadLetters.prefetch's default, for both. */
+const PREFETCH = 100;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 async function load(vhost: TestVhost, queue: string): Promise<void> {

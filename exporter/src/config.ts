@@ -265,8 +265,8 @@ const deadLetters = z.strictObject({
     .default(256 * 1024),
   /** Parked messages, and the audit log, are deleted this many days after they were parked. */
   retentionDays: z.number().int().min(1).max(3650).default(30),
-  /** Messages taken from each queue before one is committed. */
-  prefetch: z.number().int().min(1).max(1000).default(20),
+  /** Messages held from each queue at once: with maxMessageBytes, what bounds parking's memory. */
+  prefetch: z.number().int().min(1).max(1000).default(100),
   /** Headers that hold the failure's text, first present wins; then x-death's reason. */
   reasonHeaders: z
     .array(z.string().min(1).max(255))

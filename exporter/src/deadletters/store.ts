@@ -132,57 +132,53 @@ export class DeadLetterStore {
   ) {}
 
   /**
-   * Parks messages in one transaction; resolves once they are committed, with whether each row
-   * was new (a redelivered copy of a parked message, or a too-large one listed before, is not).
+   * Parks messages in one statement (one transaction); resolves once they are committed, with
+   * whether each row was new (a redelivered copy of a parked message, or a too-large one listed
+   * before, is not: same queue and content fingerprint).
    */
   async park(rows: ParkRow[]): Promise<boolean[]> {
-    const client = await this.pool.connect();
-    const parked: boolean[] = [];
-    try {
-      await client.query('BEGIN');
-      for (const r of rows) {
-        const res = await client.query(
-          `INSERT INTO dead_letters (vhost, queue, event_id, expires_at, state, reason, reason_source,
-             reason_group, exchange, routing_key, replay_exchange, replay_routing_key, replay_source,
-             deaths, body_bytes, key_id, sealed, fingerprint, replayed_from)
-           SELECT $1, $2, $3, now() + make_interval(days => $4), $5, $6, $7, $8, $9, $10, $11, $12,
-                  $13, $14, $15, $16, $17, $18, $19
-            WHERE NOT ($20 AND EXISTS (SELECT 1 FROM dead_letters
-                    WHERE vhost = $1 AND queue = $2 AND fingerprint = $18
-                      AND state IN ('parked', 'replaying', 'too_large')))`,
-          [
-            r.vhost,
-            r.queue,
-            r.eventId,
-            this.retentionDays,
-            r.sealed ? 'parked' : 'too_large',
-            r.reason,
-            r.reasonSource,
-            r.reasonGroup,
-            r.exchange,
-            r.routingKey,
-            r.replay?.exchange ?? null,
-            r.replay?.routingKey ?? null,
-            r.replay?.source ?? null,
-            JSON.stringify(r.deaths),
-            r.bodyBytes,
-            r.keyId,
-            r.sealed,
-            r.fingerprint,
-            r.replayedFrom,
-            r.redelivered || !r.sealed,
-          ],
-        );
-        parked.push((res.rowCount ?? 0) > 0);
-      }
-      await client.query('COMMIT');
-      return parked;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    const records = rows.map((r) => ({
+      vhost: r.vhost,
+      queue: r.queue,
+      event_id: r.eventId,
+      state: r.sealed ? 'parked' : 'too_large',
+      reason: r.reason,
+      reason_source: r.reasonSource,
+      reason_group: r.reasonGroup,
+      exchange: r.exchange,
+      routing_key: r.routingKey,
+      replay_exchange: r.replay?.exchange ?? null,
+      replay_routing_key: r.replay?.routingKey ?? null,
+      replay_source: r.replay?.source ?? null,
+      deaths: r.deaths,
+      body_bytes: r.bodyBytes,
+      key_id: r.keyId,
+      sealed: r.sealed?.toString('base64') ?? null,
+      fingerprint: r.fingerprint,
+      replayed_from: r.replayedFrom,
+      dedupe: r.redelivered || !r.sealed,
+    }));
+    const res = await this.pool.query<{ fingerprint: string }>(
+      `INSERT INTO dead_letters (vhost, queue, event_id, expires_at, state, reason, reason_source,
+         reason_group, exchange, routing_key, replay_exchange, replay_routing_key, replay_source,
+         deaths, body_bytes, key_id, sealed, fingerprint, replayed_from)
+       SELECT r.vhost, r.queue, r.event_id, now() + make_interval(days => $2), r.state, r.reason,
+              r.reason_source, r.reason_group, r.exchange, r.routing_key, r.replay_exchange,
+              r.replay_routing_key, r.replay_source, r.deaths, r.body_bytes, r.key_id,
+              decode(r.sealed, 'base64'), r.fingerprint, r.replayed_from
+         FROM json_to_recordset($1::json) AS r(vhost text, queue text, event_id text, state text,
+              reason text, reason_source text, reason_group text, exchange text, routing_key text,
+              replay_exchange text, replay_routing_key text, replay_source text, deaths jsonb,
+              body_bytes int, key_id text, sealed text, fingerprint text, replayed_from text,
+              dedupe boolean)
+        WHERE NOT (r.dedupe AND EXISTS (SELECT 1 FROM dead_letters d
+                WHERE d.vhost = r.vhost AND d.queue = r.queue AND d.fingerprint = r.fingerprint
+                  AND d.state IN ('parked', 'replaying', 'too_large')))
+       RETURNING fingerprint`,
+      [JSON.stringify(records), this.retentionDays],
+    );
+    const fresh = new Set(res.rows.map((r) => r.fingerprint));
+    return rows.map((r) => fresh.has(r.fingerprint));
   }
 
   /** Failure groups of what is parked now, largest first. */
