@@ -7,6 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import amqp from 'amqplib';
 import {
   RABBITMQ_HOST_URL,
   TestPipeline,
@@ -318,4 +319,24 @@ test('a bulk replay of 50 whose cause is not fixed stops by itself', async () =>
     ).json()) as { deadLetters: DeadLetter[] };
     return [...ids].every((id) => rows.deadLetters.some((d) => d.eventId === id));
   });
+});
+
+test("a message that names another user (user-id) is replayed as acktrail's own user", async () => {
+  // Published by guest with its user-id: the broker would refuse the same property from
+  // acktrail's user, and close the replay channel.
+  const conn = await amqp.connect(p.vhost.url);
+  const ch = await conn.createConfirmChannel();
+  ch.sendToQueue(DLQ, Buffer.from('{}'), {
+    messageId: 'uid-1',
+    userId: 'guest',
+    headers: { 'x-original-exchange': '', 'x-original-routingKey': DLQ },
+  });
+  await ch.waitForConfirms();
+  await conn.close();
+  const dead = await parkedFor('uid-1');
+  const replay = await call('/api/dead-letters/replay', OPERATOR, { body: { ids: [dead.id] } });
+  assert.equal(replay.status, 200, JSON.stringify(await replay.clone().json()));
+  // It went where its headers said: back into the dead-letter queue, parked again.
+  const again = await parkedFor('uid-1');
+  assert.notEqual(again.id, dead.id);
 });

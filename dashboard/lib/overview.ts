@@ -37,7 +37,12 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       id: 'ready',
       title: 'Ready messages by queue',
       unit: 'count',
-      queries: [{ expr: 'sum by (role, queue) (acktrail_queue_messages_ready)', legend: byQueue }],
+      queries: [
+        {
+          expr: 'sum by (role, queue) (max without (instance) (acktrail_queue_messages_ready))',
+          legend: byQueue,
+        },
+      ],
       empty: QUEUES_EMPTY,
     },
     {
@@ -45,7 +50,10 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       title: 'Unacked messages by queue',
       unit: 'count',
       queries: [
-        { expr: 'sum by (role, queue) (acktrail_queue_messages_unacked)', legend: byQueue },
+        {
+          expr: 'sum by (role, queue) (max without (instance) (acktrail_queue_messages_unacked))',
+          legend: byQueue,
+        },
       ],
       empty: QUEUES_EMPTY,
     },
@@ -53,7 +61,12 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       id: 'consumers',
       title: 'Consumers by queue',
       unit: 'count',
-      queries: [{ expr: 'sum by (role, queue) (acktrail_queue_consumers)', legend: byQueue }],
+      queries: [
+        {
+          expr: 'sum by (role, queue) (max without (instance) (acktrail_queue_consumers))',
+          legend: byQueue,
+        },
+      ],
       empty: QUEUES_EMPTY,
     },
     {
@@ -62,7 +75,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       unit: 'count',
       queries: [
         {
-          expr: 'sum by (role, queue) (acktrail_queue_messages_ready{role="dead_letter"})',
+          expr: 'sum by (role, queue) (max without (instance) (acktrail_queue_messages_ready{role="dead_letter"}))',
           legend: byQueue,
         },
       ],
@@ -74,7 +87,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       unit: 'per_second',
       queries: [
         {
-          expr: 'sum by (role, queue) (rate(acktrail_queue_messages_redelivered_total[$rw]))',
+          expr: 'sum by (role, queue) (max without (instance) (rate(acktrail_queue_messages_redelivered_total[$rw])))',
           legend: byQueue,
         },
       ],
@@ -86,7 +99,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       unit: 'count',
       queries: [
         {
-          expr: 'sum by (table) (acktrail_outbox_unpublished_events)',
+          expr: 'sum by (table) (max without (instance) (acktrail_outbox_unpublished_events))',
           legend: (l) => l.table ?? 'outbox',
         },
       ],
@@ -119,7 +132,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       unit: 'per_second',
       queries: [
         {
-          expr: 'sum by (provider, outcome) (rate(acktrail_provider_requests_total[$rw]))',
+          expr: 'sum by (provider, outcome) (max without (instance) (rate(acktrail_provider_requests_total[$rw])))',
           legend: (l) => `${l.provider ?? '?'} · ${l.outcome ?? '?'}`,
         },
       ],
@@ -131,7 +144,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       unit: 'ratio',
       queries: [
         {
-          expr: `sum by (provider) (rate(acktrail_provider_requests_total{outcome=~"${ERRORS}"}[$rw])) / sum by (provider) (rate(acktrail_provider_requests_total[$rw]))`,
+          expr: `sum by (provider) (max without (instance) (rate(acktrail_provider_requests_total{outcome=~"${ERRORS}"}[$rw]))) / sum by (provider) (max without (instance) (rate(acktrail_provider_requests_total[$rw])))`,
           legend: (l) => l.provider ?? '?',
         },
       ],

@@ -115,8 +115,7 @@ export class DeadLetterBroker {
     options: Options.Publish,
     replayId: string,
   ): Promise<PublishOutcome> {
-    const ch = this.publisher;
-    if (!ch) throw new Error('not connected to the broker');
+    const ch = this.publisher ?? (await this.openPublisher());
     const confirmed = await new Promise<boolean>((resolve, reject) => {
       try {
         ch.publish(exchange, routingKey, content, { ...options, mandatory: true }, (err) => {
@@ -141,19 +140,33 @@ export class DeadLetterBroker {
   private async setup(model: ChannelModel): Promise<void> {
     if (this.closed) return;
     this.lost();
+    this.model = model;
+    await this.openPublisher();
+    await this.consumeAll();
+    this.health.up(PART);
+    this.log.info({ queues: this.queues() }, 'parking dead letters');
+  }
+
+  /**
+   * The confirm channel replays go out on, opened again when the broker closed it (a replay it
+   * refused, say one whose user-id property names another user).
+   */
+  private async openPublisher(): Promise<ConfirmChannel> {
+    const model = this.model;
+    if (!model) throw new Error('not connected to the broker');
     const pub = await model.createConfirmChannel();
     pub.on('error', (err: Error) => {
       this.health.error(PART, err, 'dead letters: replay channel error');
+    });
+    pub.on('close', () => {
+      if (this.publisher === pub) this.publisher = null;
     });
     pub.on('return', (msg: ConsumeMessage) => {
       const id = msg.properties.headers?.[REPLAY_HEADERS.id] as unknown;
       if (typeof id === 'string') this.returned.add(id);
     });
-    this.model = model;
     this.publisher = pub;
-    await this.consumeAll();
-    this.health.up(PART);
-    this.log.info({ queues: this.queues() }, 'parking dead letters');
+    return pub;
   }
 
   /**

@@ -136,6 +136,12 @@ export function propertiesOf(msg: ConsumeMessage): Record<string, unknown> {
   return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
 }
 
+/**
+ * Properties a replay does not send again: the broker refuses a user-id other than the
+ * publishing user's (acktrail's own), and cluster-id is deprecated.
+ */
+export const UNSENT_PROPERTIES = ['userId', 'clusterId'];
+
 /** A parked message as an operator reads it: headers as JSON can show them, the body as text. */
 export function shown(m: { properties: object; headers: Record<string, unknown>; body: Buffer }) {
   const encoding = (m.properties as { contentEncoding?: unknown }).contentEncoding;

@@ -15,7 +15,7 @@ import type { StepStore } from '../journeys/store/store.js';
 import type { Step } from '../journeys/steps.js';
 import { errorMessage, type Logger } from '../log.js';
 import type { DeadLetterBroker } from './broker.js';
-import { DEATH_HEADERS, REPLAY_HEADERS } from './message.js';
+import { DEATH_HEADERS, REPLAY_HEADERS, UNSENT_PROPERTIES } from './message.js';
 import type { DeadLetterMetrics } from './metrics.js';
 import { keyId, unseal } from './seal.js';
 import type { DeadLetter, DeadLetterStore } from './store.js';
@@ -145,7 +145,9 @@ export class Replayer {
         target.routingKey,
         message.body,
         {
-          ...message.properties,
+          ...Object.fromEntries(
+            Object.entries(message.properties).filter(([k]) => !UNSENT_PROPERTIES.includes(k)),
+          ),
           headers: {
             ...headers,
             // The delivery of the replayed copy is a child of the replay step.
