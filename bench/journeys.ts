@@ -354,8 +354,28 @@ export async function runJourneysBench(rounds: number): Promise<void> {
     console.log(
       `ratio   lookup p99 / select p99 = ${fmt(quantile(l.api, 0.99) / quantile(l.bare, 0.99), 1)}`,
     );
+    const size = await storeSize(storeUrl);
+    console.log(
+      `size    ${fmt(size.steps)} steps in ${fmt(size.bytes / 2 ** 20)} MiB (tables, indexes and TOAST of every partition): ${fmt(size.bytes / size.steps)} bytes per step, ${fmt(((size.bytes / size.steps) * 1e6) / 2 ** 30, 2)} GiB per million steps`,
+    );
   } finally {
     await exporter.stop();
+  }
+}
+
+/** What the store takes on disk: every partition with its indexes and TOAST, and its rows. */
+async function storeSize(url: string): Promise<{ bytes: number; steps: number }> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const r = await db.query<{ bytes: string; steps: string }>(
+      `SELECT (SELECT sum(pg_total_relation_size(inhrelid)) FROM pg_inherits
+                WHERE inhparent = 'journey_steps'::regclass) AS bytes,
+              (SELECT count(*) FROM journey_steps) AS steps`,
+    );
+    return { bytes: Number(r.rows[0]!.bytes), steps: Number(r.rows[0]!.steps) };
+  } finally {
+    await db.end();
   }
 }
 
