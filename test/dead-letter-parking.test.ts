@@ -15,7 +15,7 @@ import {
   type TestDatabase,
   type TestVhost,
 } from '@acktrail/orders-example/testing';
-import { TestExporter, startExporterProcess } from '@acktrail/exporter/testing';
+import { TestExporter, partUp, startExporterProcess } from '@acktrail/exporter/testing';
 import { TcpGate } from '../exporter/src/testing/tcp-gate.js';
 
 const KEY = randomBytes(32).toString('base64');
@@ -164,12 +164,10 @@ test('store down: dead letters stay in the queue until it is back, then are park
     gate.shut();
     const ids = Array.from({ length: 20 }, (_, i) => `down-${i}`);
     await deadLetter(ids, (id) => Buffer.from(id), 20);
-    await waitFor('parking reported down', async () => {
-      const r = (await (await fetch(`${exporter.url}/readyz`)).json()) as {
-        parts: { part: string; up: boolean | null }[];
-      };
-      return r.parts.some((p) => p.part === 'dead_letters' && p.up === false);
-    });
+    await waitFor(
+      'parking reported down',
+      async () => (await partUp(exporter.url, 'dead_letters')) === false,
+    );
     assert.equal((await parked('down-')).length, 0);
     assert.equal(await depth(), 20, 'all still in the queue (ready or held unacked)');
 
@@ -275,12 +273,10 @@ test('allDeadLetterQueues: the queues the broker says are dead-letter queues are
     deadLetters: { enabled: true, url: vhost.url, allDeadLetterQueues: true },
   });
   try {
-    await waitFor('jobs.dlq found by its role', async () => {
-      const r = (await (await fetch(`${exporter.url}/readyz`)).json()) as {
-        parts: { part: string; up: boolean | null }[];
-      };
-      return r.parts.some((p) => p.part === 'dead_letters' && p.up === true);
-    });
+    await waitFor(
+      'jobs.dlq found by its role',
+      async () => (await partUp(exporter.url, 'dead_letters')) === true,
+    );
     await deadLetter(['all-1', 'all-2', 'all-3'], (id) => Buffer.from(id), null);
     await waitFor(
       'parked from the discovered queue',
@@ -299,12 +295,10 @@ test('allDeadLetterQueues: the queues the broker says are dead-letter queues are
 test('a configured queue that appears later is parked once it is there', async () => {
   const exporter = await inProcess(env(), config());
   try {
-    await waitFor('parking started without the late queue', async () => {
-      const r = (await (await fetch(`${exporter.url}/readyz`)).json()) as {
-        parts: { part: string; up: boolean | null }[];
-      };
-      return r.parts.some((p) => p.part === 'dead_letters' && p.up === true);
-    });
+    await waitFor(
+      'parking started without the late queue',
+      async () => (await partUp(exporter.url, 'dead_letters')) === true,
+    );
     const conn = await amqp.connect(vhost.url);
     const ch = await conn.createConfirmChannel();
     await ch.assertQueue('jobs.late.dlq', { durable: true });

@@ -5,7 +5,7 @@ import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { errorMessage, type Logger } from '../log.js';
 import { shown } from '../deadletters/message.js';
-import type { Replayer } from '../deadletters/replay.js';
+import type { Job, Replayer } from '../deadletters/replay.js';
 import { STATES, type DeadLetterStore } from '../deadletters/store.js';
 import { refuseCrossSite, requireToken, scopeOf, type Tokens } from './auth.js';
 
@@ -62,6 +62,12 @@ const ACTOR = /^[\p{L}\p{N} ._@:-]{1,60}$/u;
 
 function explain(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+}
+
+/** A replay job, or 404: jobs live in the exporter that runs them. */
+function answerJob(res: Response, job: Job | null): void {
+  if (!job) res.status(404).json({ error: 'no such replay job on this exporter' });
+  else res.json(job);
 }
 
 /** Who asked: the operator token, and the name the dashboard passes for its signed-in operator. */
@@ -165,9 +171,7 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
     '/api/dead-letters/jobs/:id',
     read,
     handle(JOB, param, (p, id, _req, res) => {
-      const job = p.replayer.job(id);
-      if (!job) res.status(404).json({ error: 'no such replay job on this exporter' });
-      else res.json(job);
+      answerJob(res, p.replayer.job(id));
     }),
   );
 
@@ -176,9 +180,7 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
     operate,
     refuseCrossSite,
     handle(JOB, param, (p, id, _req, res) => {
-      const job = p.replayer.stop(id);
-      if (!job) res.status(404).json({ error: 'no such replay job on this exporter' });
-      else res.json(job);
+      answerJob(res, p.replayer.stop(id));
     }),
   );
 

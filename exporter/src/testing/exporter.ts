@@ -171,6 +171,13 @@ export function writeConfig(fileConfig: unknown): string {
  * The exporter as its own process (`exporter/src/main.ts`), as it runs in production: for what
  * an in-process exporter cannot show (its memory, signals, being killed).
  */
+/** Whether a background part of the exporter at `url` works, as its /readyz says (null: unknown). */
+export async function partUp(url: string, part: string): Promise<boolean | null> {
+  const res = await fetch(`${url}/readyz`);
+  const body = (await res.json()) as { parts: { part: string; up: boolean | null }[] };
+  return body.parts.find((p) => p.part === part)?.up ?? null;
+}
+
 export async function startExporterProcess(
   env: Record<string, string>,
   fileConfig: unknown = {},
@@ -189,11 +196,10 @@ export async function startExporterProcess(
   const url = `http://127.0.0.1:${String(ready.port)}`;
   // With a store, ready for spans once it is migrated (it migrates in the background).
   if (env.ACKTRAIL_DATABASE_URL && waitForStore)
-    await waitFor('the journey store to be up', async () => {
-      const res = await fetch(`${url}/readyz`);
-      const body = (await res.json()) as { parts: { part: string; up: boolean | null }[] };
-      return body.parts.some((p) => p.part === 'journey_store' && p.up === true);
-    });
+    await waitFor(
+      'the journey store to be up',
+      async () => (await partUp(url, 'journey_store')) === true,
+    );
   return { proc, url };
 }
 
