@@ -12,6 +12,8 @@ export interface Readiness {
   down: string[];
   /** Collectors and parts not checked yet. */
   pending: string[];
+  /** Collectors that work but miss part of their source (a cluster node down): still ready. */
+  partial: string[];
   sources: SourceStatus[];
   parts: PartStatus[];
 }
@@ -34,5 +36,8 @@ export function readiness(
       : pending.length
         ? 'starting'
         : 'ready';
-  return { status, down, pending, sources, parts };
+  const partial = sources
+    .filter((s) => s.up === true && s.partial !== null)
+    .map((s) => s.collector);
+  return { status, down, pending, partial, sources, parts };
 }

@@ -58,10 +58,10 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     log.warn(
       'DATABASE_URL is not set: the outbox, confirmations, notifications and provider collectors are off',
     );
-  const { collectors, catalog } = createCollectors(config, registry, pools);
+  const store = config.storeUrl ? journeyStore(config, health, log) : null;
+  const { collectors, catalog } = createCollectors(config, registry, pools, store?.pool ?? null);
   const runner = new CollectorRunner(collectors, registry, log);
 
-  const store = config.storeUrl ? journeyStore(config, health, log) : null;
   // Journeys read the queue catalog: keep it as fresh as its interval without waiting for scrapes.
   const catalogTimer =
     catalog && store

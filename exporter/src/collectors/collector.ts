@@ -19,6 +19,11 @@ export interface Collector {
   /** Called when a run fails: remove values that would now be stale (gauges), keep counters. */
   clear?(): void;
   /**
+   * After a run that succeeded: what part of the source did not answer (one node of a cluster),
+   * or null. The run's data is served; /readyz and the log say what is missing.
+   */
+  partialFailure?(): string | null;
+  /**
    * For a collector that keeps its metrics in a registry of its own: their exposition text. It
    * changes only when the collector runs, so the collector can cache it between runs.
    */

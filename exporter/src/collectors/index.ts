@@ -7,9 +7,13 @@ import { ConfirmationsCollector } from './confirmations.js';
 import { NotificationsCollector } from './notifications.js';
 import { OutboxCollector } from './outbox.js';
 import { ProviderCollector } from './provider.js';
+import type pg from 'pg';
+import { QueueHeadsCollector } from './queue-heads.js';
 import { RabbitmqQueuesCollector } from './rabbitmq.js';
 import { RabbitmqStatsCollector } from './rabbitmq-stats.js';
 import { QueueCatalog } from './rabbitmq/catalog.js';
+import { ManagementApi } from './rabbitmq/http.js';
+import { BrokerNodes } from './rabbitmq/nodes.js';
 
 export type { Collector } from './collector.js';
 export { CollectorRunner, type SourceStatus } from './runner.js';
@@ -18,12 +22,14 @@ export type { QueueCatalog, QueueFacts, QueueLookup } from './rabbitmq/catalog.j
 
 /**
  * The collectors the configuration turns on. Each SQL collector gets a pool of its own whose
- * statement timeout is the collector's timeout (pools: null without DATABASE_URL).
+ * statement timeout is the collector's timeout (pools: null without DATABASE_URL); the journey
+ * store's pool (null without one) serves the queues' head ages from journeys.
  */
 export function createCollectors(
   config: ValidatedConfig,
   registry: Registry,
   pools: ReadOnlyPools | null,
+  journeys: pg.Pool | null = null,
 ): { collectors: Collector[]; catalog: QueueCatalog | null } {
   const pool = (section: { timeoutSeconds: number }) =>
     pools!.create(section.timeoutSeconds * 1000);
@@ -31,8 +37,25 @@ export function createCollectors(
   let catalog: QueueCatalog | null = null;
   if (config.rabbitmq.enabled) {
     catalog = new QueueCatalog();
-    collectors.push(new RabbitmqQueuesCollector(config, catalog, registry));
-    collectors.push(new RabbitmqStatsCollector(config, catalog));
+    const r = config.rabbitmq;
+    const api = new ManagementApi(config.managementUrl);
+    const nodes = new BrokerNodes(
+      { nodes: r.nodes, prometheusUrl: config.prometheusUrl },
+      api,
+      r.statsIntervalSeconds * 1000,
+    );
+    collectors.push(new RabbitmqQueuesCollector(config, catalog, nodes, api, registry));
+    collectors.push(new RabbitmqStatsCollector(config, catalog, api));
+    if (journeys)
+      collectors.push(
+        new QueueHeadsCollector(
+          journeys,
+          catalog,
+          config.journeys.retentionDays,
+          r.statsIntervalSeconds,
+          Math.max(r.timeoutSeconds, config.journeys.statementTimeoutSeconds),
+        ),
+      );
   }
   if (pools) {
     const { outbox, confirmations, notifications, provider } = config;

@@ -11,12 +11,15 @@ import type { ValidatedConfig } from '../config.js';
 import type { Collector } from './collector.js';
 import { scopeFilter, type QueueCatalog, type QueueFacts } from './rabbitmq/catalog.js';
 import { queueKey } from './rabbitmq/detailed.js';
-import { getJson } from './rabbitmq/http.js';
+import type { ManagementApi } from './rabbitmq/http.js';
 import { inferRoles, type BindingInfo, type QueueInfo, type Role } from './rabbitmq/roles.js';
 import { QUEUE_LABELS } from './rabbitmq.js';
 
 interface StatsQueue extends QueueInfo {
   type?: string;
+  /** A classic queue's node; for a quorum queue, its leader's (also in `leader`). */
+  node?: string;
+  leader?: string;
   effective_policy_definition?: Record<string, unknown> | null;
   head_message_timestamp?: number | null;
   message_stats?: { publish?: number; deliver_get?: number; ack?: number; redeliver?: number };
@@ -81,6 +84,7 @@ export class RabbitmqStatsCollector implements Collector {
   constructor(
     private readonly config: ValidatedConfig,
     private readonly catalog: QueueCatalog,
+    private readonly api: ManagementApi,
   ) {
     // Listing every queue with statistics is the slow call: give it more time than a scrape.
     this.timeoutMs = Math.max(config.rabbitmq.timeoutSeconds * 1000, 30_000);
@@ -109,21 +113,21 @@ export class RabbitmqStatsCollector implements Collector {
     const started = performance.now();
     const { vhosts, roles: overrides } = this.config.rabbitmq;
     const columns =
-      'columns=vhost,name,type,arguments,effective_policy_definition,head_message_timestamp,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
-    const bindingColumns = 'columns=vhost,source,destination,destination_type';
+      'columns=vhost,name,type,node,leader,arguments,effective_policy_definition,head_message_timestamp,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
+    const bindingColumns = 'columns=vhost,source,destination,destination_type,routing_key';
     const per = (path: string, cols: string) =>
       vhosts.length
         ? vhosts.map((v) => `${path}/${encodeURIComponent(v)}?${cols}`)
         : [`${path}?${cols}`];
     const get = <T>(paths: string[]) =>
-      Promise.all(paths.map((p) => getJson<T[]>(this.config.managementUrl, p, signal))).then((l) =>
-        l.flat(),
-      );
-    const [queues, bindings, overview] = await Promise.all([
+      Promise.all(paths.map((p) => this.api.getJson<T[]>(p, signal))).then((l) => l.flat());
+    const [queues, bindings, exchanges, overview] = await Promise.all([
       get<StatsQueue>(per('/api/queues', columns)),
       get<BindingInfo>(per('/api/bindings', bindingColumns)),
-      getJson<{ rabbitmq_version?: string }>(
-        this.config.managementUrl,
+      get<{ vhost: string; name: string; type: string }>(
+        per('/api/exchanges', 'columns=vhost,name,type'),
+      ),
+      this.api.getJson<{ rabbitmq_version?: string }>(
         '/api/overview?columns=rabbitmq_version',
         signal,
       ),
@@ -133,18 +137,24 @@ export class RabbitmqStatsCollector implements Collector {
     return () => {
       this.cachedText = null;
       const heads = new Map<string, number>();
-      for (const q of queues)
-        if (typeof q.head_message_timestamp === 'number')
-          heads.set(queueKey(q.vhost, q.name), q.head_message_timestamp);
+      const leaders = new Map<string, string>();
+      for (const q of queues) {
+        const key = queueKey(q.vhost, q.name);
+        if (typeof q.head_message_timestamp === 'number') heads.set(key, q.head_message_timestamp);
+        const leader = q.leader ?? q.node;
+        if (leader) leaders.set(key, leader);
+      }
       const major = Number(overview.rabbitmq_version?.split('.')[0] ?? 0);
-      this.catalog.update(
+      this.catalog.update({
         roles,
         heads,
-        queues.map((q) => ({
+        leaders,
+        facts: queues.map((q) => ({
           name: q.name,
           ...queueFacts(q, roles.get(queueKey(q.vhost, q.name)) ?? 'work', major),
         })),
-      );
+        routes: { bindings, exchanges },
+      });
       for (const c of Object.values(this.counters)) c.reset();
       for (const q of queues) {
         if (!this.inScope(q.vhost, q.name)) continue;

@@ -1,13 +1,20 @@
 // RabbitMQ queue depths and consumers, every scrape. Source (chosen by measurement, see
 // docs/benchmarks.md): the broker's /metrics/detailed endpoint, falling back to the management
 // API (asking only for the needed columns) when that endpoint does not answer or when configured.
+// In a cluster every node is read, concurrently, for the queues it leads, and the answers merged:
+// every queue once, with no node label, so a leader moving never starts a new series
+// (rabbitmq/merge.ts). A node that does not answer is acktrail_rabbitmq_node_up 0; the others'
+// queues keep their values and the collector reports the partial failure.
 import { Gauge, type Registry } from 'prom-client';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ValidatedConfig } from '../config.js';
+import { errorMessage } from '../log.js';
 import type { Collector } from './collector.js';
 import { scopeFilter, type QueueCatalog } from './rabbitmq/catalog.js';
 import { DETAILED_PATH, parseDetailed, type QueueDepth } from './rabbitmq/detailed.js';
-import { getJson, getText } from './rabbitmq/http.js';
+import { getText, type ManagementApi } from './rabbitmq/http.js';
+import { mergeNodes, type NodeAnswer } from './rabbitmq/merge.js';
+import type { BrokerNodes, NodeTarget } from './rabbitmq/nodes.js';
 
 export const QUEUE_LABELS = ['vhost', 'queue', 'role'] as const;
 
@@ -19,6 +26,12 @@ interface ManagementQueue {
   consumers?: number;
 }
 
+/** A node's read gets this share of the collector's time, so that one stalled node is one
+ *  node down, not a failed scrape. */
+const NODE_TIME_SHARE = 0.8;
+
+const hostPort = (url: string) => new URL(url).host;
+
 export class RabbitmqQueuesCollector implements Collector {
   readonly name = 'rabbitmq';
   readonly timeoutMs: number;
@@ -26,12 +39,19 @@ export class RabbitmqQueuesCollector implements Collector {
   private readonly unacked: Gauge;
   private readonly consumers: Gauge;
   private readonly headAge: Gauge;
+  private readonly nodeUp: Gauge;
   private readonly inScope: (vhost: string, queue: string) => boolean;
-  private series = new Map<string, Record<string, string>>();
+  private series = new Map<string, { labels: Record<string, string>; seenAtMs: number }>();
+  private nodeNames = new Set<string>();
+  /** The names configured endpoints reported, by URL. */
+  private readonly identities = new Map<string, string>();
+  private partial: string | null = null;
 
   constructor(
     private readonly config: ValidatedConfig,
     private readonly catalog: QueueCatalog,
+    private readonly nodes: BrokerNodes,
+    private readonly api: ManagementApi,
     registry: Registry,
   ) {
     this.timeoutMs = config.rabbitmq.timeoutSeconds * 1000;
@@ -57,10 +77,21 @@ export class RabbitmqQueuesCollector implements Collector {
     });
     this.headAge = new Gauge({
       name: 'acktrail_queue_head_age_seconds',
-      help: 'Age of the oldest ready message, from its timestamp property (broker statistics); 0 when the queue is empty or its messages carry no timestamp.',
+      help: 'Age of the oldest ready message: from its timestamp property (broker statistics), otherwise from the journeys (published, not yet delivered); 0 when the queue is empty or neither knows.',
       labelNames,
       registers: [registry],
     });
+    this.nodeUp = new Gauge({
+      name: 'acktrail_rabbitmq_node_up',
+      help: 'Whether the broker node answered the last read (1) or not (0).',
+      labelNames: ['node'],
+      registers: [registry],
+    });
+  }
+
+  /** Which nodes did not answer the last read, with why; null when all did. */
+  partialFailure(): string | null {
+    return this.partial;
   }
 
   async collect(signal: AbortSignal): Promise<() => void> {
@@ -70,11 +101,13 @@ export class RabbitmqQueuesCollector implements Collector {
       this.catalog.loaded,
       sleep(this.timeoutMs / 2, undefined, { signal }).catch(() => undefined),
     ]);
-    const depths = await this.read(signal);
+    const { depths, nodes, partial } = await this.read(signal);
     return () => {
+      this.partial = partial;
+      this.applyNodes(nodes);
       // Update in place and remove only the series of queues that are gone: resetting and
       // re-adding every series each scrape would churn memory with many queues.
-      const seen = new Map<string, Record<string, string>>();
+      const seen = new Map<string, { labels: Record<string, string>; seenAtMs: number }>();
       const now = Date.now();
       for (const q of depths) {
         if (!this.inScope(q.vhost, q.queue)) continue;
@@ -83,18 +116,27 @@ export class RabbitmqQueuesCollector implements Collector {
           queue: q.queue,
           role: this.catalog.role(q.vhost, q.queue),
         };
-        seen.set(`${q.vhost}\u0000${q.queue}\u0000${labels.role}`, labels);
+        seen.set(`${q.vhost}\u0000${q.queue}\u0000${labels.role}`, { labels, seenAtMs: now });
+        this.catalog.observeReady(q.vhost, q.queue, q.ready, now);
         this.ready.set(labels, q.ready);
         this.unacked.set(labels, q.unacked);
         this.consumers.set(labels, q.consumers);
         this.headAge.set(labels, this.catalog.headAge(q.vhost, q.queue, q.ready, now));
       }
-      for (const [key, labels] of this.series) {
+      // In a cluster, a queue no node reported (its leader moving, its node down) keeps its last
+      // values for holdSeconds; then, or at once on a single node, its series go.
+      const holdMs = this.nodes.clustered ? this.config.rabbitmq.holdSeconds * 1000 : 0;
+      for (const [key, s] of this.series) {
         if (seen.has(key)) continue;
-        this.ready.remove(labels);
-        this.unacked.remove(labels);
-        this.consumers.remove(labels);
-        this.headAge.remove(labels);
+        if (now - s.seenAtMs < holdMs) {
+          seen.set(key, s);
+          continue;
+        }
+        this.catalog.forget(s.labels.vhost ?? '', s.labels.queue ?? '');
+        this.ready.remove(s.labels);
+        this.unacked.remove(s.labels);
+        this.consumers.remove(s.labels);
+        this.headAge.remove(s.labels);
       }
       this.series = seen;
     };
@@ -106,13 +148,20 @@ export class RabbitmqQueuesCollector implements Collector {
     this.consumers.reset();
     this.headAge.reset();
     this.series.clear();
+    for (const node of this.nodeNames) this.nodeUp.set({ node }, 0);
   }
 
-  private async read(signal: AbortSignal): Promise<Iterable<QueueDepth>> {
+  private applyNodes(nodes: Map<string, boolean>): void {
+    for (const [node, up] of nodes) this.nodeUp.set({ node }, up ? 1 : 0);
+    for (const node of this.nodeNames) if (!nodes.has(node)) this.nodeUp.remove({ node });
+    this.nodeNames = new Set(nodes.keys());
+  }
+
+  private async read(signal: AbortSignal): Promise<Reading> {
     const { source } = this.config.rabbitmq;
     if (source !== 'management') {
       try {
-        return (await this.fromDetailed(signal)).values();
+        return await this.fromDetailed(signal);
       } catch (err) {
         if (source === 'prometheus' || signal.aborted) throw err;
       }
@@ -120,27 +169,102 @@ export class RabbitmqQueuesCollector implements Collector {
     return this.fromManagement(signal);
   }
 
-  private async fromDetailed(signal: AbortSignal) {
+  /** Every node's /metrics/detailed at once; throws only when no node answered. */
+  private async fromDetailed(signal: AbortSignal): Promise<Reading> {
     const vhosts = this.config.rabbitmq.vhosts
       .map((v) => `&vhost=${encodeURIComponent(v)}`)
       .join('');
-    return parseDetailed(await getText(this.config.prometheusUrl, DETAILED_PATH + vhosts, signal));
+    const targets = await this.nodes.current(signal);
+    const nodeMs = Math.round(this.timeoutMs * NODE_TIME_SHARE);
+    const results = await Promise.allSettled(
+      targets.map((t) => this.readNode(t, DETAILED_PATH + vhosts, nodeMs, signal)),
+    );
+    const answers: NodeAnswer[] = [];
+    const nodes = new Map<string, boolean>();
+    const failures: string[] = [];
+    results.forEach((r, i) => {
+      const target = targets[i]!;
+      if (r.status === 'fulfilled') {
+        answers.push(r.value);
+        nodes.set(r.value.name, true);
+      } else {
+        const name = this.nameOf(target);
+        nodes.set(name, false);
+        failures.push(`${name}: ${errorMessage(r.reason)}`);
+      }
+    });
+    if (answers.length === 0) throw new Error(failures.join('; '));
+    const merged = mergeNodes(answers, (vhost, queue) => this.catalog.leader(vhost, queue));
+    const partial = failures.length
+      ? `${failures.length} of ${targets.length} nodes did not answer: ${failures.join('; ')}`
+      : null;
+    return { depths: merged.values(), nodes, partial };
   }
 
-  private async fromManagement(signal: AbortSignal): Promise<QueueDepth[]> {
+  private async readNode(
+    target: NodeTarget,
+    path: string,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<NodeAnswer> {
+    if (!target.running || target.url === null)
+      throw new Error(target.url === null ? 'no known endpoint' : 'not running (management API)');
+    const url = target.url;
+    const own = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    let text: string;
+    try {
+      text = await getText(url, path, own);
+    } catch (err) {
+      if (own.aborted && !signal.aborted)
+        throw new Error(`timed out after ${timeoutMs} ms`, { cause: err });
+      throw err;
+    }
+    const parsed = parseDetailed(text);
+    if (parsed.node) this.identities.set(url, parsed.node);
+    return { ...parsed, name: this.nameOf(target) };
+  }
+
+  /** A node's label: its name, as configured, discovered or reported; else its endpoint. */
+  private nameOf(t: NodeTarget): string {
+    return t.name ?? (t.url ? (this.identities.get(t.url) ?? hostPort(t.url)) : 'unknown');
+  }
+
+  private async fromManagement(signal: AbortSignal): Promise<Reading> {
     const columns = 'columns=vhost,name,messages_ready,messages_unacknowledged,consumers';
     const paths = this.config.rabbitmq.vhosts.length
       ? this.config.rabbitmq.vhosts.map((v) => `/api/queues/${encodeURIComponent(v)}?${columns}`)
       : [`/api/queues?${columns}`];
-    const lists = await Promise.all(
-      paths.map((p) => getJson<ManagementQueue[]>(this.config.managementUrl, p, signal)),
-    );
-    return lists.flat().map((q) => ({
-      vhost: q.vhost,
-      queue: q.name,
-      ready: q.messages_ready ?? 0,
-      unacked: q.messages_unacknowledged ?? 0,
-      consumers: q.consumers ?? 0,
-    }));
+    const [lists, nodeList] = await Promise.all([
+      Promise.all(paths.map((p) => this.api.getJson<ManagementQueue[]>(p, signal))),
+      this.api.getJson<{ name: string; running?: boolean }[]>(
+        '/api/nodes?columns=name,running',
+        signal,
+      ),
+    ]);
+    const nodes = new Map(nodeList.map((n) => [n.name, n.running !== false]));
+    const down = [...nodes].filter(([, up]) => !up).map(([n]) => n);
+    // A queue whose statistics have not been emitted yet (a quorum queue just declared, or whose
+    // leader just moved) lists no counts: unknown, not zero, so it is left to the hold above.
+    const depths = lists
+      .flat()
+      .filter((q) => q.messages_ready !== undefined)
+      .map((q) => ({
+        vhost: q.vhost,
+        queue: q.name,
+        ready: q.messages_ready ?? 0,
+        unacked: q.messages_unacknowledged ?? 0,
+        consumers: q.consumers ?? 0,
+      }));
+    const partial = down.length
+      ? `${down.length} of ${nodes.size} nodes not running: ${down.join(', ')}`
+      : null;
+    return { depths, nodes, partial };
   }
+}
+
+interface Reading {
+  depths: Iterable<QueueDepth>;
+  /** Node name -> whether it answered (or, from the management API, runs). */
+  nodes: Map<string, boolean>;
+  partial: string | null;
 }

@@ -10,12 +10,15 @@ interface State {
   lastSuccessAt: number | null;
   refreshing: Promise<void> | null;
   lastError: string | null;
+  partial: string | null;
 }
 
 export interface SourceStatus {
   collector: string;
   up: boolean | null;
   error: string | null;
+  /** Up, but part of the source did not answer (Collector.partialFailure). */
+  partial: string | null;
   lastSuccessAt: string | null;
 }
 
@@ -63,7 +66,13 @@ export class CollectorRunner {
       },
     });
     for (const c of collectors) {
-      this.states.set(c.name, { ok: null, lastSuccessAt: null, refreshing: null, lastError: null });
+      this.states.set(c.name, {
+        ok: null,
+        lastSuccessAt: null,
+        refreshing: null,
+        lastError: null,
+        partial: null,
+      });
     }
   }
 
@@ -103,6 +112,7 @@ export class CollectorRunner {
         collector: c.name,
         up: s.ok,
         error: s.lastError,
+        partial: s.partial,
         lastSuccessAt: s.lastSuccessAt === null ? null : new Date(s.lastSuccessAt).toISOString(),
       };
     });
@@ -142,13 +152,27 @@ export class CollectorRunner {
       apply();
       s.lastSuccessAt = this.now();
       this.transition(c, s, true, null);
+      this.partly(c, s, c.partialFailure?.() ?? null);
     } catch (err) {
       c.clear?.();
       this.transition(c, s, false, errorMessage(err));
+      this.partly(c, s, null);
     } finally {
       clearTimeout(timer);
       this.duration.set({ collector: c.name }, (performance.now() - started) / 1000);
     }
+  }
+
+  /** Logs a partial failure once when it starts and once when it ends, not every scrape. */
+  private partly(c: Collector, s: State, partial: string | null): void {
+    if ((s.partial === null) === (partial === null)) {
+      s.partial = partial;
+      return;
+    }
+    if (partial !== null)
+      this.log.warn({ collector: c.name, err: partial }, 'collector partly failing');
+    else if (s.ok) this.log.info({ collector: c.name }, 'collector answered in full again');
+    s.partial = partial;
   }
 
   private transition(c: Collector, s: State, ok: boolean, error: string | null): void {

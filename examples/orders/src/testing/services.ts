@@ -73,19 +73,24 @@ export async function management(
   return text ? (JSON.parse(text) as unknown) : null;
 }
 
-export async function createTestVhost(prefix = 'acktrail_test'): Promise<TestVhost> {
+/** A new vhost with guest's permissions; `broker`: another broker than the default node. */
+export async function createTestVhost(
+  prefix = 'acktrail_test',
+  broker = { amqp: RABBITMQ_HOST_URL, management: RABBITMQ_MANAGEMENT_URL },
+): Promise<TestVhost> {
   const name = uniqueName(prefix);
   const v = encodeURIComponent(name);
-  await management(`/vhosts/${v}`, { method: 'PUT', body: '{}' });
-  await management(`/permissions/${v}/guest`, {
-    method: 'PUT',
-    body: JSON.stringify({ configure: '.*', write: '.*', read: '.*' }),
-  });
+  await management(`/vhosts/${v}`, { method: 'PUT', body: '{}' }, broker.management);
+  await management(
+    `/permissions/${v}/guest`,
+    { method: 'PUT', body: JSON.stringify({ configure: '.*', write: '.*', read: '.*' }) },
+    broker.management,
+  );
   return {
     name,
-    url: `${RABBITMQ_HOST_URL}/${v}`,
+    url: `${broker.amqp}/${v}`,
     drop: async () => {
-      await management(`/vhosts/${v}`, { method: 'DELETE' });
+      await management(`/vhosts/${v}`, { method: 'DELETE' }, broker.management);
     },
   };
 }

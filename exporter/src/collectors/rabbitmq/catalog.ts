@@ -4,7 +4,8 @@
 // collectors and the journey API.
 import type { ValidatedConfig } from '../../config.js';
 import { queueKey } from './detailed.js';
-import { roleFromName, type Role } from './roles.js';
+import { roleFromName, type BindingInfo, type Role } from './roles.js';
+import { routesByQueue, type ExchangeInfo, type Routes } from './routes.js';
 
 /** What the broker does with a message this queue's consumer rejects or nacks without requeue. */
 export interface QueueFacts {
@@ -21,26 +22,96 @@ export interface QueueFacts {
 /** The facts of a queue by name, null where they are not known. */
 export type QueueLookup = (queue: string) => QueueFacts | null;
 
+export interface CatalogUpdate {
+  roles: Map<string, Role>;
+  /** Queue key -> timestamp property (seconds) of its head message, where the broker says. */
+  heads?: Map<string, number>;
+  facts?: (QueueFacts & { name: string })[];
+  /** Queue key -> the node that leads it (a classic queue's node, a quorum queue's leader). */
+  leaders?: Map<string, string>;
+  /** The bindings and exchange types that say which publishes reach which queue. */
+  routes?: { bindings: readonly BindingInfo[]; exchanges: readonly ExchangeInfo[] };
+}
+
+/** A queue waiting for a head age from the journeys: messages ready, no broker timestamp. */
+export interface HeadlessQueue {
+  vhost: string;
+  queue: string;
+  routes: Routes;
+  /** When it was last seen empty (ms): its head was published after that. null: never seen. */
+  emptyAtMs: number | null;
+}
+
 export class QueueCatalog {
   private roles = new Map<string, Role>();
   private heads = new Map<string, number>();
+  private journeyHeads = new Map<string, number>();
+  private leaders = new Map<string, string>();
+  private routes = new Map<string, Routes>();
+  /** Per queue key: the last ready count seen and when it was last seen at 0. */
+  private readonly ready = new Map<string, { ready: number; emptyAtMs: number | null }>();
   private facts = new Map<string, QueueFacts[]>();
   private resolveLoaded!: () => void;
   /** Resolves after the first successful refresh. */
   readonly loaded = new Promise<void>((resolve) => (this.resolveLoaded = resolve));
 
-  /** `heads`: queue key -> timestamp property (seconds) of its head message, where known. */
-  update(
-    roles: Map<string, Role>,
-    heads = new Map<string, number>(),
-    facts: (QueueFacts & { name: string })[] = [],
-  ): void {
-    this.roles = roles;
-    this.heads = heads;
+  update(u: CatalogUpdate): void {
+    this.roles = u.roles;
+    this.heads = u.heads ?? new Map<string, number>();
+    this.leaders = u.leaders ?? new Map<string, string>();
+    if (u.routes) this.routes = routesByQueue(u.routes.bindings, u.routes.exchanges);
     const byName = new Map<string, QueueFacts[]>();
-    for (const { name, ...f } of facts) byName.set(name, [...(byName.get(name) ?? []), f]);
+    for (const { name, ...f } of u.facts ?? []) byName.set(name, [...(byName.get(name) ?? []), f]);
     this.facts = byName;
     this.resolveLoaded();
+  }
+
+  /**
+   * The publish time (seconds) of the oldest message waiting in each queue the broker gives no
+   * head timestamp for, as the journeys show it (collectors/queue-heads.ts); replaces the last.
+   */
+  updateJourneyHeads(heads: Map<string, number>): void {
+    this.journeyHeads = heads;
+  }
+
+  /** The node that leads the queue, as last listed; null when not known. */
+  leader(vhost: string, queue: string): string | null {
+    return this.leaders.get(queueKey(vhost, queue)) ?? null;
+  }
+
+  /** Every queue the last refresh listed, with its vhost and type. */
+  all(): { vhost: string; name: string; type: string }[] {
+    return [...this.facts].flatMap(([name, fs]) =>
+      fs.map((f) => ({ vhost: f.vhost, name, type: f.type })),
+    );
+  }
+
+  /** The depth collector's reading of a queue, every scrape. */
+  observeReady(vhost: string, queue: string, ready: number, nowMs: number): void {
+    const key = queueKey(vhost, queue);
+    const seen = this.ready.get(key);
+    const emptyAtMs = ready === 0 ? nowMs : (seen?.emptyAtMs ?? null);
+    this.ready.set(key, { ready, emptyAtMs });
+  }
+
+  /** A queue no longer read (deleted, out of scope). */
+  forget(vhost: string, queue: string): void {
+    this.ready.delete(queueKey(vhost, queue));
+  }
+
+  /**
+   * The queues with messages ready whose head timestamp the broker does not give (quorum and
+   * stream queues; classic queues whose messages carry no timestamp), with their routes.
+   */
+  headless(): HeadlessQueue[] {
+    const out: HeadlessQueue[] = [];
+    for (const [key, { ready, emptyAtMs }] of this.ready) {
+      const routes = this.routes.get(key);
+      if (ready === 0 || this.heads.has(key) || !routes) continue;
+      const [vhost = '', queue = ''] = key.split('\u0000');
+      out.push({ vhost, queue, routes, emptyAtMs });
+    }
+    return out;
   }
 
   /** The names of the queues in scope (one entry per name, whatever its vhosts). */
@@ -71,12 +142,14 @@ export class QueueCatalog {
   }
 
   /**
-   * Seconds since the head message was published, 0 for an empty queue or one whose messages
-   * carry no timestamp. As fresh as the last stats refresh: after the head moves on, the age
-   * stays high until the next one (at most rabbitmq.statsIntervalSeconds).
+   * Seconds since the head message was published, 0 for an empty queue. From the broker's head
+   * timestamp where it gives one (classic queues whose messages carry a timestamp), otherwise
+   * from the journeys (published, not yet delivered: any queue type); 0 when neither knows. As
+   * fresh as the last refresh: after the head moves on, the age stays high until the next one.
    */
   headAge(vhost: string, queue: string, ready: number, nowMs: number): number {
-    const ts = this.heads.get(queueKey(vhost, queue));
+    const key = queueKey(vhost, queue);
+    const ts = this.heads.get(key) ?? this.journeyHeads.get(key);
     return ready > 0 && ts !== undefined ? Math.max(0, nowMs / 1000 - ts) : 0;
   }
 

@@ -12,12 +12,15 @@ rabbitmq_detailed_queue_consumers{vhost="/",queue="orders"} 1
 rabbitmq_detailed_queue_consumers{vhost="/",queue="broken} 1
 telemetry_scrape_duration_seconds{quantile="0.5"} 0.01
 rabbitmq_build_info 1
+rabbitmq_identity_info{rabbitmq_node="rabbit@n1",rabbitmq_cluster="c"} 1
 `;
 
 test('depths per queue, any label order, escapes, unknown and broken lines skipped', () => {
-  const q = parseDetailed(TEXT);
+  const { queues, node } = parseDetailed(TEXT);
+  assert.equal(node, 'rabbit@n1');
+  assert.equal(parseDetailed('').node, null);
   assert.deepEqual(
-    [...q.values()],
+    [...queues.values()],
     [
       { vhost: '/', queue: 'orders', ready: 7, unacked: 3, consumers: 1 },
       { vhost: 'a\\b', queue: 'we"ird,{q}', ready: 2, unacked: 0, consumers: 0 },

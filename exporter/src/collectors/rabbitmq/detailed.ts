@@ -23,7 +23,8 @@ const FIELDS: Record<string, keyof Pick<QueueDepth, 'ready' | 'unacked' | 'consu
   rabbitmq_detailed_queue_consumers: 'consumers',
 };
 
-const WANTED = new Set(Object.keys(FIELDS));
+const IDENTITY = 'rabbitmq_identity_info';
+const WANTED = new Set([...Object.keys(FIELDS), IDENTITY]);
 
 export const queueKey = (vhost: string, queue: string) => `${vhost}\u0000${queue}`;
 
@@ -105,9 +106,22 @@ export function forEachSample(
   }
 }
 
-export function parseDetailed(text: string): Map<string, QueueDepth> {
+/** One node's answer: the queues it reports (those it leads) and its own name. */
+export interface NodeDepths {
+  queues: Map<string, QueueDepth>;
+  /** From rabbitmq_identity_info; null when the endpoint does not say. */
+  node: string | null;
+}
+
+export function parseDetailed(text: string): NodeDepths {
   const queues = new Map<string, QueueDepth>();
-  forEachSample(text, WANTED, (name, { vhost, queue }, value) => {
+  let node: string | null = null;
+  forEachSample(text, WANTED, (name, labels, value) => {
+    if (name === IDENTITY) {
+      node = labels.rabbitmq_node ?? null;
+      return;
+    }
+    const { vhost, queue } = labels;
     if (vhost === undefined || queue === undefined) return;
     const key = queueKey(vhost, queue);
     let q = queues.get(key);
@@ -117,5 +131,5 @@ export function parseDetailed(text: string): Map<string, QueueDepth> {
     }
     q[FIELDS[name]!] = value;
   });
-  return queues;
+  return { queues, node };
 }

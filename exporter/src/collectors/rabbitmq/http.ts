@@ -37,3 +37,51 @@ export async function getText(base: string, path: string, signal: AbortSignal): 
 export async function getJson<T>(base: string, path: string, signal: AbortSignal): Promise<T> {
   return JSON.parse(await getText(base, path, signal)) as T;
 }
+
+/**
+ * The management API of a cluster: the configured URL first, and when it does not answer (its
+ * node is down), the management listeners of the other nodes, with the configured credentials.
+ * Any node's management API answers for the whole cluster. A 4xx is an answer, not a node down.
+ */
+export class ManagementApi {
+  private others: string[] = [];
+  private preferred: string;
+
+  constructor(readonly configured: string) {
+    this.preferred = configured;
+  }
+
+  /** The other nodes' management listeners (`http://host:port`), as discovery found them. */
+  setNodes(urls: readonly string[]): void {
+    const base = new URL(this.configured);
+    this.others = urls.flatMap((u) => {
+      const url = new URL(u);
+      url.username = base.username;
+      url.password = base.password;
+      const s = url.toString();
+      return new URL(s).host === base.host ? [] : [s];
+    });
+    if (this.preferred !== this.configured && !this.others.includes(this.preferred))
+      this.preferred = this.configured;
+  }
+
+  async getJson<T>(path: string, signal: AbortSignal): Promise<T> {
+    const bases = [
+      this.preferred,
+      ...[this.configured, ...this.others].filter((b) => b !== this.preferred),
+    ];
+    let lastError: unknown;
+    for (const base of bases) {
+      if (signal.aborted) break;
+      try {
+        const value = await getJson<T>(base, path, signal);
+        this.preferred = base;
+        return value;
+      } catch (err) {
+        if (err instanceof SourceHttpError && err.status < 500) throw err;
+        lastError = err;
+      }
+    }
+    throw lastError ?? signal.reason;
+  }
+}

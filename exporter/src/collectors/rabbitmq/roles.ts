@@ -20,6 +20,8 @@ export interface BindingInfo {
   source: string;
   destination: string;
   destination_type: string;
+  /** The binding key (read for the routes that feed a queue; roles do not need it). */
+  routing_key?: string;
 }
 
 export interface RoleOverride {

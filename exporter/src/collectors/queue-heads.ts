@@ -1,0 +1,96 @@
+// The head age of queues the broker gives no head timestamp for (quorum and stream queues, and
+// classic queues whose messages carry no timestamp property), from the journeys: the oldest
+// publish that reaches the queue by its bindings and has no delivery from it yet. Read in the
+// background from the journey store (SQL: the same answer on every exporter replica), at most
+// every rabbitmq.statsIntervalSeconds; the depth collector serves it as
+// acktrail_queue_head_age_seconds.
+import type pg from 'pg';
+import { ATTR, SEMCONV } from '@acktrail/conventions';
+import type { Collector } from './collector.js';
+import type { HeadlessQueue, QueueCatalog } from './rabbitmq/catalog.js';
+import { queueKey } from './rabbitmq/detailed.js';
+
+/** A delivery this much before its publish (clocks of two services) still counts for it. */
+const CLOCK_SKEW_MS = 5_000;
+/**
+ * A queue seen empty at T held nothing published before T, give or take the broker's statistics
+ * (emitted every 5 s by default) and the publishers' clocks: the search starts this much earlier.
+ */
+const EMPTY_MARGIN_MS = 60_000;
+/** Queues looked up per run, most recently emptied last: a bound on one run's work. */
+const MAX_QUEUES = 200;
+
+// The head: the oldest publish after the queue was last seen empty that a binding routes to it,
+// never unroutable, with no delivery of the same event from that queue since. Index-backed: the
+// publishes' (time, event_id) index in time order, each checked against the event index.
+const HEAD_SQL = `
+SELECT (extract(epoch FROM p.time))::float8 AS published
+  FROM journey_steps p
+ WHERE p.stage IN ('outbox.publish', 'publish')
+   AND p.time >= $1
+   AND coalesce(p.attrs->>'${ATTR.publishOutcome}', '') <> 'unroutable'
+   AND (
+         (coalesce(p.attrs->>'${SEMCONV.destination}', ''), p.attrs->>'${SEMCONV.routingKey}')
+           IN (SELECT * FROM unnest($2::text[], $3::text[]))
+      OR coalesce(p.attrs->>'${SEMCONV.destination}', '') = ANY($4::text[])
+      OR EXISTS (SELECT 1 FROM unnest($5::text[], $6::text[]) AS t(exchange, regex)
+                  WHERE t.exchange = coalesce(p.attrs->>'${SEMCONV.destination}', '')
+                    AND ('.' || coalesce(p.attrs->>'${SEMCONV.routingKey}', '')) ~ t.regex)
+       )
+   AND NOT EXISTS (
+         SELECT 1 FROM journey_steps d
+          WHERE d.event_id = p.event_id AND d.stage = 'deliver'
+            AND d.attrs->>'${ATTR.queue}' = $7
+            AND d.time >= p.time - make_interval(secs => ${CLOCK_SKEW_MS / 1000})
+       )
+ ORDER BY p.time
+ LIMIT 1`;
+
+export class QueueHeadsCollector implements Collector {
+  readonly name = 'queue_heads';
+  readonly timeoutMs: number;
+  readonly minIntervalMs: number;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly catalog: QueueCatalog,
+    private readonly retentionDays: number,
+    intervalSeconds: number,
+    timeoutSeconds: number,
+  ) {
+    this.minIntervalMs = intervalSeconds * 1000;
+    this.timeoutMs = timeoutSeconds * 1000;
+  }
+
+  async collect(signal: AbortSignal): Promise<() => void> {
+    const queues = this.catalog
+      .headless()
+      .sort((a, b) => (a.emptyAtMs ?? 0) - (b.emptyAtMs ?? 0))
+      .slice(0, MAX_QUEUES);
+    const heads = new Map<string, number>();
+    for (const q of queues) {
+      if (signal.aborted) break;
+      const published = await this.head(q);
+      if (published !== null) heads.set(queueKey(q.vhost, q.queue), published);
+    }
+    return () => {
+      this.catalog.updateJourneyHeads(heads);
+    };
+  }
+
+  private async head(q: HeadlessQueue): Promise<number | null> {
+    const oldest = Date.now() - this.retentionDays * 86_400_000;
+    const since = new Date(Math.max(oldest, (q.emptyAtMs ?? oldest) - EMPTY_MARGIN_MS));
+    const { exact, any, pattern } = q.routes;
+    const res = await this.pool.query<{ published: number }>(HEAD_SQL, [
+      since,
+      exact.map((r) => r.exchange),
+      exact.map((r) => r.key),
+      any,
+      pattern.map((r) => r.exchange),
+      pattern.map((r) => r.regex),
+      q.queue,
+    ]);
+    return res.rows[0]?.published ?? null;
+  }
+}

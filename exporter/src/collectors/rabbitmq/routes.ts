@@ -1,0 +1,73 @@
+// Which publishes reach a queue, from the broker's bindings: what the journey-derived head age
+// (collectors/queue-heads.ts) matches publish steps against. The default exchange routes a key to
+// the queue of that name; a direct exchange by equal binding key; a fanout exchange everything; a
+// topic exchange by pattern (`*` one word, `#` zero or more). Headers and plugin exchanges, and
+// exchange-to-exchange bindings, route by what a publish step does not record: not matched.
+import type { BindingInfo } from './roles.js';
+
+export interface ExchangeInfo {
+  vhost: string;
+  name: string;
+  type: string;
+}
+
+/** The routes into one queue: publishes to `exchange` with a key that matches. */
+export interface Routes {
+  /** Exchange and routing key, exactly. */
+  exact: { exchange: string; key: string }[];
+  /** Every publish to these exchanges. */
+  any: string[];
+  /** A routing key matching `regex` (PostgreSQL ARE), matched against '.' followed by the key. */
+  pattern: { exchange: string; regex: string }[];
+}
+
+const SPECIAL = /[.^$|?*+()[\]{}\\]/g;
+
+/**
+ * A topic binding key as a regular expression over '.' + routing key: each word becomes `\.word`,
+ * so that `#` (zero or more words) is `(\.[^.]*)*` with no special case at either end.
+ */
+export function topicRegex(bindingKey: string): string {
+  const words = bindingKey
+    .split('.')
+    .map((w) =>
+      w === '#' ? '(\\.[^.]*)*' : w === '*' ? '\\.[^.]*' : `\\.${w.replace(SPECIAL, '\\$&')}`,
+    );
+  return `^${words.join('')}$`;
+}
+
+const key = (vhost: string, name: string) => `${vhost}\u0000${name}`;
+
+/** Per queue (vhost + name key), the routes that reach it. */
+export function routesByQueue(
+  bindings: readonly BindingInfo[],
+  exchanges: readonly ExchangeInfo[],
+): Map<string, Routes> {
+  const types = new Map(exchanges.map((e) => [key(e.vhost, e.name), e.type]));
+  const routes = new Map<string, Routes>();
+  for (const b of bindings) {
+    if (b.destination_type !== 'queue') continue;
+    const q = key(b.vhost, b.destination);
+    let r = routes.get(q);
+    if (!r) {
+      // The default exchange binds every queue by its name.
+      r = { exact: [{ exchange: '', key: b.destination }], any: [], pattern: [] };
+      routes.set(q, r);
+    }
+    if (b.source === '') continue;
+    const bindingKey = b.routing_key ?? '';
+    switch (types.get(key(b.vhost, b.source))) {
+      case 'direct':
+        r.exact.push({ exchange: b.source, key: bindingKey });
+        break;
+      case 'fanout':
+        r.any.push(b.source);
+        break;
+      case 'topic':
+        r.pattern.push({ exchange: b.source, regex: topicRegex(bindingKey) });
+        break;
+      default:
+    }
+  }
+  return routes;
+}
