@@ -19,6 +19,7 @@ import {
   waitFor,
   type TestVhost,
 } from '@acktrail/orders-example/testing';
+import { eventQueueArguments } from '../exporter/src/celery/consumer.js';
 import { parseBody } from '../exporter/src/celery/events.js';
 import { taskStep } from '../exporter/src/celery/steps.js';
 import { migrateStore } from '../exporter/src/journeys/store/migrate.js';
@@ -28,7 +29,8 @@ import { fmt, interleaved, median } from './lib.js';
 
 const TASKS = Number(process.env.BENCH_CELERY_TASKS ?? 50_000);
 const QUEUE = 'acktrail.celery.events';
-const QUEUE_ARGS = { 'x-expires': 3_600_000, 'x-message-ttl': 600_000, 'x-max-length': 1_000_000 };
+// acktrail's own queue, declared as its consumer declares it (the default celery.queueMaxBytes).
+const QUEUE_ARGS = eventQueueArguments({ queueMaxBytes: 128 * 1024 * 1024 });
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Message bodies (routing key, JSON) for TASKS tasks: 4 events each, plus heartbeats. */
@@ -116,7 +118,7 @@ async function load(vhost: TestVhost, queue: string, bodies: ReturnType<typeof m
   const conn = await amqp.connect(vhost.url);
   const ch = await conn.createConfirmChannel();
   await ch.assertExchange('celeryev', 'topic', { durable: true });
-  await ch.assertQueue(queue, { durable: false, arguments: QUEUE_ARGS });
+  await ch.assertQueue(queue, { durable: true, arguments: QUEUE_ARGS });
   await ch.bindQueue(queue, 'celeryev', '#');
   for (const m of bodies) {
     if (!ch.publish('celeryev', m.key, m.body, { contentType: 'application/json' }))

@@ -73,6 +73,8 @@ test("acktrail's event queue is bounded in bytes as well as in messages", async 
   };
   assert.equal(q.arguments['x-max-length-bytes'], 128 * 1024 * 1024);
   assert.equal(q.arguments['x-max-length'], 1_000_000);
+  // Several exporter replicas take turns on the stream (test/replicas.test.ts).
+  assert.equal(q.arguments['x-single-active-consumer'], true);
 });
 
 test('bad events are set aside with their reason; the good one behind them is stored', async () => {

@@ -27,6 +27,17 @@ const DAY_S = 86_400;
 
 type Settings = ValidatedConfig['celery'];
 
+/** The arguments acktrail declares its event queue with (see setup below for why each). */
+export function eventQueueArguments(s: { queueMaxBytes: number }): Record<string, unknown> {
+  return {
+    'x-expires': 3_600_000,
+    'x-message-ttl': 600_000,
+    'x-max-length': 1_000_000,
+    'x-max-length-bytes': s.queueMaxBytes,
+    'x-single-active-consumer': true,
+  };
+}
+
 export class CeleryConsumer {
   private channel: Channel | null = null;
   private model: ChannelModel | null = null;
@@ -100,17 +111,11 @@ export class CeleryConsumer {
     await ch.assertExchange(s.exchange, 'topic', { durable: true });
     // Events are transient by nature: the queue outlives a restart of acktrail but not a long
     // absence, and never grows without bound, in messages or in bytes. Durable, because RabbitMQ 4
-    // deprecates transient queues that are not exclusive; x-expires still removes it.
+    // deprecates transient queues that are not exclusive; x-expires still removes it. Several
+    // exporter replicas share it with a single active consumer: one takes every event (a task's
+    // events, its name and queue wait, stay together), the others take over when it goes.
     try {
-      await ch.assertQueue(s.queue, {
-        durable: true,
-        arguments: {
-          'x-expires': 3_600_000,
-          'x-message-ttl': 600_000,
-          'x-max-length': 1_000_000,
-          'x-max-length-bytes': s.queueMaxBytes,
-        },
-      });
+      await ch.assertQueue(s.queue, { durable: true, arguments: eventQueueArguments(s) });
     } catch (err) {
       throw new Error(
         `queue ${s.queue} exists with other arguments than acktrail's (an older acktrail made it?): delete it, or set celery.queue to another name (${errorMessage(err)})`,

@@ -210,14 +210,22 @@ export class RabbitmqQueuesCollector implements Collector {
     if (!target.running || target.url === null)
       throw new Error(target.url === null ? 'no known endpoint' : 'not running (management API)');
     const url = target.url;
-    const own = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
+    // A timer of its own, cleared when the read ends: AbortSignal.timeout would keep the signal,
+    // and through fetch's listener the answer's megabytes, alive until it fires.
+    const own = new AbortController();
+    const abort = () => { own.abort(); };
+    const timer = setTimeout(abort, timeoutMs);
+    signal.addEventListener('abort', abort, { once: true });
     let text: string;
     try {
-      text = await getText(url, path, own);
+      text = await getText(url, path, own.signal);
     } catch (err) {
-      if (own.aborted && !signal.aborted)
+      if (own.signal.aborted && !signal.aborted)
         throw new Error(`timed out after ${timeoutMs} ms`, { cause: err });
       throw err;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', abort);
     }
     const parsed = parseDetailed(text);
     if (parsed.node) this.identities.set(url, parsed.node);

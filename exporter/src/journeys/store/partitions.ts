@@ -9,6 +9,8 @@ import type pg from 'pg';
 
 const DAY_MS = 86_400_000;
 const LOCK_KEY = 7_461_200_003;
+/** Held (per session) while expired days are dropped: one replica at a time does it. */
+const DROP_LOCK_KEY = 7_461_200_004;
 const NAME = /^journey_steps_p(\d{4})(\d{2})(\d{2})$/;
 /** Days ahead of today that maintenance makes ready, so that writes rarely create one. */
 const AHEAD_DAYS = 1;
@@ -72,11 +74,20 @@ export class Partitions {
     await this.ensure(days, nowMs);
   }
 
-  /** Drops the partitions whose whole day ended before `retentionDays` ago; returns their names. */
+  /**
+   * Drops the partitions whose whole day ended before `retentionDays` ago; returns their names.
+   * When another replica is dropping already, does nothing (that one drops them).
+   */
   async dropExpired(retentionDays: number, nowMs = Date.now()): Promise<string[]> {
     const horizon = dayStart(nowMs - retentionDays * DAY_MS);
     const db = await this.pool.connect();
+    let locked = false;
     try {
+      const lock = await db.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [
+        DROP_LOCK_KEY,
+      ]);
+      locked = lock.rows[0]?.ok === true;
+      if (!locked) return [];
       // A detach waits for every read that may still see the partition (API reads end within
       // their statement timeout); inserts go on meanwhile, so this session may wait that long.
       await db.query('SET statement_timeout = 0; SET lock_timeout = 0');
@@ -102,11 +113,14 @@ export class Partitions {
       }
       return dropped;
     } finally {
-      // A session that cannot be reset is not given back to the pool.
-      const reset = await db.query('RESET statement_timeout; RESET lock_timeout').then(
-        () => undefined,
-        (err: unknown) => err as Error,
-      );
+      // A session that cannot be reset (or unlocked) is not given back to the pool.
+      const reset = await db
+        .query('RESET statement_timeout; RESET lock_timeout')
+        .then(() => (locked ? db.query('SELECT pg_advisory_unlock($1)', [DROP_LOCK_KEY]) : null))
+        .then(
+          () => undefined,
+          (err: unknown) => err as Error,
+        );
       db.release(reset);
     }
   }

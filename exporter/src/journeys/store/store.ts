@@ -13,11 +13,18 @@ import type { Step } from '../steps.js';
 const MAX_BATCH = 5000;
 /**
  * Transactions in flight at once: several let PostgreSQL work on one batch while the next is
- * decoded and the one before commits (measured in docs/benchmarks.md). Two writes of the same event_id in
- * flight together do not see each other's publishes, so a duplicate publish arriving within the
- * same moment as the first can go uncounted; the journey itself still shows both.
+ * decoded and the one before commits (measured in docs/benchmarks.md).
  */
 const WRITERS = 3;
+/**
+ * Two writes of one event's publishes in flight together (two writers, or two exporter replicas)
+ * would not see each other's rows, and the duplicate publish would go uncounted. So a write takes
+ * a transaction lock on its publishes' event ids (hashed into this many buckets, in order: no
+ * deadlock, few locks) after its INSERT and before it counts: the second to count waits for the
+ * first to commit, and sees its publish.
+ */
+const PUBLISH_LOCK_CLASS = 74_612;
+const PUBLISH_LOCK_BUCKETS = 64;
 
 export interface StoredStep {
   step: Step;
@@ -201,6 +208,7 @@ export class StepStore {
       );
       const fresh = new Set(res.rows.map((r) => r.trace_id + r.span_id));
       const inserted = steps.filter((s) => fresh.has(s.traceId + s.spanId));
+      await this.lockPublishes(db, inserted);
       const [parents, publishes, insertedAt] = await Promise.all([
         this.parents(db, inserted),
         this.publishCounts(db, inserted),
@@ -266,6 +274,17 @@ export class StepStore {
       out.set(r.k, { stage: r.stage, timeUs: t, endUs: t + Number(r.d) });
     }
     return out;
+  }
+
+  private async lockPublishes(db: pg.PoolClient, steps: Step[]): Promise<void> {
+    const ids = [...new Set(steps.filter((s) => isPublish(s.stage)).map((s) => s.eventId))];
+    if (ids.length === 0) return;
+    await db.query(
+      `SELECT pg_advisory_xact_lock($1::int, b)
+         FROM (SELECT DISTINCT abs(hashtext(id) % $2::int) AS b FROM unnest($3::text[]) AS id
+                ORDER BY b) AS buckets`,
+      [PUBLISH_LOCK_CLASS, PUBLISH_LOCK_BUCKETS, ids],
+    );
   }
 
   private async publishCounts(db: pg.PoolClient, steps: Step[]): Promise<Map<string, number>> {
