@@ -1,4 +1,5 @@
-// The journey store on 10M steps, side by side in one run:
+// The journey store at two sizes, 10M and 50M steps by default (BENCH_JOURNEY_STEPS), side by side
+// in one run, so that the ratio says how cost grows with size:
 //   ingest   OTLP/HTTP protobuf bodies (made by the real SDK exporter) -> POST /v1/traces of an
 //            exporter process -> committed rows, 4 concurrent senders; steps/s
 //   copy     the same rows (other SDK bodies of the same kind, decoded and normalised by the
@@ -6,8 +7,9 @@
 //            into the same table at the same size; rows/s
 //   lookup   GET /api/events/{id} (steps + the pipeline's rows, assembled) against
 //   select   a bare indexed select of the same event's 5 steps; ms per call, p50 / p99
-// The store (10M steps: 2M events x 5 stages over 6 days of daily partitions) is loaded once and
-// kept in acktrail_bench_journeys; the pipeline database holds 100k orders with their outbox rows,
+// Each store (N steps: N/5 events x 5 stages over six days of daily partitions) is loaded once and
+// kept (acktrail_bench_journeys for 10M, acktrail_bench_journeys_<N>m for the others); one
+// exporter process serves each. The pipeline database holds 100k orders with their outbox rows,
 // confirmations and attempts for the looked-up events.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -33,9 +35,10 @@ import { normalise } from '../exporter/src/receiver/normalize.js';
 import { decodeProtobuf } from '../exporter/src/receiver/decode.js';
 import { fmt, interleaved, median, quantile } from './lib.js';
 
-const STORE_DB = 'acktrail_bench_journeys';
 const PIPELINE_DB = 'acktrail_bench_pipeline';
-const EVENTS = Number(process.env.BENCH_JOURNEY_EVENTS ?? 2_000_000);
+const SIZES = (process.env.BENCH_JOURNEY_STEPS ?? '10000000,50000000').split(',').map(Number);
+const storeDb = (steps: number) =>
+  steps === 10_000_000 ? 'acktrail_bench_journeys' : `acktrail_bench_journeys_${steps / 1e6}m`;
 const STAGES = ['outbox.insert', 'outbox.publish', 'deliver', 'provider.call', 'settle'];
 const PIPELINE_ORDERS = 100_000;
 const BODY_SPANS = 500;
@@ -55,46 +58,59 @@ async function ensureDb(name: string): Promise<string> {
   return databaseUrl(name);
 }
 
-async function loadStore(url: string): Promise<void> {
+/** Loads `events` x 5 steps over six days (inside the default 14-day retention), two writers. */
+async function loadStore(url: string, events: number): Promise<void> {
   await migrateStore(url);
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   try {
-    const want = EVENTS * STAGES.length;
+    const want = events * STAGES.length;
     const have = Number(
       (await db.query<{ n: string }>('SELECT count(*) AS n FROM journey_steps')).rows[0]!.n,
     );
     if (have >= want) return;
-    log(`journeys bench: loading ${fmt(want)} steps (minutes; kept in ${STORE_DB})`);
+    log(`journeys bench: loading ${fmt(want)} steps (minutes; kept in ${new URL(url).pathname})`);
     await db.query('TRUNCATE journey_steps');
-    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
     const now = Date.now();
-    const spanMs = 250; // one event every 0.25 s: 2M events cover 5.8 days
+    const spanMs = Math.min(250, (6 * 86_400_000) / events);
     const days = [];
-    for (let t = now - EVENTS * spanMs - 86_400_000; t <= now + 86_400_000; t += 86_400_000)
+    for (let t = now - events * spanMs - 86_400_000; t <= now + 86_400_000; t += 86_400_000)
       days.push(t * 1000);
     await new Partitions(pool).ensure(days);
-    await pool.end();
-    await db.query('SET synchronous_commit = off');
     const chunk = 200_000;
     const t0 = performance.now();
-    for (let from = 1; from <= EVENTS; from += chunk) {
-      await db.query(
-        `INSERT INTO journey_steps (event_id, time, duration_us, stage, service, trace_id, span_id,
-            parent_span_id, name, status, aggregate_type, aggregate_id, anomaly, attrs)
-         SELECT md5(e::text)::uuid::text,
-                to_timestamp(($4::float8 - ($3 - e) * 250 + s * 5) / 1000),
-                2000, ($5::text[])[s], 'bench', md5('trace' || e), lpad(to_hex(e * 8 + s), 16, '0'),
-                CASE WHEN s > 1 THEN lpad(to_hex(e * 8 + s - 1), 16, '0') END,
-                ($5::text[])[s], 'unset', 'order', e::text, NULL,
-                jsonb_build_object('acktrail.queue', 'orders.confirmations', 'acktrail.delivery.attempt', 1)
-           FROM generate_series($1::int, $2::int) e, generate_series(1, 5) s`,
-        [from, Math.min(EVENTS, from + chunk - 1), EVENTS, now, STAGES],
-      );
-      log(
-        `  ${fmt(Math.min(EVENTS, from + chunk - 1) * 5)} steps, ${fmt((performance.now() - t0) / 1000)} s`,
-      );
-    }
+    let next = 1;
+    let done = 0;
+    // Two connections on two cores, each taking the next chunk.
+    const writer = async () => {
+      const c = await pool.connect();
+      try {
+        await c.query('SET synchronous_commit = off');
+        while (next <= events) {
+          const from = next;
+          next += chunk;
+          await c.query(
+            `INSERT INTO journey_steps (event_id, time, duration_us, stage, service, trace_id, span_id,
+                parent_span_id, name, status, aggregate_type, aggregate_id, anomaly, attrs)
+             SELECT md5(e::text)::uuid::text,
+                    to_timestamp(($4::float8 - ($3 - e) * $6::float8 + s * 5) / 1000),
+                    2000, ($5::text[])[s], 'bench', md5('trace' || e), lpad(to_hex(e * 8 + s), 16, '0'),
+                    CASE WHEN s > 1 THEN lpad(to_hex(e * 8 + s - 1), 16, '0') END,
+                    ($5::text[])[s], 'unset', 'order', e::text, NULL,
+                    jsonb_build_object('acktrail.queue', 'orders.confirmations', 'acktrail.delivery.attempt', 1)
+               FROM generate_series($1::int, $2::int) e, generate_series(1, 5) s`,
+            [from, Math.min(events, from + chunk - 1), events, now, STAGES, spanMs],
+          );
+          done += Math.min(chunk, events - from + 1);
+          log(`  ${fmt(done * 5)} steps, ${fmt((performance.now() - t0) / 1000)} s`);
+        }
+      } finally {
+        c.release();
+      }
+    };
+    await Promise.all([writer(), writer()]);
+    await pool.end();
     await db.query('VACUUM ANALYZE journey_steps');
     log(`  vacuum analyze: ${fmt((performance.now() - t0) / 1000)} s`);
   } finally {
@@ -284,17 +300,15 @@ async function lookups(exporterUrl: string, storeUrl: string, ids: string[]) {
   return { api, bare };
 }
 
-export async function runJourneysBench(rounds: number): Promise<void> {
-  const storeUrl = await ensureDb(STORE_DB);
-  const pipelineUrl = await ensureDb(PIPELINE_DB);
-  await loadStore(storeUrl);
-  await loadPipeline(pipelineUrl);
+interface Store {
+  steps: number;
+  url: string;
+  exporter: RoleProcess;
+  api: string;
+  csvs: string[];
+}
 
-  const dir = mkdtempSync(join(tmpdir(), 'acktrail-bench-'));
-  const configPath = join(dir, 'acktrail.json');
-  // The reference pipeline's tables: each lookup reads the outbox row, order, confirmation and
-  // attempts beside the steps.
-  writeFileSync(configPath, JSON.stringify(ordersConfig({ rabbitmq: { enabled: false } })));
+async function startExporter(storeUrl: string, pipelineUrl: string, configPath: string) {
   const exporter = new RoleProcess(
     'exporter',
     {
@@ -308,58 +322,109 @@ export async function runJourneysBench(rounds: number): Promise<void> {
     join(REPO_ROOT, 'exporter/src/main.ts'),
   );
   const ready = await exporter.waitForLog((l) => l.msg === 'ready', 'ready');
-  const url = `http://127.0.0.1:${String(ready.port)}`;
+  return { exporter, api: `http://127.0.0.1:${String(ready.port)}` };
+}
+
+export async function runJourneysBench(rounds: number): Promise<void> {
+  const pipelineUrl = await ensureDb(PIPELINE_DB);
+  await loadPipeline(pipelineUrl);
+  const dir = mkdtempSync(join(tmpdir(), 'acktrail-bench-'));
+  const configPath = join(dir, 'acktrail.json');
+  // The reference pipeline's tables: each lookup reads the outbox row, order, confirmation and
+  // attempts beside the steps.
+  writeFileSync(configPath, JSON.stringify(ordersConfig({ rabbitmq: { enabled: false } })));
+  const perRound = ROUND_STEPS / BODY_SPANS;
+  const stores: Store[] = [];
   try {
-    const perRound = ROUND_STEPS / BODY_SPANS;
-    log(`journeys bench: making ${2 * rounds * perRound} SDK bodies of ${BODY_SPANS} spans`);
-    const bodies = await sdkBodies(rounds * perRound + 10, `b${Date.now().toString(36)}`);
-    const warm = bodies.splice(0, 10);
-    await ingestRound(url, warm);
-    const copyBodies = await sdkBodies(rounds * perRound, `c${Date.now().toString(36)}`);
-    const csvs = Array.from({ length: rounds }, (_, r) => {
-      const path = join(dir, `round-${r}.csv`);
-      writeFileSync(path, copyCsv(copyBodies.slice(r * perRound, (r + 1) * perRound)));
-      return path;
-    });
-    let round = 0;
-    const rates = await interleaved(rounds, {
-      ingest: () => ingestRound(url, bodies.slice(round * perRound, (round + 1) * perRound)),
-      copy: () => copyRound(storeUrl, csvs[round++]!, ROUND_STEPS),
-    });
+    for (const steps of SIZES) {
+      const url = await ensureDb(storeDb(steps));
+      await loadStore(url, steps / STAGES.length);
+      const copyBodies = await sdkBodies(rounds * perRound, `c${steps}${Date.now().toString(36)}`);
+      const csvs = Array.from({ length: rounds }, (_, r) => {
+        const path = join(dir, `round-${steps}-${r}.csv`);
+        writeFileSync(path, copyCsv(copyBodies.slice(r * perRound, (r + 1) * perRound)));
+        return path;
+      });
+      stores.push({ steps, url, csvs, ...(await startExporter(url, pipelineUrl, configPath)) });
+    }
+    log(`journeys bench: making SDK bodies of ${BODY_SPANS} spans`);
+    const bodies = new Map<number, Buffer[]>();
+    for (const s of stores) {
+      const b = await sdkBodies(rounds * perRound + 10, `b${s.steps}${Date.now().toString(36)}`);
+      await ingestRound(s.api, b.splice(0, 10));
+      bodies.set(s.steps, b);
+    }
+    const cases: Record<string, () => Promise<number>> = {};
+    for (const s of stores) {
+      let ingested = 0;
+      let copied = 0;
+      cases[`ingest ${s.steps}`] = () =>
+        ingestRound(s.api, bodies.get(s.steps)!.slice(ingested * perRound, ++ingested * perRound));
+      cases[`copy ${s.steps}`] = () => copyRound(s.url, s.csvs[copied++]!, ROUND_STEPS);
+    }
+    const rates = await interleaved(rounds, cases);
 
     const ids = Array.from({ length: LOOKUPS }, (_, i) =>
-      md5Uuid(1 + ((i * 7919) % Math.min(EVENTS, PIPELINE_ORDERS))),
+      md5Uuid(1 + ((i * 7919) % PIPELINE_ORDERS)),
     );
-    await lookups(url, storeUrl, ids.slice(0, 50)); // warm the caches
-    const l = await lookups(url, storeUrl, ids);
+    const looked = new Map<number, Awaited<ReturnType<typeof lookups>>>();
+    for (const s of stores) await lookups(s.api, s.url, ids.slice(0, 50)); // warm the caches
+    // Interleaved in slices of 100, so that drift on the machine hits both sizes alike.
+    for (let from = 0; from < LOOKUPS; from += 100)
+      for (const s of stores) {
+        const l = await lookups(s.api, s.url, ids.slice(from, from + 100));
+        const all = looked.get(s.steps) ?? { api: [], bare: [] };
+        looked.set(s.steps, { api: [...all.api, ...l.api], bare: [...all.bare, ...l.bare] });
+      }
 
-    const ingest = median(rates.ingest);
-    const copy = median(rates.copy);
-    console.log(`\n## journey store, ${fmt(EVENTS * STAGES.length)} steps stored before the run`);
-    console.log(
-      `ingest  OTLP protobuf -> committed rows  median ${fmt(ingest)} steps/s  (rounds: ${rates.ingest.map((x) => fmt(x)).join(', ')})`,
-    );
-    console.log(
-      `copy    psql \\copy of the same rows       median ${fmt(copy)} rows/s   (rounds: ${rates.copy.map((x) => fmt(x)).join(', ')})`,
-    );
-    console.log(
-      `ratio   ingest / copy = ${fmt(ingest / copy, 2)}  (target >= 0.5; ingest target >= 20,000 steps/s)`,
-    );
-    console.log(
-      `lookup  GET /api/events/{id}  p50 ${fmt(quantile(l.api, 0.5), 2)} ms  p99 ${fmt(quantile(l.api, 0.99), 2)} ms  (${l.api.length} calls; target p99 <= 10 ms)`,
-    );
-    console.log(
-      `select  5 steps by event_id   p50 ${fmt(quantile(l.bare, 0.5), 2)} ms  p99 ${fmt(quantile(l.bare, 0.99), 2)} ms`,
-    );
-    console.log(
-      `ratio   lookup p99 / select p99 = ${fmt(quantile(l.api, 0.99) / quantile(l.bare, 0.99), 1)}`,
-    );
-    const size = await storeSize(storeUrl);
-    console.log(
-      `size    ${fmt(size.steps)} steps in ${fmt(size.bytes / 2 ** 20)} MiB (tables, indexes and TOAST of every partition): ${fmt(size.bytes / size.steps)} bytes per step, ${fmt(((size.bytes / size.steps) * 1e6) / 2 ** 30, 2)} GiB per million steps`,
-    );
+    const figures = new Map<
+      number,
+      { ingest: number; p50: number; p99: number; perStep: number }
+    >();
+    for (const s of stores) {
+      const ingest = median(rates[`ingest ${s.steps}`]!);
+      const copy = median(rates[`copy ${s.steps}`]!);
+      const l = looked.get(s.steps)!;
+      const size = await storeSize(s.url);
+      figures.set(s.steps, {
+        ingest,
+        p50: quantile(l.api, 0.5),
+        p99: quantile(l.api, 0.99),
+        perStep: size.bytes / size.steps,
+      });
+      console.log(`\n## journey store, ${fmt(s.steps)} steps stored before the run`);
+      console.log(
+        `ingest  OTLP protobuf -> committed rows  median ${fmt(ingest)} steps/s  (rounds: ${rates[`ingest ${s.steps}`]!.map((x) => fmt(x)).join(', ')})`,
+      );
+      console.log(
+        `copy    psql \\copy of the same rows       median ${fmt(copy)} rows/s   (rounds: ${rates[`copy ${s.steps}`]!.map((x) => fmt(x)).join(', ')})`,
+      );
+      console.log(
+        `ratio   ingest / copy = ${fmt(ingest / copy, 2)}  (target >= 0.5; ingest target >= 20,000 steps/s)`,
+      );
+      console.log(
+        `lookup  GET /api/events/{id}  p50 ${fmt(quantile(l.api, 0.5), 2)} ms  p99 ${fmt(quantile(l.api, 0.99), 2)} ms  (${l.api.length} calls; target p99 <= 10 ms)`,
+      );
+      console.log(
+        `select  5 steps by event_id   p50 ${fmt(quantile(l.bare, 0.5), 2)} ms  p99 ${fmt(quantile(l.bare, 0.99), 2)} ms`,
+      );
+      console.log(
+        `ratio   lookup p99 / select p99 = ${fmt(quantile(l.api, 0.99) / quantile(l.bare, 0.99), 1)}`,
+      );
+      console.log(
+        `size    ${fmt(size.steps)} steps in ${fmt(size.bytes / 2 ** 20)} MiB (tables, indexes and TOAST of every partition): ${fmt(size.bytes / size.steps)} bytes per step, ${fmt(((size.bytes / size.steps) * 1e6) / 2 ** 30, 2)} GiB per million steps`,
+      );
+    }
+    const [small, ...larger] = SIZES;
+    const base = figures.get(small!)!;
+    for (const n of larger) {
+      const f = figures.get(n)!;
+      console.log(
+        `\n${fmt(n)} against ${fmt(small!)} steps: ingest ${fmt(f.ingest / base.ingest, 2)}x, lookup p50 ${fmt(f.p50 / base.p50, 2)}x, p99 ${fmt(f.p99 / base.p99, 2)}x, bytes per step ${fmt(f.perStep / base.perStep, 2)}x`,
+      );
+    }
   } finally {
-    await exporter.stop();
+    await Promise.all(stores.map((s) => s.exporter.stop()));
   }
 }
 

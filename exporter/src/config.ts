@@ -19,6 +19,8 @@ const envSchema = z.object({
   ACKTRAIL_CONFIG: z.string().min(1).optional(),
   DATABASE_URL: z.url().optional(),
   ACKTRAIL_DATABASE_URL: z.url().optional(),
+  /** A streaming replica of the journey store, for the API's reads (docs/scaling.md). */
+  ACKTRAIL_DATABASE_READ_URL: z.url().optional(),
   ACKTRAIL_API_TOKEN: ownSecret.optional(),
   /** The token that may also act: replay and discard dead letters, and read their bodies. */
   ACKTRAIL_OPERATOR_TOKEN: ownSecret.optional(),
@@ -44,6 +46,8 @@ export interface ValidatedConfig extends FileConfig {
   databaseUrl: string | null;
   /** The journey store (read-write); defaults to databaseUrl. null turns journeys off. */
   storeUrl: string | null;
+  /** A streaming replica of the store for reads; null: reads go to storeUrl. */
+  storeReadUrl: string | null;
   /** Bearer token of /api/events; null: the journey API answers 401 to everyone. */
   apiToken: string | null;
   /** Bearer token that may also operate (dead-letter replay and discard); null: nobody may. */
@@ -156,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ValidatedConfi
     storeUrl: f.data.journeys.enabled
       ? (e.data.ACKTRAIL_DATABASE_URL ?? e.data.DATABASE_URL ?? null)
       : null,
+    storeReadUrl: f.data.journeys.enabled ? (e.data.ACKTRAIL_DATABASE_READ_URL ?? null) : null,
     apiToken: e.data.ACKTRAIL_API_TOKEN ?? null,
     operatorToken: e.data.ACKTRAIL_OPERATOR_TOKEN ?? null,
     deadLetterKey,

@@ -58,8 +58,8 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     log.warn(
       'DATABASE_URL is not set: the outbox, confirmations, notifications and provider collectors are off',
     );
-  const store = config.storeUrl ? journeyStore(config, health, log) : null;
-  const { collectors, catalog } = createCollectors(config, registry, pools, store?.pool ?? null);
+  const store = config.storeUrl ? journeyStore(config, health, log, registry) : null;
+  const { collectors, catalog } = createCollectors(config, registry, pools, store?.reads ?? null);
   const runner = new CollectorRunner(collectors, registry, log);
 
   // Journeys read the queue catalog: keep it as fresh as its interval without waiting for scrapes.
@@ -182,6 +182,9 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     const r = readiness(runner.status(), health.status(), accepting);
     res.status(r.status === 'ready' ? 200 : 503).json({
       ...r,
+      // The journey API's read replica, where there is one: reads fall back to the primary, so
+      // a replica away is not a reason to be unready.
+      ...(store?.reads.configured ? { replica: store.reads.status() } : {}),
       version: VERSION,
       config: config.configFile ?? 'defaults',
     });
@@ -207,11 +210,18 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   };
 }
 
-function journeyStore(config: ValidatedConfig, health: Health, log: Logger): JourneyStore {
+function journeyStore(
+  config: ValidatedConfig,
+  health: Health,
+  log: Logger,
+  registry: Registry,
+): JourneyStore {
   const j = config.journeys;
   const store = new JourneyStore(
     {
       url: config.storeUrl!,
+      readUrl: config.storeReadUrl,
+      maxReadLagSeconds: j.maxReadLagSeconds,
       retentionDays: j.retentionDays,
       maxPendingSteps: j.maxPendingSteps,
       statementTimeoutMs: j.statementTimeoutSeconds * 1000,
@@ -219,6 +229,7 @@ function journeyStore(config: ValidatedConfig, health: Health, log: Logger): Jou
     },
     health,
     log,
+    registry,
   );
   store.start();
   return store;

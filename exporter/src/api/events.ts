@@ -160,7 +160,7 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
       const steps = await queries.steps(eventId);
       if (steps.some(isCeleryStep)) {
         const rootId = steps.find((s) => s.aggregateId)?.aggregateId ?? null;
-        const workflow = rootId ? await workflowTasks(store.pool, rootId) : [];
+        const workflow = rootId ? await workflowTasks(store.reads, rootId) : [];
         res.json({
           ...assembleCeleryTask(eventId, steps, workflow),
           ordering: [],

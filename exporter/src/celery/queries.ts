@@ -1,11 +1,11 @@
 // Reads of the journey store that only Celery task journeys need: the tasks of a workflow.
-import type pg from 'pg';
 import { MAX_STEPS } from '../journeys/store/queries.js';
+import type { Reader } from '../journeys/store/reads.js';
 import { WORKFLOW } from './steps.js';
 import { stateOf, type WorkflowTask } from './task.js';
 
 /** The tasks of a Celery workflow (root task id), in the order they first appear. */
-export async function workflowTasks(pool: pg.Pool, rootId: string): Promise<WorkflowTask[]> {
+export async function workflowTasks(pool: Reader, rootId: string): Promise<WorkflowTask[]> {
   const res = await pool.query<{
     event_id: string;
     stage: string;

@@ -7,13 +7,13 @@ import { ConfirmationsCollector } from './confirmations.js';
 import { NotificationsCollector } from './notifications.js';
 import { OutboxCollector } from './outbox.js';
 import { ProviderCollector } from './provider.js';
-import type pg from 'pg';
 import { QueueHeadsCollector } from './queue-heads.js';
 import { RabbitmqQueuesCollector } from './rabbitmq.js';
 import { RabbitmqStatsCollector } from './rabbitmq-stats.js';
 import { QueueCatalog } from './rabbitmq/catalog.js';
 import { ManagementApi } from './rabbitmq/http.js';
 import { BrokerNodes } from './rabbitmq/nodes.js';
+import type { Reader } from '../journeys/store/reads.js';
 
 export type { Collector } from './collector.js';
 export { CollectorRunner, type SourceStatus } from './runner.js';
@@ -29,7 +29,7 @@ export function createCollectors(
   config: ValidatedConfig,
   registry: Registry,
   pools: ReadOnlyPools | null,
-  journeys: pg.Pool | null = null,
+  journeys: Reader | null = null,
 ): { collectors: Collector[]; catalog: QueueCatalog | null } {
   const pool = (section: { timeoutSeconds: number }) =>
     pools!.create(section.timeoutSeconds * 1000);

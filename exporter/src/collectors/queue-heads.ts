@@ -4,8 +4,8 @@
 // background from the journey store (SQL: the same answer on every exporter replica), at most
 // every rabbitmq.statsIntervalSeconds; the depth collector serves it as
 // acktrail_queue_head_age_seconds.
-import type pg from 'pg';
 import { ATTR, SEMCONV } from '@acktrail/conventions';
+import type { Reader } from '../journeys/store/reads.js';
 import type { Collector } from './collector.js';
 import type { HeadlessQueue, QueueCatalog } from './rabbitmq/catalog.js';
 import { queueKey } from './rabbitmq/detailed.js';
@@ -52,7 +52,7 @@ export class QueueHeadsCollector implements Collector {
   readonly minIntervalMs: number;
 
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: Reader,
     private readonly catalog: QueueCatalog,
     private readonly retentionDays: number,
     intervalSeconds: number,

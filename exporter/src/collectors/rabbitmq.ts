@@ -213,7 +213,9 @@ export class RabbitmqQueuesCollector implements Collector {
     // A timer of its own, cleared when the read ends: AbortSignal.timeout would keep the signal,
     // and through fetch's listener the answer's megabytes, alive until it fires.
     const own = new AbortController();
-    const abort = () => { own.abort(); };
+    const abort = () => {
+      own.abort();
+    };
     const timer = setTimeout(abort, timeoutMs);
     signal.addEventListener('abort', abort, { once: true });
     let text: string;

@@ -199,6 +199,8 @@ const journeys = z.strictObject({
   statementTimeoutSeconds: seconds(30),
   /** A statement waits at most this long for a lock (partition changes, concurrent writes). */
   lockTimeoutSeconds: seconds(5),
+  /** Reads leave a read replica (ACKTRAIL_DATABASE_READ_URL) that lags further behind than this. */
+  maxReadLagSeconds: seconds(30),
   /** An outbox row unpublished for this long makes its journey "stuck in the outbox". */
   stuckAfterSeconds: seconds(60),
   /** A delivery with no settle step after this long makes its journey "never acked". */

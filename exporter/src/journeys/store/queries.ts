@@ -1,9 +1,9 @@
 // Reads of the journey store for the API: one event's steps, and lists of events by aggregate or
 // anomaly with keyset pagination on (last step time, event_id).
-import type pg from 'pg';
 import type { AttributeValue } from '@acktrail/conventions';
 import type { VersionedDelivery } from '../ordering.js';
 import type { Stage, Step } from '../steps.js';
+import type { Reader } from './reads.js';
 
 /** A step as read back: status and anomaly are whatever the store holds. */
 export type StoredRow = Omit<Step, 'status' | 'anomaly'> & {
@@ -29,7 +29,7 @@ export interface Cursor {
 export const MAX_STEPS = 2000;
 
 export class StepQueries {
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: Reader) {}
 
   async steps(eventId: string): Promise<StoredRow[]> {
     const res = await this.pool.query<{

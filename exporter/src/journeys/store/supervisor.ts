@@ -5,11 +5,13 @@
 // restart by hand. Several replicas share one store: migrations and partition changes run under
 // advisory locks.
 import pg from 'pg';
+import type { Registry } from 'prom-client';
 import { backoffMs, sleep } from '../../backoff.js';
 import type { Health } from '../../health.js';
 import type { Logger } from '../../log.js';
 import { migrateStore } from './migrate.js';
 import { StepQueries } from './queries.js';
+import { StoreReads } from './reads.js';
 import { StepStore } from './store.js';
 
 export const PART = 'journey_store';
@@ -18,6 +20,10 @@ const MAINTAIN_EVERY_MS = 3_600_000;
 
 export interface JourneyStoreOptions {
   url: string;
+  /** A streaming replica for reads (StoreReads); null: reads go to the primary. */
+  readUrl: string | null;
+  /** A replica further behind than this is not read from. */
+  maxReadLagSeconds: number;
   retentionDays: number;
   /** Steps queued or being written at once (StepStore). */
   maxPendingSteps: number;
@@ -30,7 +36,10 @@ export interface JourneyStoreOptions {
 export class JourneyStore {
   readonly pool: pg.Pool;
   readonly steps: StepStore;
+  /** The read paths (API, Celery workflows, queue heads): the replica when there is one. */
+  readonly reads: StoreReads;
   readonly queries: StepQueries;
+  private readonly readPool: pg.Pool | null;
   private migrated = false;
   private readonly stop = new AbortController();
   private loop: Promise<void> = Promise.resolve();
@@ -40,6 +49,7 @@ export class JourneyStore {
     private readonly opts: JourneyStoreOptions,
     private readonly health: Health,
     private readonly log: Logger,
+    registry: Registry,
   ) {
     this.pool = new pg.Pool({
       connectionString: opts.url,
@@ -58,7 +68,19 @@ export class JourneyStore {
       if (err === null) this.markUp();
       else health.down(PART, err, 'unavailable');
     });
-    this.queries = new StepQueries(this.pool);
+    this.readPool = opts.readUrl
+      ? new pg.Pool({
+          connectionString: opts.readUrl,
+          max: 6,
+          connectionTimeoutMillis: 2000,
+          statement_timeout: opts.statementTimeoutMs,
+          application_name: 'acktrail-journeys-read',
+        })
+      : null;
+    // A replica that goes away is the reads' concern (they fall back), never a crash.
+    this.readPool?.on('error', () => undefined);
+    this.reads = new StoreReads(this.pool, this.readPool, opts.maxReadLagSeconds, registry, log);
+    this.queries = new StepQueries(this.reads);
   }
 
   /** The schema is in place: writes and reads can be tried. */
@@ -83,6 +105,7 @@ export class JourneyStore {
     this.stop.abort();
     await this.loop;
     await this.pool.end();
+    await this.readPool?.end();
   }
 
   private markUp(): void {
@@ -107,6 +130,7 @@ export class JourneyStore {
         } else {
           await this.pool.query('SELECT 1');
         }
+        await this.reads.check();
         failures = 0;
         this.markUp();
       } catch (err) {
