@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Makes sure the local services acktrail needs are installed, running and answering:
 # RabbitMQ (with the management and prometheus plugins), PostgreSQL (with the acktrail role) and
-# Prometheus with promtool, Chromium for the dashboard's browser tests, docker-compose to
-# validate the compose file, and Celery with Redis for the Celery tests.
+# Prometheus with promtool, VictoriaMetrics with vmalert, Chromium for the dashboard's browser
+# tests, docker-compose to validate the compose file, and Celery with Redis for the Celery tests.
+# The three-node RabbitMQ cluster (scripts/rabbitmq-cluster.sh) and the PostgreSQL replica
+# (scripts/pg-replica.sh) are started by the tests that need them.
 # Idempotent and quiet when all is well; installs from the OS packages when missing (needs root).
 set -euo pipefail
 
@@ -85,6 +87,9 @@ ensure_tools() {
   [ -x /usr/bin/chromium ] || apt_install chromium
   # docker-compose (Debian's, v1) validates docker-compose.yml in the tests; no engine needed.
   command -v docker-compose >/dev/null || apt_install docker-compose
+  # VictoriaMetrics and vmalert: the tests' remote_write target, read by the dashboard and the
+  # Grafana queries as a Prometheus would be (each test starts its own; no service runs).
+  command -v victoria-metrics >/dev/null && command -v vmalert >/dev/null || apt_install victoria-metrics
 }
 
 # Celery's tests: a real Celery 5 worker from Debian's packages (run with /usr/bin/python3) and

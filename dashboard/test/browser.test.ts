@@ -1,7 +1,8 @@
 // The dashboard in headless Chromium (Debian's package, driven by playwright-core) against a real
 // run: the reference pipeline traced into the exporter, a real Prometheus scraping the exporter
 // with acktrail's alert rules, the dashboard built and served by its standalone server. Screenshots go to
-// .artifacts/dashboard/.
+// .artifacts/dashboard/. Prometheus also remote-writes into a real VictoriaMetrics (vmalert on the
+// same rules): a second dashboard server with PROMETHEUS_URL pointing there draws the same overview.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -13,6 +14,7 @@ import {
   ordersConfig,
   TestExporter,
   TestPrometheus,
+  TestVictoriaMetrics,
 } from '@acktrail/exporter/testing';
 import { launchChromium, startDashboard, type DashboardServer } from './server.js';
 
@@ -23,7 +25,10 @@ let p: TestPipeline;
 let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 let prometheus: TestPrometheus;
+let victoria: TestVictoriaMetrics;
 let dashboard: DashboardServer;
+/** The same dashboard reading VictoriaMetrics (PROMETHEUS_URL) instead of Prometheus. */
+let dashboardVm: DashboardServer;
 let dashboardUrl: string;
 let browser: Browser;
 /** Signed in once in before(); each test opens its pages in it. */
@@ -56,7 +61,11 @@ before(async () => {
     ordersConfig({ rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1 } }),
   );
   // Scraping from before the first order, so that the dead-letter queue is seen growing.
-  prometheus = await TestPrometheus.start({ acktrail: exporter.url });
+  victoria = await TestVictoriaMetrics.start();
+  prometheus = await TestPrometheus.start(
+    { acktrail: exporter.url },
+    { remoteWrite: victoria.writeUrl },
+  );
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: exporter.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
   const start = (r: Role, extra: Record<string, string> = {}, name?: string) =>
     p.start(r, { ...otel, ...extra }, name);
@@ -87,6 +96,12 @@ before(async () => {
     DASHBOARD_SECRET: SECRET,
   });
   dashboardUrl = dashboard.url;
+  dashboardVm = await startDashboard({
+    ACKTRAIL_API_URL: exporter.url,
+    ACKTRAIL_API_TOKEN: TOKEN,
+    PROMETHEUS_URL: victoria.url,
+    DASHBOARD_SECRET: SECRET,
+  });
   browser = await launchChromium();
   signedIn = await browser.newContext({ viewport: { width: 1366, height: 900 } });
   const res = await signedIn.request.post(`${dashboardUrl}/signin/submit`, {
@@ -99,8 +114,10 @@ after(async () => {
   await signedIn.close();
   await browser.close();
   await dashboard.close();
+  await dashboardVm.close();
   await p.close();
   await prometheus.close();
+  await victoria.close();
   await exporter.close();
   await role.drop();
 });
@@ -199,8 +216,13 @@ test('the overview draws the pipeline from Prometheus, and the problems strip se
   await prometheus.waitForSeries(
     'sum by (vhost, queue) (delta(acktrail_queue_messages_ready{role="dead_letter"}[10m])) > 0',
   );
+  await checkOverview(dashboardUrl, 'overview.png');
+});
+
+/** The overview at `url`: four charts with lines, the legend, and the problems strip's states. */
+async function checkOverview(url: string, screenshot: string): Promise<void> {
   const pg = await page();
-  await pg.goto(`${dashboardUrl}/?range=15m`);
+  await pg.goto(`${url}/?range=15m`);
   for (const chart of ['ready', 'consumers', 'dead-letter-depth', 'confirmation-latency']) {
     // Recharts draws only after hydration: wait for the lines themselves (attached: a flat line
     // has no height, which Playwright counts as hidden), each with at least two points.
@@ -226,8 +248,26 @@ test('the overview draws the pipeline from Prometheus, and the problems strip se
   );
   assert.match(await pg.getByTestId('grafana-hint').innerText(), /GRAFANA_URL/);
   await pg.getByRole('link', { name: orders.dead.event_id }).waitFor();
-  await pg.screenshot({ path: join(ARTIFACTS, 'overview.png'), fullPage: true });
+  await pg.screenshot({ path: join(ARTIFACTS, screenshot), fullPage: true });
   await pg.close();
+}
+
+test('with PROMETHEUS_URL pointing at VictoriaMetrics, the overview and the problems strip work', async () => {
+  // What the overview test waited for in Prometheus, arrived by remote_write.
+  await waitFor(
+    'the charts’ data in VictoriaMetrics',
+    async () =>
+      // 30 s of samples: at least two points at the 15-minute range's 10 s step.
+      (await victoria.query('count_over_time(acktrail_queue_messages_ready[5m]) >= 30')).length >
+        0 &&
+      (
+        await victoria.query(
+          'sum by (vhost, queue) (delta(acktrail_queue_messages_ready{role="dead_letter"}[10m])) > 0',
+        )
+      ).length > 0,
+    { timeoutMs: 60_000, intervalMs: 500 },
+  );
+  await checkOverview(dashboardVm.url, 'overview-victoria-metrics.png');
 });
 
 test('the theme choice applies at once and is kept across pages', async () => {

@@ -278,3 +278,4 @@ export async function createReadOnlyRole(
   };
 }
 export { TestPrometheus, type PromSeries } from './prometheus.js';
+export { TestVictoriaMetrics } from './victoria-metrics.js';

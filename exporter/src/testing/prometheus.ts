@@ -20,8 +20,14 @@ export class TestPrometheus {
     readonly url: string,
   ) {}
 
-  /** `targets`: job name to base URL (its /metrics is scraped). */
-  static async start(targets: Record<string, string>): Promise<TestPrometheus> {
+  /**
+   * `targets`: job name to base URL (its /metrics is scraped); `remoteWrite`: a URL every sample
+   * is also sent to (a VictoriaMetrics, say).
+   */
+  static async start(
+    targets: Record<string, string>,
+    { remoteWrite }: { remoteWrite?: string } = {},
+  ): Promise<TestPrometheus> {
     const dir = mkdtempSync(join(tmpdir(), 'acktrail-prometheus-'));
     const jobs = Object.entries(targets).map(([job, url]) => {
       const u = new URL(url);
@@ -37,6 +43,14 @@ export class TestPrometheus {
         `  - ${join(REPO_ROOT, 'prometheus', 'rules', '*.yml')}`,
         'scrape_configs:',
         ...jobs,
+        // Sent at once, in small batches: a test reads the other side within seconds.
+        ...(remoteWrite
+          ? [
+              'remote_write:',
+              `  - url: ${remoteWrite}`,
+              '    queue_config: { batch_send_deadline: 1s, max_samples_per_send: 2000 }',
+            ]
+          : []),
         '',
       ].join('\n'),
     );
@@ -82,6 +96,11 @@ export class TestPrometheus {
     return body.data.result;
   }
 
+  /** Whether `expr` has a finite value at some step of [start, end] (unix seconds). */
+  hasPoints(expr: string, start: number, end: number): Promise<boolean> {
+    return hasFinitePoints(this.url, expr, start, end);
+  }
+
   /** Waits until `expr` returns at least one series; returns them. */
   async waitForSeries(expr: string, timeoutMs = 60_000): Promise<PromSeries[]> {
     return waitFor(
@@ -106,4 +125,30 @@ export class TestPrometheus {
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A range query (5 s steps) against a Prometheus-compatible API at `base`: true when some series
+ * has a finite point (NaN, what a quantile of no observations gives, is no data on a panel).
+ */
+export async function hasFinitePoints(
+  base: string,
+  expr: string,
+  start: number,
+  end: number,
+): Promise<boolean> {
+  const params = new URLSearchParams({
+    query: expr,
+    start: String(Math.floor(start)),
+    end: String(Math.ceil(end)),
+    step: '5',
+  });
+  const res = await fetch(`${base}/api/v1/query_range?${params.toString()}`);
+  const body = (await res.json()) as {
+    status: string;
+    error?: string;
+    data: { result: { values: [number, string][] }[] };
+  };
+  if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
+  return body.data.result.some((r) => r.values.some(([, v]) => Number.isFinite(Number(v))));
 }
