@@ -1,6 +1,7 @@
 // RabbitMQ with many queues, side by side in one run on the same broker, for N = 1,000, 10,000
 // and 50,000 queues in a bench vhost:
 //   acktrail   GET /metrics on the exporter (its per-scrape path: the detailed endpoint)
+//   acktrail-om the same in OpenMetrics (Accept as Prometheus sends it): made from the text
 //   detailed   the broker's /metrics/detailed?family=queue_coarse_metrics&family=queue_consumer_count
 //   columns    /api/queues?columns=… as acktrail's background stats refresh asks for it
 //   full       /api/queues, what kbudde/rabbitmq_exporter reads
@@ -17,6 +18,9 @@ import { fmt, quantile } from './lib.js';
 
 const MANAGEMENT = 'http://127.0.0.1:15672';
 export const AUTH = `Basic ${Buffer.from('guest:guest').toString('base64')}`;
+/** What Prometheus 2.x sends: OpenMetrics first. */
+const OPENMETRICS_ACCEPT =
+  'application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
 
 export interface Case {
   samples: Sample[];
@@ -70,12 +74,14 @@ async function measure(n: number, rounds: number, fullRounds: number) {
       if (first instanceof Error) throw first;
       const cases: Record<string, Case> = {
         acktrail: { samples: [], failures: [] },
+        'acktrail-om': { samples: [], failures: [] },
         detailed: { samples: [], failures: [] },
         columns: { samples: [], failures: [] },
         full: { samples: [], failures: [] },
       };
       const urls: Record<string, [string, Record<string, string>]> = {
         acktrail: ['http://127.0.0.1:9479/metrics', {}],
+        'acktrail-om': ['http://127.0.0.1:9479/metrics', { accept: OPENMETRICS_ACCEPT }],
         detailed: [
           `http://127.0.0.1:15692/metrics/detailed?family=queue_coarse_metrics&family=queue_consumer_count&vhost=${v}`,
           {},
@@ -87,7 +93,7 @@ async function measure(n: number, rounds: number, fullRounds: number) {
         full: [`${MANAGEMENT}/api/queues/${v}`, { authorization: AUTH }],
       };
       for (let r = 0; r < rounds; r++) {
-        for (const name of ['acktrail', 'detailed'] as const)
+        for (const name of ['acktrail', 'acktrail-om', 'detailed'] as const)
           record(cases[name]!, await timed([urls[name]!], pids));
         if (r < fullRounds)
           for (const name of ['columns', 'full'] as const)
@@ -124,9 +130,9 @@ export function caseLines(cases: Record<string, Case>, base: string): string[] {
   const b = stat(cases[base]!);
   return Object.entries(cases).map(([name, c]) => {
     if (c.samples.length === 0)
-      return `${name.padEnd(9)} every call failed: ${c.failures[0] ?? ''}`;
+      return `${name.padEnd(11)} every call failed: ${c.failures[0] ?? ''}`;
     const s = stat(c);
-    return `${name.padEnd(9)} p50 ${fmt(s.p50, 3)} s  p99 ${fmt(s.p99, 3)} s  broker CPU ${fmt(s.cpu, 3)} s/call   ratio to ${base}: p99 ${fmt(s.p99 / b.p99, 2)}  CPU ${fmt(s.cpu / Math.max(b.cpu, 1 / TICKS), 2)}${c.failures.length ? `  (${c.failures.length} failed: ${c.failures[0]})` : ''}`;
+    return `${name.padEnd(11)} p50 ${fmt(s.p50, 3)} s  p99 ${fmt(s.p99, 3)} s  broker CPU ${fmt(s.cpu, 3)} s/call   ratio to ${base}: p99 ${fmt(s.p99 / b.p99, 2)}  CPU ${fmt(s.cpu / Math.max(b.cpu, 1 / TICKS), 2)}${c.failures.length ? `  (${c.failures.length} failed: ${c.failures[0]})` : ''}`;
   });
 }
 

@@ -208,6 +208,8 @@ const services: Service[] = [
       '--config.file=prometheus/prometheus.yml',
       '--storage.tsdb.path=.demo/prometheus',
       `--web.listen-address=127.0.0.1:${PROMETHEUS_PORT}`,
+      // The exporter's exemplars (trace and event ids on its histograms) are kept.
+      '--enable-feature=exemplar-storage',
       '--log.level=warn',
     ],
     where: `Prometheus       http://127.0.0.1:${PROMETHEUS_PORT}  (try acktrail_outbox_oldest_unpublished_age_seconds)`,

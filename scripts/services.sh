@@ -90,6 +90,9 @@ ensure_tools() {
   # VictoriaMetrics and vmalert: the tests' remote_write target, read by the dashboard and the
   # Grafana queries as a Prometheus would be (each test starts its own; no service runs).
   command -v victoria-metrics >/dev/null && command -v vmalert >/dev/null || apt_install victoria-metrics
+  # The OpenMetrics reference parser (client_python's), which checks the OpenMetrics exposition
+  # with its exemplars: promtool reads only the text format.
+  /usr/bin/python3 -c 'import prometheus_client.openmetrics.parser' 2>/dev/null || apt_install python3-prometheus-client
 }
 
 # Celery's tests: a real Celery 5 worker from Debian's packages (run with /usr/bin/python3) and

@@ -1,7 +1,8 @@
 // A real Celery 5 worker (Debian's python3-celery, run with /usr/bin/python3) on the local
 // RabbitMQ with events on (-E), results in Redis. It runs a chain, a group, a chord, a task that
 // retries and one that fails (test/celery/run_workflows.py, which prints what Celery itself
-// reports); acktrail's journeys and metrics must say the same.
+// reports); acktrail's journeys and metrics must say the same, and the dashboard's overview shows
+// its Celery section (Chromium, with a real Prometheus scraping the exporter).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,9 +15,12 @@ import {
   waitFor,
   type TestVhost,
 } from '@acktrail/orders-example/testing';
-import { TestExporter } from '@acktrail/exporter/testing';
+import { TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
 import type { Journey } from '@acktrail/exporter';
-import { startDashboard } from '../dashboard/test/server.js';
+import { launchChromium, startDashboard } from '../dashboard/test/server.js';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { panelQueries } from '../exporter/src/testing/grafana.js';
 
 const TOKEN = 'celery-test-token-0123456789';
 const DIR = join(REPO_ROOT, 'test', 'celery');
@@ -43,6 +47,7 @@ let vhost: TestVhost;
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 let worker: ChildProcess;
 let report: CeleryReport;
+let prometheus: TestPrometheus;
 const journeys = new Map<string, Journey>();
 
 function celeryEnv(): NodeJS.ProcessEnv {
@@ -65,6 +70,20 @@ async function metric(name: string, labels: Record<string, string> = {}) {
   return (await exporter.scrape()).value(name, labels);
 }
 
+/** The workflows of test/celery/run_workflows.py, run once more; what Celery reports of them. */
+async function runWorkflows(): Promise<CeleryReport> {
+  const client = spawn(PYTHON, ['run_workflows.py'], {
+    cwd: DIR,
+    env: celeryEnv(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  client.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  const [code] = (await once(client, 'exit')) as [number];
+  assert.equal(code, 0, 'run_workflows.py');
+  return JSON.parse(out) as CeleryReport;
+}
+
 before(async () => {
   vhost = await createTestVhost();
   exporter = await TestExporter.withStore(
@@ -74,6 +93,8 @@ before(async () => {
   await waitFor('the celery consumer', () =>
     exporter.logs.some((l) => l.msg === 'celery: consuming events'),
   );
+  // Scraping from the start, so that the task counters are seen rising.
+  prometheus = await TestPrometheus.start({ acktrail: exporter.url });
   worker = spawn(
     PYTHON,
     ['-m', 'celery', '-A', 'tasks', 'worker', '-E', '-c', '2', '-n', WORKER, '-l', 'warning'],
@@ -86,16 +107,7 @@ before(async () => {
       timeoutMs: 60_000,
     },
   );
-  const client = spawn(PYTHON, ['run_workflows.py'], {
-    cwd: DIR,
-    env: celeryEnv(),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  client.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  const [code] = (await once(client, 'exit')) as [number];
-  assert.equal(code, 0, 'run_workflows.py');
-  report = JSON.parse(out) as CeleryReport;
+  report = await runWorkflows();
   for (const t of report.tasks)
     journeys.set(
       t.id,
@@ -115,6 +127,7 @@ after(async () => {
     worker.kill('SIGKILL');
     await once(worker, 'exit');
   }
+  await prometheus.close();
   await exporter.close();
   await vhost.drop();
 });
@@ -295,6 +308,87 @@ test("the dashboard's page of the retried task shows its retries and its workflo
     assert.match(second, new RegExp(`sent by <a href="/events/${a}">`));
   } finally {
     await dashboard.close();
+  }
+});
+
+test('the overview shows its Celery section with a real worker running', async () => {
+  // The first run's tasks created their series: the first samples of a series make no rate().
+  // A second run, with every series there, makes the rates and quantiles the charts draw.
+  await runWorkflows();
+  await prometheus.waitForSeries(
+    'histogram_quantile(0.5, sum by (le) (rate(acktrail_celery_task_runtime_seconds_bucket[1m]))) >= 0',
+  );
+  await prometheus.waitForSeries('acktrail_celery_workers_up == 1');
+  const dashboard = await startDashboard({
+    ACKTRAIL_API_URL: exporter.url,
+    ACKTRAIL_API_TOKEN: TOKEN,
+    PROMETHEUS_URL: prometheus.url,
+    DASHBOARD_AUTH: 'none',
+  });
+  const browser = await launchChromium();
+  try {
+    const pg = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    pg.setDefaultTimeout(20_000);
+    const celery = pg.getByTestId('celery');
+    const line = (chart: string) =>
+      celery.getByTestId(`chart-${chart}`).locator('.recharts-line-curve').first();
+    // The page reads Prometheus when it is rendered: reload until the rates' first points, a
+    // scrape or two after the tasks, are in the range.
+    await waitFor(
+      'the Celery charts drawn',
+      async () => {
+        await pg.goto(`${dashboard.url}/?range=15m`);
+        await celery.waitFor();
+        await pg
+          .getByTestId('chart-celery-workers')
+          .locator('.recharts-line-curve')
+          .first()
+          .waitFor({ state: 'attached' });
+        return (await line('celery-tasks').count()) > 0;
+      },
+      { timeoutMs: 60_000, intervalMs: 1000 },
+    );
+    for (const chart of ['celery-tasks', 'celery-workers'])
+      assert.match(
+        (await line(chart).getAttribute('d')) ?? '',
+        /^M[\d.]+,[\d.]+/,
+        `${chart} drawn`,
+      );
+    const legend = await celery
+      .getByTestId('chart-celery-tasks')
+      .locator('.recharts-legend-wrapper')
+      .innerText();
+    assert.match(legend, /succeeded/);
+    assert.match(legend, /failed/);
+    await pg.screenshot({
+      path: join(REPO_ROOT, '.artifacts', 'dashboard', 'celery.png'),
+      fullPage: true,
+    });
+  } finally {
+    await browser.close();
+    await dashboard.close();
+  }
+});
+
+test('every panel of the Celery Grafana dashboard has data, and every metric a Celery alert names exists', async () => {
+  const end = Date.now() / 1000;
+  for (const { where, query } of panelQueries(['celery.json'], { task: '.+' }))
+    await waitFor(`${where}: ${query}`, () => prometheus.hasPoints(query, end - 900, end), {
+      timeoutMs: 30_000,
+      intervalMs: 500,
+    });
+  const rules = parse(
+    readFileSync(join(REPO_ROOT, 'prometheus/rules/acktrail.rules.yml'), 'utf8'),
+  ) as { groups: { name: string; rules: { alert: string; expr: string }[] }[] };
+  const celery = rules.groups.find((g) => g.name === 'acktrail.celery')!.rules;
+  assert.equal(celery.length, 3);
+  for (const rule of celery) {
+    await prometheus.query(rule.expr); // throws if Prometheus refuses it
+    for (const [name] of rule.expr.matchAll(/\backtrail_[a-z_]+\b/g)) {
+      const family = name.replace(/_bucket$/, '');
+      const found = await prometheus.query(`count({__name__=~"${family}(_bucket)?"})`);
+      assert.ok(found.length > 0, `${rule.alert}: no series named ${name}`);
+    }
   }
 });
 

@@ -1,5 +1,6 @@
 // Failures 1, 5, 6 and 7 of the design brief, injected into the real reference pipeline while the
-// exporter watches it: the metrics move as the brief's table says.
+// exporter watches it: the metrics move as the brief's table says. The work queue's health status
+// follows: STOP with its consumers stopped, STALL behind a provider that hangs, OK otherwise.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TestPipeline, waitFor } from '@acktrail/orders-example/testing';
@@ -15,13 +16,14 @@ let exporter: TestExporter;
 let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
 
 const OUTBOX = { table: 'outbox_events' };
+const TOKEN = 'failures-test-token-0123456789';
 const queue = (name: string) => ({ vhost: p.vhost.name, queue: name });
 
 before(async () => {
   p = await TestPipeline.create({ PROVIDER_REJECT_ADDRESSES: '*@invalid.example' });
   role = await createReadOnlyRole(p.db.name);
   exporter = await TestExporter.start(
-    { DATABASE_URL: role.url },
+    { DATABASE_URL: role.url, ACKTRAIL_API_TOKEN: TOKEN },
     ordersConfig({
       rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1 },
       notifications: { minIntervalSeconds: 0.001 },
@@ -37,6 +39,29 @@ after(async () => {
   await p.close();
   await role.drop();
 });
+
+/** The status whose acktrail_queue_status series is 1 (undefined before the first refresh). */
+const statusOf = (s: Scrape, name: string) =>
+  s
+    .samples('acktrail_queue_status')
+    .find((x) => x.labels.queue === name && x.labels.vhost === p.vhost.name && x.value === 1)
+    ?.labels.status;
+
+interface QueueRow {
+  queue: string;
+  consumers: number;
+  status: { status: string; rule: string } | null;
+}
+
+/** The queue as GET /api/queues gives it. */
+async function queueRow(name: string): Promise<QueueRow> {
+  const res = await fetch(`${exporter.url}/api/queues?role=work`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  assert.equal(res.status, 200);
+  const { queues } = (await res.json()) as { queues: QueueRow[] };
+  return queues.find((q) => q.queue === name)!;
+}
 
 /** Scrapes until `check` holds for a scrape; returns that scrape. */
 const until = (what: string, check: (s: Scrape) => boolean) =>
@@ -108,6 +133,10 @@ test('failure 7: consumers stopped: ready grows, consumers 0, head age grows, th
     'the head age growing',
     (x) => x.value('acktrail_queue_head_age_seconds', queue('orders.confirmations'))! > age,
   );
+  await until('status STOP', (x) => statusOf(x, 'orders.confirmations') === 'stop');
+  const row = await queueRow('orders.confirmations');
+  assert.equal(row.status?.rule, 'no consumer while 4 messages wait');
+  assert.equal(row.consumers, 0);
 
   await p.start('worker');
   await until(
@@ -116,6 +145,35 @@ test('failure 7: consumers stopped: ready grows, consumers 0, head age grows, th
       x.value('acktrail_queue_messages_ready', queue('orders.confirmations')) === 0 &&
       x.value('acktrail_queue_consumers', queue('orders.confirmations')) === 1 &&
       x.value('acktrail_queue_head_age_seconds', queue('orders.confirmations')) === 0,
+  );
+});
+
+test('a provider that hangs: the worker holds its deliveries, nothing is acked: STALL, then OK', async () => {
+  // The worker waits on the provider far longer than the test: its prefetch fills and stays.
+  await p.stop('worker');
+  await p.providerSettings({ timeoutRate: 1, hangMs: 600_000 });
+  await p.start('worker', { WORKER_PREFETCH: '2', WORKER_PROVIDER_TIMEOUT_MS: '600000' });
+  for (let i = 0; i < 4; i++) await p.createOrder();
+  const stalled = await until(
+    'status STALL',
+    (x) =>
+      statusOf(x, 'orders.confirmations') === 'stall' &&
+      x.value('acktrail_queue_messages_unacked', queue('orders.confirmations')) === 2,
+  );
+  assert.equal(stalled.value('acktrail_queue_consumers', queue('orders.confirmations')), 1);
+  assert.match(
+    (await queueRow('orders.confirmations')).status?.rule ?? '',
+    /^2 messages ready and 1 consumer attached, no ack in \d+ s/,
+  );
+  // The provider answers again; the hung worker is replaced (its deliveries come back).
+  await p.providerSettings({ timeoutRate: 0 });
+  await p.stop('worker');
+  await p.start('worker');
+  await until(
+    'status OK, the queue drained',
+    (x) =>
+      statusOf(x, 'orders.confirmations') === 'ok' &&
+      x.value('acktrail_queue_messages_ready', queue('orders.confirmations')) === 0,
   );
 });
 

@@ -1,6 +1,9 @@
-// The Grafana dashboards as code (grafana/): stable uids, unique panel ids, every datasource
-// provisioned, every variable defined and used, every metric documented, every panel the Next.js
-// dashboard embeds present, every data link pointing at a section the dashboard has.
+// The Grafana dashboards as code (grafana/): stable uids, unique panel ids, importable into any
+// Grafana (no datasource uid: a `datasource` variable, `__inputs`, job and instance selectors on
+// every series) while the provisioned stack keeps working (its datasource is the default one),
+// every variable defined and used, every metric documented, exemplars on the panels of metrics
+// that carry them and linked to journeys, every panel the Next.js dashboard embeds present, every
+// data link pointing at a section the dashboard has.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -12,6 +15,7 @@ import { ANOMALY_SECTIONS, EMBEDS } from '../dashboard/lib/embeds.js';
 interface Target {
   expr: string;
   datasource?: { uid: string };
+  exemplar?: boolean;
 }
 interface Panel {
   id: number;
@@ -25,12 +29,14 @@ interface Variable {
   type: string;
   query?: string | { query: string };
   datasource?: { uid: string };
+  current?: { value?: string | string[] };
 }
 interface Dashboard {
   uid: string;
   title: string;
   panels: Panel[];
   templating: { list: Variable[] };
+  __inputs?: { name: string; type: string; pluginId: string }[];
 }
 
 const DIR = join(REPO_ROOT, 'grafana/dashboards');
@@ -38,25 +44,39 @@ const dashboards = readdirSync(DIR)
   .filter((f) => f.endsWith('.json'))
   .map((f) => JSON.parse(readFileSync(join(DIR, f), 'utf8')) as Dashboard);
 const byUid = new Map(dashboards.map((d) => [d.uid, d]));
-const provisioned = readdirSync(join(REPO_ROOT, 'grafana/provisioning/datasources')).flatMap((f) =>
-  (
-    parse(readFileSync(join(REPO_ROOT, 'grafana/provisioning/datasources', f), 'utf8')) as {
-      datasources: { uid: string }[];
-    }
-  ).datasources.map((d) => d.uid),
+interface Provisioned {
+  uid: string;
+  type: string;
+  isDefault?: boolean;
+  jsonData?: { exemplarTraceIdDestinations?: { name: string; url: string }[] };
+}
+const provisioned = readdirSync(join(REPO_ROOT, 'grafana/provisioning/datasources')).flatMap(
+  (f) =>
+    (
+      parse(readFileSync(join(REPO_ROOT, 'grafana/provisioning/datasources', f), 'utf8')) as {
+        datasources: Provisioned[];
+      }
+    ).datasources,
 );
 const BUILTIN = new Set(['__rate_interval', '__interval', '__range', '__range_s', '__name']);
 const refs = (text: string) =>
   [...text.matchAll(/\$\{(\w+)(?::\w+)?\}|\$(\w+)/g)].map((m) => (m[1] ?? m[2])!);
 const queries = (d: Dashboard) => d.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+const datasources = (d: Dashboard) =>
+  [
+    ...d.panels.flatMap((p) => [p.datasource, ...(p.targets ?? []).map((t) => t.datasource)]),
+    ...d.templating.list.map((v) => v.datasource),
+  ].filter((ds) => ds !== undefined);
 const texts = (d: Dashboard) => [
   ...queries(d),
+  ...datasources(d).map((ds) => ds.uid),
   ...d.panels.flatMap((p) => (p.fieldConfig?.defaults?.links ?? []).map((l) => l.url)),
   ...d.templating.list.map((v) => (typeof v.query === 'string' ? '' : (v.query?.query ?? ''))),
 ];
 
-test('the four dashboards, each with its stable uid', () => {
+test('the five dashboards, each with its stable uid', () => {
   assert.deepEqual([...byUid.keys()].sort(), [
+    'acktrail-celery',
     'acktrail-event-flow',
     'acktrail-pipeline',
     'acktrail-queue',
@@ -72,17 +92,77 @@ test('panel ids are unique within each dashboard, and every panel has a query', 
   }
 });
 
-test('every datasource a panel, query or variable names is provisioned', () => {
-  assert.ok(provisioned.length > 0);
+test('no datasource uid anywhere: every panel, query and variable uses the datasource variable', () => {
   for (const d of dashboards) {
-    const uids = [
-      ...d.panels.flatMap((p) => [p.datasource, ...(p.targets ?? []).map((t) => t.datasource)]),
-      ...d.templating.list.map((v) => v.datasource),
-    ]
-      .filter((ds) => ds !== undefined)
-      .map((ds) => ds.uid);
-    for (const uid of uids) assert.ok(provisioned.includes(uid), `${d.uid}: datasource ${uid}`);
+    const uids = datasources(d).map((ds) => ds.uid);
+    assert.ok(uids.length > 0, d.uid);
+    for (const uid of uids) assert.equal(uid, '${datasource}', `${d.uid}: datasource ${uid}`);
+    const variable = d.templating.list.find((v) => v.name === 'datasource');
+    assert.equal(variable?.type, 'datasource', `${d.uid}: a datasource variable`);
+    assert.equal(variable.query, 'prometheus');
   }
+});
+
+test('each dashboard imports into an existing Grafana: __inputs names the Prometheus to use', () => {
+  for (const d of dashboards) {
+    assert.deepEqual(
+      d.__inputs?.map((i) => [i.name, i.type, i.pluginId]),
+      [['DS_PROMETHEUS', 'datasource', 'prometheus']],
+      d.uid,
+    );
+    // Import puts the chosen datasource in the variable; provisioned, the variable falls back to
+    // the default datasource.
+    const variable = d.templating.list.find((v) => v.name === 'datasource')!;
+    assert.equal(variable.current?.value, '${DS_PROMETHEUS}', d.uid);
+  }
+});
+
+test('the provisioned stack keeps working: its Prometheus is the default datasource', () => {
+  const prometheus = provisioned.filter((p) => p.type === 'prometheus');
+  assert.equal(prometheus.length, 1);
+  assert.equal(prometheus[0]!.isDefault, true);
+});
+
+test('every series a panel reads is selected by $job and $instance', () => {
+  for (const d of dashboards) {
+    for (const name of ['job', 'instance'])
+      assert.ok(
+        d.templating.list.some((v) => v.name === name && v.type === 'query'),
+        `${d.uid}: $${name}`,
+      );
+    for (const expr of queries(d))
+      for (const m of expr.matchAll(/\b(acktrail_[a-z_]+|up)(\{[^}]*\})?/g))
+        assert.match(
+          m[2] ?? '',
+          /^\{job=~"\$job", instance=~"\$instance"/,
+          `${d.uid}: ${m[0]} in ${expr}`,
+        );
+  }
+});
+
+const EXEMPLAR_METRICS = [
+  'acktrail_stage_duration_seconds_bucket',
+  'acktrail_confirmation_latency_seconds_bucket',
+  'acktrail_redeliveries_total',
+  'acktrail_dead_lettered_total',
+  'acktrail_duplicate_publishes_total',
+];
+
+test('panels over metrics with exemplars show them, and an exemplar opens the journey', () => {
+  let shown = 0;
+  for (const d of dashboards)
+    for (const p of d.panels)
+      for (const t of p.targets ?? [])
+        if (EXEMPLAR_METRICS.some((m) => t.expr.includes(`${m}{`))) {
+          assert.equal(t.exemplar, true, `${d.uid} panel ${p.id}`);
+          shown++;
+        }
+  assert.ok(shown >= 4, `${shown} panel queries with exemplars`);
+  const destinations = provisioned.flatMap((p) => p.jsonData?.exemplarTraceIdDestinations ?? []);
+  assert.deepEqual(
+    destinations.map((x) => [x.name, x.url]),
+    [['event_id', '$ACKTRAIL_DASHBOARD_URL/events/$${__value.raw}']],
+  );
 });
 
 test('every variable is used, and every variable used is defined', () => {

@@ -7,7 +7,7 @@
 // VictoriaMetrics (with vmalert on acktrail's rules): every panel query returns data there too.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
@@ -20,6 +20,7 @@ import {
   TestPrometheus,
   TestVictoriaMetrics,
 } from '@acktrail/exporter/testing';
+import { dashboardFiles, panelQueries } from '../exporter/src/testing/grafana.js';
 
 let p: TestPipeline;
 let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
@@ -131,35 +132,17 @@ test('the alerts of the injected failures fire; the self-monitoring alerts stay 
   );
 });
 
-interface Panel {
-  id: number;
-  title: string;
-  targets?: { expr: string }[];
-}
-
-/** Every Grafana panel's query, with the dashboards' variables filled in. */
-function panelQueries(): { where: string; query: string }[] {
-  const dir = join(REPO_ROOT, 'grafana/dashboards');
-  const values: Record<string, string> = {
-    vhost: p.vhost.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-    queue: 'orders.confirmations',
-    __rate_interval: '1m',
-  };
-  return readdirSync(dir).flatMap((file) => {
-    const d = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { uid: string; panels: Panel[] };
-    return d.panels.flatMap((panel) =>
-      (panel.targets ?? []).map(({ expr }) => ({
-        where: `${d.uid} panel ${panel.id} (${panel.title})`,
-        query: expr.replace(/\$(\w+)/g, (_, name: string) => values[name] ?? `$${name}`),
-      })),
-    );
-  });
-}
+/** Every panel query but the Celery dashboard's (test/celery.test.ts runs those, with Celery). */
+const panels = () =>
+  panelQueries(
+    dashboardFiles().filter((f) => f !== 'celery.json'),
+    { vhost: p.vhost.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), queue: 'orders.confirmations' },
+  );
 
 // A panel has data when its query has a finite point somewhere in the run (an instant query at
 // the end would count a quantile's NaN as data, and miss rates of what stopped a minute ago).
 test('every Grafana panel query returns data', async () => {
-  const queries = panelQueries();
+  const queries = panels();
   for (const { where, query } of queries)
     assert.ok(
       await prometheus.hasPoints(query, startedAt, Date.now() / 1000),
@@ -170,7 +153,7 @@ test('every Grafana panel query returns data', async () => {
 
 test('every Grafana panel query returns data in VictoriaMetrics, fed by remote_write', async () => {
   const end = Date.now() / 1000;
-  for (const { where, query } of panelQueries())
+  for (const { where, query } of panels())
     await waitFor(
       `${where} in VictoriaMetrics: ${query}`,
       () => victoria.hasPoints(query, startedAt, end),
@@ -178,11 +161,35 @@ test('every Grafana panel query returns data in VictoriaMetrics, fed by remote_w
     );
 });
 
+test('Prometheus stores the exporter’s exemplars, and an exemplar’s event id opens its journey', async () => {
+  const series = await waitFor('stage-duration exemplars in Prometheus', async () => {
+    const found = await prometheus.exemplars(
+      'acktrail_stage_duration_seconds_bucket',
+      startedAt,
+      Date.now() / 1000,
+    );
+    return found.some((s) => s.exemplars.length) ? found : undefined;
+  });
+  const exemplar = series.flatMap((s) => s.exemplars).find((e) => e.labels.event_id)!;
+  const { event_id: eventId, trace_id: traceId } = exemplar.labels;
+  assert.match(traceId ?? '', /^[0-9a-f]{32}$/);
+  const res = await fetch(`${exporter.url}/api/events/${encodeURIComponent(eventId!)}`, {
+    headers: { authorization: 'Bearer live-test-token-0123456789' },
+  });
+  assert.equal(res.status, 200);
+  const journey = (await res.json()) as { eventId: string; traceIds: string[] };
+  assert.equal(journey.eventId, eventId);
+  assert.ok(journey.traceIds.includes(traceId!), 'the exemplar’s trace is the journey’s');
+});
+
 test('every metric an alert expression names exists in Prometheus', async () => {
   const rules = parse(
     readFileSync(join(REPO_ROOT, 'prometheus/rules/acktrail.rules.yml'), 'utf8'),
-  ) as { groups: { rules: { alert: string; expr: string }[] }[] };
-  for (const rule of rules.groups.flatMap((g) => g.rules)) {
+  ) as { groups: { name: string; rules: { alert: string; expr: string }[] }[] };
+  // The Celery rules' metrics exist with Celery: test/celery.test.ts checks those.
+  for (const rule of rules.groups
+    .filter((g) => g.name !== 'acktrail.celery')
+    .flatMap((g) => g.rules)) {
     await prometheus.query(rule.expr); // throws if Prometheus refuses it
     for (const [name] of rule.expr.matchAll(/\b(acktrail_[a-z_]+|up)\b(?=\s*[{[)]|\s*$)/g)) {
       const found = await prometheus.query(`count({__name__="${name}"})`);

@@ -122,12 +122,20 @@ const brokerFigures = (q: BrokerQueue) => [
  * known values where given); every scrape on the way reports each queue at most once.
  */
 async function untilBrokerFigures(queues: string[], known: Record<string, number[]> = {}) {
+  let last = '';
   return waitFor(
     `the broker's own figures for ${queues.join(', ')}`,
     async () => {
       const s = await exporter.scrape();
       assertOnce(s);
       const broker = new Map((await brokerQueues()).map((q) => [q.name, q]));
+      last = JSON.stringify(
+        queues.map((name) => [
+          name,
+          figures(s, name),
+          broker.get(name) && brokerFigures(broker.get(name)!),
+        ]),
+      );
       const ok = queues.every((name) => {
         const b = broker.get(name);
         const want = known[name] ?? (b ? brokerFigures(b) : undefined);
@@ -141,7 +149,9 @@ async function untilBrokerFigures(queues: string[], known: Record<string, number
       return ok ? s : undefined;
     },
     { timeoutMs: 60_000, intervalMs: 250 },
-  );
+  ).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}; last [queue, exporter, broker]: ${last}`);
+  });
 }
 
 const KNOWN: Record<string, number[]> = {
@@ -164,30 +174,6 @@ test('classic and quorum queues on every node appear once, with the broker’s o
   for (const node of CLUSTER)
     assert.equal(s.value('acktrail_rabbitmq_node_up', { node: node.name }), 1, node.name);
   assert.equal(s.success('rabbitmq'), 1);
-});
-
-test('a quorum leader moved: the queue stays one series with its counts', async () => {
-  const before = (await brokerQueues()).find((q) => q.name === 'q2')!;
-  const oldLeader = before.leader!;
-  const owner = CLUSTER.find((n) => n.name === oldLeader)!;
-  await queuesCli(3, 'delete_member', '-p', vhost.name, 'q2', owner.name);
-  try {
-    const moved = await waitFor('a new leader for q2', async () => {
-      const q = (await brokerQueues()).find((x) => x.name === 'q2');
-      return q?.leader && q.leader !== oldLeader ? q : undefined;
-    });
-    assert.notEqual(moved.leader, oldLeader);
-    const s = await untilBrokerFigures(['q2'], { q2: KNOWN.q2! });
-    const series = s
-      .samples('acktrail_queue_messages_ready')
-      .filter((x) => x.labels.queue === 'q2');
-    assert.deepEqual(
-      series.map((x) => x.labels),
-      [{ vhost: vhost.name, queue: 'q2', role: 'work' }],
-    );
-  } finally {
-    await queuesCli(3, 'add_member', '-p', vhost.name, 'q2', owner.name);
-  }
 });
 
 test('one node stopped: the others keep their values, the collector says which; back when it starts', async () => {
@@ -236,4 +222,30 @@ test('one node stopped: the others keep their values, the collector says which; 
   await waitFor('the full answer logged', () =>
     exporter.logs.some((l) => l.msg === 'collector answered in full again'),
   );
+});
+
+// Last: a member added back after the move catches up in the background, and a node stopped
+// while it does could leave a queue without a majority.
+test('a quorum leader moved: the queue stays one series with its counts', async () => {
+  const before = (await brokerQueues()).find((q) => q.name === 'q2')!;
+  const oldLeader = before.leader!;
+  const owner = CLUSTER.find((n) => n.name === oldLeader)!;
+  await queuesCli(3, 'delete_member', '-p', vhost.name, 'q2', owner.name);
+  try {
+    const moved = await waitFor('a new leader for q2', async () => {
+      const q = (await brokerQueues()).find((x) => x.name === 'q2');
+      return q?.leader && q.leader !== oldLeader ? q : undefined;
+    });
+    assert.notEqual(moved.leader, oldLeader);
+    const s = await untilBrokerFigures(['q2'], { q2: KNOWN.q2! });
+    const series = s
+      .samples('acktrail_queue_messages_ready')
+      .filter((x) => x.labels.queue === 'q2');
+    assert.deepEqual(
+      series.map((x) => x.labels),
+      [{ vhost: vhost.name, queue: 'q2', role: 'work' }],
+    );
+  } finally {
+    await queuesCli(3, 'add_member', '-p', vhost.name, 'q2', owner.name);
+  }
 });

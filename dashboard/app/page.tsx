@@ -1,5 +1,6 @@
-// The overview: find an event, what is wrong now, the pipeline's charts over a chosen range
-// (Prometheus), Grafana's panels when connected, and the recent events that need a look.
+// The overview: find an event, what is wrong now, each work queue's health, the pipeline's charts
+// over a chosen range (Prometheus), Celery's when there is Celery, Grafana's panels when
+// connected, and the recent events that need a look.
 import { Suspense } from 'react';
 import { getWords, withArticle } from '@/lib/api';
 import { config } from '@/lib/config';
@@ -8,7 +9,9 @@ import { overviewCharts } from '@/lib/overview';
 import { parseRange } from '@/lib/range';
 import { RecentAnomalies, RecentAnomaliesSkeleton } from '@/ui/events/RecentAnomalies';
 import { GrafanaPanels } from '@/ui/grafana/GrafanaPanels';
+import { CelerySection } from '@/ui/overview/CelerySection';
 import { ChartPanel, PanelSkeleton } from '@/ui/overview/ChartPanel';
+import { QueueHealth, QueueHealthSkeleton } from '@/ui/overview/QueueHealth';
 import { ProblemsSkeleton, ProblemsStrip } from '@/ui/overview/ProblemsStrip';
 import { RangePicker } from '@/ui/overview/RangePicker';
 import { SearchBox } from '@/ui/search/SearchBox';
@@ -34,6 +37,11 @@ export default async function Overview({
         <ProblemsStrip />
       </Suspense>
 
+      <h2>Queues</h2>
+      <Suspense fallback={<QueueHealthSkeleton />}>
+        <QueueHealth />
+      </Suspense>
+
       <h2>Pipeline</h2>
       <RangePicker range={range} />
       <div className="panels">
@@ -43,6 +51,10 @@ export default async function Overview({
           </Suspense>
         ))}
       </div>
+
+      <Suspense key={`celery-${key}`} fallback={null}>
+        <CelerySection range={range} />
+      </Suspense>
 
       <h2>In Grafana</h2>
       <GrafanaPanels panels={EMBEDS.overview} fromMs={range.start * 1000} toMs={range.end * 1000} />

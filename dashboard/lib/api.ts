@@ -7,6 +7,7 @@ import type {
   DeadLetter,
   DeadLetterGroup,
   Journey,
+  QueueSummary,
   ReplayJob,
 } from './types';
 import { config } from './config';
@@ -99,6 +100,9 @@ export const listEvents = (params: Record<string, string>) =>
   );
 
 export const getCoverage = () => get<CoverageReport>('/api/coverage');
+
+/** The work queues with their health status and oldest waiting event (GET /api/queues). */
+export const getWorkQueues = () => get<{ queues: QueueSummary[] }>('/api/queues?role=work');
 
 export function traceLink(traceId: string): string | null {
   return config.traceUiUrl ? config.traceUiUrl.replace('{traceId}', traceId) : null;

@@ -1,4 +1,5 @@
-// Reads of Prometheus' HTTP API (/api/v1/query_range, /api/v1/query, /api/v1/rules), on the server.
+// Reads of Prometheus' HTTP API (/api/v1/query_range, /api/v1/query, /api/v1/rules,
+// /api/v1/query_exemplars), on the server.
 // Like lib/api.ts every outcome is a value, so a Prometheus that is down or refuses a query gives
 // a banner and empty panels, never a failed page.
 import 'server-only';
@@ -79,6 +80,41 @@ export async function query(expr: string): Promise<Result<Series[]>> {
   return {
     kind: 'ok',
     value: r.value.result.map((s) => ({ labels: s.metric, points: finite([s.value]) })),
+  };
+}
+
+export interface Exemplar {
+  labels: Record<string, string>;
+  value: number;
+  /** Unix seconds. */
+  timestamp: number;
+}
+
+/**
+ * The exemplars stored for the series `expr` selects in the range (Prometheus with exemplar
+ * storage; a server without them answers with none, or an error: no marks then).
+ */
+export async function queryExemplars(
+  expr: string,
+  range: { start: number; end: number },
+): Promise<Result<Exemplar[]>> {
+  const r = await get<
+    { exemplars: { labels: Record<string, string>; value: string; timestamp: number }[] }[]
+  >('/api/v1/query_exemplars', {
+    query: expr,
+    start: String(range.start),
+    end: String(range.end),
+  });
+  if (r.kind !== 'ok') return r;
+  return {
+    kind: 'ok',
+    value: r.value.flatMap((s) =>
+      s.exemplars.map((e) => ({
+        labels: e.labels,
+        value: Number(e.value),
+        timestamp: e.timestamp,
+      })),
+    ),
   };
 }
 

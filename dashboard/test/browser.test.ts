@@ -219,6 +219,31 @@ test('the overview draws the pipeline from Prometheus, and the problems strip se
   await checkOverview(dashboardUrl, 'overview.png');
 });
 
+test('the latency chart’s slowest event opens its journey', async () => {
+  // The slowest confirmation among the exemplars Prometheus stored for the latency histogram.
+  const exemplars = await waitFor('latency exemplars in Prometheus', async () => {
+    const found = (
+      await prometheus.exemplars(
+        'acktrail_confirmation_latency_seconds_bucket',
+        Date.now() / 1000 - 900,
+        Date.now() / 1000,
+      )
+    ).flatMap((s) => s.exemplars);
+    return found.length ? found : undefined;
+  });
+  const slowest = exemplars.reduce((a, b) => (Number(b.value) > Number(a.value) ? b : a));
+  const eventId = slowest.labels.event_id!;
+  const pg = await page();
+  await pg.goto(`${dashboardUrl}/?range=15m`);
+  const first = pg.getByTestId('slowest-confirmation-latency').getByRole('link').first();
+  assert.equal(await first.innerText(), eventId, 'the slowest first');
+  await first.click();
+  await pg.waitForURL(`**/events/${eventId}`);
+  await pg.getByTestId('verdict').waitFor();
+  assert.match(await pg.locator('.ids').innerText(), new RegExp(`event ${eventId}`));
+  await pg.close();
+});
+
 /** The overview at `url`: four charts with lines, the legend, and the problems strip's states. */
 async function checkOverview(url: string, screenshot: string): Promise<void> {
   const pg = await page();
@@ -238,6 +263,9 @@ async function checkOverview(url: string, screenshot: string): Promise<void> {
   assert.match(legend, /dead_letter · orders\.confirmations\.dlq/);
   const strip = pg.getByTestId('problems');
   assert.equal(await strip.locator('li[data-state="unknown"]').count(), 0, 'every rule loaded');
+  const work = pg.getByTestId('queue-health').locator('tr[data-queue="orders.confirmations"]');
+  assert.equal(await work.getAttribute('data-status'), 'ok', 'the worker keeps up');
+  assert.equal(await pg.getByTestId('celery').count(), 0, 'no Celery here, no Celery section');
   const dead = strip.locator('li[data-problem="dead-letters"]');
   assert.equal(await dead.getAttribute('data-state'), 'problem');
   assert.match(await dead.innerText(), /orders\.confirmations\.dlq/);
@@ -293,15 +321,39 @@ test('the theme choice applies at once and is kept across pages', async () => {
 
 test('consumers stopped: the strip shows it, from the ConsumersDown expression', async () => {
   await p.stop('worker');
-  await p.createOrder();
+  const oldest = await p.createOrder();
   await prometheus.waitForSeries(
     'sum by (vhost, queue) (acktrail_queue_messages_ready{role="work"}) > 0 and sum by (vhost, queue) (acktrail_queue_consumers{role="work"}) == 0',
   );
+  await p.createOrder();
   const pg = await page();
   await pg.goto(dashboardUrl);
   const consumers = pg.getByTestId('problems').locator('li[data-problem="consumers"]');
   assert.equal(await consumers.getAttribute('data-state'), 'problem');
   assert.match(await consumers.innerText(), /yes: orders\.confirmations/);
+  // The queue's row says STOP and links to the journey of the message waiting longest.
+  const row = async () => {
+    await pg.goto(dashboardUrl);
+    return pg.getByTestId('queue-health').locator('tr[data-queue="orders.confirmations"]');
+  };
+  const stopped = await waitFor(
+    'the work queue in STOP with its oldest message',
+    async () => {
+      const r = await row();
+      return (await r.getAttribute('data-status')) === 'stop' &&
+        (await r.getByRole('link').count()) === 1
+        ? r
+        : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 1000 },
+  );
+  assert.match(await stopped.innerText(), /STOP\s+orders\.confirmations.*no consumer while/s);
+  await stopped.getByRole('link').click();
+  await pg.waitForURL(/\/events\//);
+  const opened = decodeURIComponent(new URL(pg.url()).pathname.split('/').pop()!);
+  assert.equal(opened, oldest.event_id, 'the older of the two waiting orders');
+  await pg.getByTestId('verdict').waitFor();
+  await pg.screenshot({ path: join(ARTIFACTS, 'queue-stop.png'), fullPage: true });
   await pg.close();
 });
 

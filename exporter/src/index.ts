@@ -9,3 +9,4 @@ export type { CoverageReport, CoverageRow, CoverageGap } from './receiver/covera
 export type { DeadLetter, Group as DeadLetterGroup, AuditEntry } from './deadletters/store.js';
 export type { Job as ReplayJob, ReplayResult } from './deadletters/replay.js';
 export type { Death } from './deadletters/message.js';
+export type { QueueSummary } from './collectors/rabbitmq/catalog.js';

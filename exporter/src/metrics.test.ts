@@ -1,15 +1,26 @@
-// The exposition as Prometheus reads it: promtool finds nothing wrong with acktrail's metrics,
-// and every family in the contract is there with its type.
+// The exposition as Prometheus reads it: promtool finds nothing wrong with acktrail's metrics in
+// the text format, client_python's OpenMetrics parser (the format's reference implementation;
+// promtool reads only the text format) nothing in the OpenMetrics one, every family in the
+// contract is there with its type, and the metrics that come from journey steps carry exemplars
+// (trace id and event id) in OpenMetrics only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { SpanKind } from '@opentelemetry/api';
 import pg from 'pg';
-import { createTestDatabase, createTestVhost } from '@acktrail/orders-example/testing';
+import { REPO_ROOT, createTestDatabase, createTestVhost } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, ordersConfig, TestExporter } from './testing/exporter.js';
+import { childOf, exportSpans, makeSpans } from './testing/otlp.js';
 
-function promtoolCheck(text: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('promtool', ['check', 'metrics'], { stdio: ['pipe', 'pipe', 'pipe'] });
+/** What Prometheus 2.x sends: OpenMetrics first. */
+export const PROMETHEUS_ACCEPT =
+  'application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
+
+function run(cmd: string, args: string[], input: string) {
+  return new Promise<{ code: number | null; output: string }>((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr.on('data', (d: Buffer) => (output += d.toString()));
@@ -17,8 +28,33 @@ function promtoolCheck(text: string): Promise<{ code: number | null; output: str
     child.on('close', (code) => {
       resolve({ code, output });
     });
-    child.stdin.end(text);
+    child.stdin.end(input);
   });
+}
+
+const promtoolCheck = (text: string) => run('promtool', ['check', 'metrics'], text);
+
+interface OpenMetricsCheck {
+  families: Record<string, string>;
+  exemplars: {
+    sample: string;
+    labels: Record<string, string>;
+    exemplar: Record<string, string>;
+    value: number;
+  }[];
+}
+
+async function openMetricsCheck(text: string): Promise<OpenMetricsCheck> {
+  const script = join(REPO_ROOT, 'exporter/src/testing/check_openmetrics.py');
+  const r = await run('/usr/bin/python3', [script], text);
+  assert.equal(r.code, 0, r.output);
+  return JSON.parse(r.output) as OpenMetricsCheck;
+}
+
+async function fetchMetrics(url: string, accept?: string) {
+  const res = await fetch(`${url}/metrics`, { headers: accept ? { accept } : {} });
+  assert.equal(res.status, 200);
+  return { type: res.headers.get('content-type') ?? '', text: await res.text() };
 }
 
 const CONTRACT: Record<string, string> = {
@@ -80,6 +116,18 @@ test('promtool check metrics passes and the contract families are all exposed', 
         assert.match(text, new RegExp(`^# TYPE ${name} ${type}$`, 'm'), `${name} ${type}`);
       }
       assert.doesNotMatch(text, /event_id=|order_id=/, 'no unbounded ids as labels');
+      assert.match(text, /^# TYPE process_cpu_seconds_total counter$/m, 'process metrics');
+      assert.match(text, /^# TYPE nodejs_eventloop_lag_seconds gauge$/m, 'Node.js metrics');
+
+      // The same exposition in OpenMetrics, for a scraper that asks for it.
+      const om = await fetchMetrics(exporter.url, PROMETHEUS_ACCEPT);
+      assert.equal(om.type, 'application/openmetrics-text; version=1.0.0; charset=utf-8');
+      assert.match(om.text, /\n# EOF\n$/);
+      const read = await openMetricsCheck(om.text);
+      for (const [name, type] of Object.entries(CONTRACT))
+        assert.equal(read.families[name.replace(/_total$/, '')], type, `${name} in OpenMetrics`);
+      const plain = await fetchMetrics(exporter.url);
+      assert.equal(plain.type, 'text/plain; version=0.0.4; charset=utf-8', 'the default');
     } finally {
       await exporter.close();
     }
@@ -88,5 +136,59 @@ test('promtool check metrics passes and the contract families are all exposed', 
     await vhost.drop();
     await db.drop();
     await role.drop();
+  }
+});
+
+test('stage durations, redeliveries and duplicate publishes carry exemplars, in OpenMetrics only', async () => {
+  const exporter = await TestExporter.withStore();
+  try {
+    const eventId = randomUUID();
+    const publish = (copy: number) => ({
+      name: 'jobs publish',
+      kind: SpanKind.PRODUCER,
+      attributes: { 'messaging.system': 'rabbitmq', 'messaging.message_id': eventId, copy },
+    });
+    const [first, second] = makeSpans([publish(1), publish(2)], 'jobs-api');
+    const [deliver] = makeSpans(
+      [
+        {
+          name: 'jobs process',
+          kind: SpanKind.CONSUMER,
+          parent: childOf(first!),
+          durationMs: 40,
+          attributes: {
+            'messaging.system': 'rabbitmq',
+            'messaging.message_id': eventId,
+            'acktrail.delivery.redelivered': true,
+          },
+        },
+      ],
+      'jobs-worker',
+    );
+    assert.equal(
+      (await exportSpans(exporter.url, [first!, second!, deliver!], 'protobuf')).code,
+      0,
+    );
+
+    const plain = await fetchMetrics(exporter.url);
+    assert.doesNotMatch(plain.text, / # \{/, 'no exemplar in the text format');
+    assert.equal((await promtoolCheck(plain.text)).code, 0);
+
+    const read = await openMetricsCheck((await fetchMetrics(exporter.url, PROMETHEUS_ACCEPT)).text);
+    const ids = { trace_id: deliver!.spanContext().traceId, event_id: eventId };
+    const find = (sample: string, labels: Record<string, string>) =>
+      read.exemplars.find(
+        (e) => e.sample === sample && Object.entries(labels).every(([k, v]) => e.labels[k] === v),
+      );
+    // 40 ms of processing: the exemplar sits on the 0.05 bucket, the first at or above it.
+    const processing = find('acktrail_stage_duration_seconds_bucket', { stage: 'processing' });
+    assert.ok(processing, 'an exemplar on the processing stage');
+    assert.deepEqual(processing.exemplar, ids);
+    assert.equal(processing.labels.le, '0.05');
+    assert.ok(Math.abs(processing.value - 0.04) < 1e-9);
+    assert.deepEqual(find('acktrail_redeliveries_total', { queue: 'jobs' })?.exemplar, ids);
+    assert.equal(find('acktrail_duplicate_publishes_total', {})?.exemplar.event_id, eventId);
+  } finally {
+    await exporter.close();
   }
 });

@@ -1,8 +1,8 @@
-// Routes only: GET /metrics, GET /healthz, GET /readyz, POST /v1/traces, /api/events and
-// /api/dead-letters. Wires the collectors, the registry, the journey store, the Celery consumer,
+// Routes only: GET /metrics, GET /healthz, GET /readyz, POST /v1/traces, /api/events,
+// /api/queues and /api/dead-letters. Wires the collectors, the registry, the journey store, the Celery consumer,
 // dead-letter parking and the APIs.
 import express from 'express';
-import { Gauge, Registry } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ValidatedConfig } from './config.js';
 import { ReadOnlyPools } from './db/pool.js';
 import { CollectorRunner, RABBITMQ_STATS, createCollectors } from './collectors/index.js';
@@ -18,10 +18,18 @@ import { CeleryMetrics } from './celery/metrics.js';
 import { receiverRouter } from './receiver/route.js';
 import { Coverage } from './receiver/coverage.js';
 import { coverageRouter } from './api/coverage.js';
+import { queuesRouter } from './api/queues.js';
 import type { QueueLookup } from './collectors/index.js';
 import { readiness } from './readiness.js';
 import { Parking } from './deadletters/index.js';
 import { deadLettersRouter } from './api/dead-letters.js';
+import { Exemplars } from './exposition/exemplars.js';
+import {
+  OFFERS,
+  OPENMETRICS_CONTENT_TYPE,
+  TEXT_CONTENT_TYPE,
+  toOpenMetrics,
+} from './exposition/openmetrics.js';
 
 const LARGE_EXPOSITION = 1_000_000;
 /** Journey API reads of the pipeline's rows end after this long. */
@@ -47,7 +55,15 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     labelNames: ['version'],
     registers: [registry],
   }).set({ version: VERSION }, 1);
+  // process_* and nodejs_*: the exporter's own CPU, memory, event loop and GC, as every Node
+  // service exposes them.
+  collectDefaultMetrics({ register: registry });
+  // Gauges named like counters (promtool and the OpenMetrics specification refuse a gauge with
+  // `_total`): their per-type twins without the suffix stay (nodejs_active_handles{type}, …).
+  for (const name of ['handles', 'requests', 'resources'])
+    registry.removeSingleMetric(`nodejs_active_${name}_total`);
   const health = new Health(registry, log);
+  const exemplars = new Exemplars();
 
   const pools = config.databaseUrl
     ? new ReadOnlyPools(config.databaseUrl, (err) => {
@@ -59,7 +75,13 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       'DATABASE_URL is not set: the outbox, confirmations, notifications and provider collectors are off',
     );
   const store = config.storeUrl ? journeyStore(config, health, log, registry) : null;
-  const { collectors, catalog } = createCollectors(config, registry, pools, store?.reads ?? null);
+  const { collectors, catalog } = createCollectors(
+    config,
+    registry,
+    pools,
+    store?.reads ?? null,
+    exemplars,
+  );
   const runner = new CollectorRunner(collectors, registry, log);
 
   // Journeys read the queue catalog: keep it as fresh as its interval without waiting for scrapes.
@@ -74,7 +96,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     log.warn('no journey store (ACKTRAIL_DATABASE_URL or DATABASE_URL): /v1/traces answers 503');
   // What the broker does with a rejected message, per queue: for journeys, anomalies, metrics.
   const queues: QueueLookup = (queue) => catalog?.queue(queue) ?? null;
-  const metrics = new JourneyMetrics(registry, queues, () => catalog?.names() ?? []);
+  const metrics = new JourneyMetrics(registry, queues, () => catalog?.names() ?? [], exemplars);
   const coverage = new Coverage(registry);
   const celery = config.celery.enabled
     ? new CeleryConsumer(
@@ -127,6 +149,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   );
   const tokens = { read: config.apiToken, operate: config.operatorToken };
   app.use(coverageRouter({ tokens, coverage }));
+  app.use(queuesRouter({ tokens, catalog }));
   app.use(
     eventsRouter({
       tokens,
@@ -157,11 +180,18 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     }),
   );
 
-  app.get('/metrics', async (_req, res) => {
+  // One exposition of every registry, in the format the scraper asks for (Accept): the text
+  // format by default, OpenMetrics (with exemplars) when asked.
+  app.get('/metrics', async (req, res) => {
     await runner.collect();
     const [own, collectors] = await Promise.all([registry.metrics(), runner.exposition()]);
-    const body = own + collectors;
-    res.set('content-type', registry.contentType).send(body);
+    const text = `${own}\n${collectors}`;
+    const openMetrics = req.accepts(OFFERS) === OFFERS[1];
+    const body = openMetrics ? toOpenMetrics(text, exemplars) : text;
+    res
+      .set('content-type', openMetrics ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE)
+      .set('vary', 'accept')
+      .send(body);
     // A large exposition (thousands of queues) leaves megabytes of strings that V8 keeps in its
     // large-object space until a full collection, which it puts off while memory grows: collect
     // once the answer is out, when the process runs with --expose-gc (npm run exporter does).

@@ -1,15 +1,38 @@
 // One chart of the overview, fetched on the server inside its own Suspense boundary, so a slow or
-// failing query delays or empties this panel only.
+// failing query delays or empties this panel only. A chart with `slowest` also marks the slowest
+// events of the range (exemplars) and lists them, each a link to its journey.
+import Link from 'next/link';
 import type { ChartSpec } from '@/lib/overview';
-import { queryRange } from '@/lib/prometheus';
+import { queryExemplars, queryRange } from '@/lib/prometheus';
 import type { TimeRange } from '@/lib/range';
 import { TimeSeriesChart } from '@/ui/charts';
-import type { ChartSeries } from './TimeSeriesChart';
+import { formatTime, formatValue } from './format';
+import type { ChartMark, ChartSeries } from './TimeSeriesChart';
+
+const SLOWEST = 3;
+
+async function slowest(spec: ChartSpec, range: TimeRange): Promise<ChartMark[]> {
+  if (!spec.slowest) return [];
+  const r = await queryExemplars(spec.slowest, range);
+  if (r.kind !== 'ok') return [];
+  const byEvent = new Map<string, ChartMark>();
+  for (const e of r.value) {
+    const id = e.labels.event_id;
+    if (!id || !Number.isFinite(e.value)) continue;
+    const seen = byEvent.get(id);
+    if (!seen || e.value > seen.value)
+      byEvent.set(id, { t: e.timestamp, value: e.value, label: id });
+  }
+  return [...byEvent.values()].sort((a, b) => b.value - a.value).slice(0, SLOWEST);
+}
 
 export async function ChartPanel({ spec, range }: { spec: ChartSpec; range: TimeRange }) {
-  const results = await Promise.all(
-    spec.queries.map((q) => queryRange(q.expr.replaceAll('$rw', range.rateWindow), range)),
-  );
+  const [results, marks] = await Promise.all([
+    Promise.all(
+      spec.queries.map((q) => queryRange(q.expr.replaceAll('$rw', range.rateWindow), range)),
+    ),
+    slowest(spec, range),
+  ]);
   const series: ChartSeries[] = [];
   let failure: string | null = null;
   for (const [i, r] of results.entries()) {
@@ -31,11 +54,24 @@ export async function ChartPanel({ spec, range }: { spec: ChartSpec; range: Time
           unit={spec.unit}
           range={range}
           reference={spec.reference}
+          marks={marks}
           label={`${spec.title}: ${series.map((s) => s.name).join(', ')}`}
         />
       ) : (
         <p className="panel-empty muted">{failure ? `Not available: ${failure}.` : spec.empty}</p>
       )}
+      {marks.length ? (
+        <ol className="slowest" data-testid={`slowest-${spec.id}`} aria-label="Slowest events">
+          {marks.map((m) => (
+            <li key={m.label}>
+              <Link href={`/events/${encodeURIComponent(m.label)}`}>{m.label}</Link>{' '}
+              <span className="muted">
+                {formatValue(m.value, spec.unit)} at {formatTime(m.t, 0)}
+              </span>
+            </li>
+          ))}
+        </ol>
+      ) : null}
     </figure>
   );
 }

@@ -6,6 +6,7 @@ import {
   Legend,
   Line,
   LineChart,
+  ReferenceDot,
   ReferenceLine,
   ResponsiveContainer,
   Tooltip,
@@ -20,6 +21,13 @@ export interface ChartSeries {
   points: [number, number][];
 }
 
+/** A point to mark on the chart: one of the slowest events (from an exemplar). */
+export interface ChartMark {
+  t: number;
+  value: number;
+  label: string;
+}
+
 /** Distinct in light and dark themes, and for the common colour-vision deficiencies (Okabe-Ito). */
 const PALETTE = ['#0072b2', '#e69f00', '#009e73', '#cc79a7', '#56b4e9', '#d55e00', '#8b8b00'];
 
@@ -29,12 +37,14 @@ export function TimeSeriesChart({
   range,
   reference,
   label,
+  marks = [],
 }: {
   series: ChartSeries[];
   unit: Unit;
   range: { start: number; end: number };
   reference?: { value: number; label: string };
   label: string;
+  marks?: ChartMark[];
 }) {
   const rows = new Map<number, Record<string, number>>();
   series.forEach((s, i) => {
@@ -86,6 +96,17 @@ export function TimeSeriesChart({
               }}
             />
           ) : null}
+          {marks.map((m) => (
+            <ReferenceDot
+              key={m.label}
+              x={m.t}
+              y={m.value}
+              r={4}
+              fill="var(--bad)"
+              stroke="var(--bg)"
+              ifOverflow="extendDomain"
+            />
+          ))}
           {series.map((s, i) => (
             <Line
               key={s.name}

@@ -1,5 +1,7 @@
 // Confirmations: the order-to-confirmation latency histogram, fed from confirmations newer than
 // a watermark (see watermark.ts for the choice), and the age of the oldest order still waiting.
+// Where an event has a journey, the latest confirmation in each bucket is its exemplar (trace id
+// from the journey store, event id from the row).
 import { Gauge, Histogram, type Registry } from 'prom-client';
 import type { ValidatedConfig } from '../config.js';
 import { ident, type Pool } from '../db/pool.js';
@@ -7,6 +9,8 @@ import type { Collector } from './collector.js';
 import { readNewRows } from './incremental.js';
 import { BoundedLabel } from '../labels.js';
 import { WatermarkCursor, type TimedRow } from './watermark.js';
+import type { Exemplars } from '../exposition/exemplars.js';
+import type { Reader } from '../journeys/store/reads.js';
 
 interface LatencyRow extends TimedRow {
   latency_seconds: number;
@@ -59,18 +63,21 @@ export class ConfirmationsCollector implements Collector {
   private readonly eventTypes: BoundedLabel;
   private readonly latencyQuery: string;
   private readonly pendingQuery: { text: string; values: unknown[] };
+  private readonly buckets: number[];
 
   constructor(
     private readonly pool: Pool,
     section: Section,
     latenessMs: number,
     registry: Registry,
+    private readonly journeys: { reads: Reader; exemplars: Exemplars } | null = null,
   ) {
     this.timeoutMs = section.timeoutSeconds * 1000;
     this.eventTypes = new BoundedLabel(20, { registry, label: 'event_type' });
     this.cursor = new WatermarkCursor(latenessMs);
     this.latencyQuery = latencySql(section);
     this.pendingQuery = pendingSql(section);
+    this.buckets = [...section.buckets].sort((a, b) => a - b);
     this.latency = new Histogram({
       name: 'acktrail_confirmation_latency_seconds',
       help: 'Time from an aggregate created to its result committed, for results seen since the exporter started.',
@@ -91,15 +98,48 @@ export class ConfirmationsCollector implements Collector {
       this.pool.query<{ oldest_age_seconds: number | null }>(this.pendingQuery),
     ]);
     const oldest = Math.max(0, pending.rows[0]?.oldest_age_seconds ?? 0);
+    const traces = await this.traceIds(fresh);
     return () => {
       for (const r of fresh) {
-        this.latency.observe(
-          { event_type: this.eventTypes.of(r.event_type) },
-          Math.max(0, r.latency_seconds),
-        );
+        const labels = { event_type: this.eventTypes.of(r.event_type) };
+        const seconds = Math.max(0, r.latency_seconds);
+        this.latency.observe(labels, seconds);
+        const traceId = traces.get(r.id);
+        if (traceId)
+          this.journeys?.exemplars.observe(
+            'acktrail_confirmation_latency_seconds',
+            this.buckets,
+            labels,
+            seconds,
+            { traceId, eventId: r.id },
+          );
       }
       this.oldestPending.set(oldest);
     };
+  }
+
+  /**
+   * The trace of each event that will be a bucket's exemplar (the latest row in each bucket),
+   * read from the journey store; none where the event has no journey, or the store does not
+   * answer (exemplars are a help, never a reason for the collector to fail).
+   */
+  private async traceIds(rows: LatencyRow[]): Promise<Map<string, string>> {
+    if (!this.journeys || rows.length === 0) return new Map();
+    const latest = new Map<number, string>();
+    for (const r of rows) {
+      const i = this.buckets.findIndex((b) => Math.max(0, r.latency_seconds) <= b);
+      latest.set(i, r.id);
+    }
+    try {
+      const res = await this.journeys.reads.query<{ event_id: string; trace_id: string }>(
+        `SELECT DISTINCT ON (event_id) event_id, trace_id FROM journey_steps
+          WHERE event_id = ANY($1) ORDER BY event_id, time DESC`,
+        [[...new Set(latest.values())]],
+      );
+      return new Map(res.rows.map((r) => [r.event_id, r.trace_id]));
+    } catch {
+      return new Map();
+    }
   }
 
   clear(): void {

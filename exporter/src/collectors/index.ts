@@ -14,6 +14,7 @@ import { QueueCatalog } from './rabbitmq/catalog.js';
 import { ManagementApi } from './rabbitmq/http.js';
 import { BrokerNodes } from './rabbitmq/nodes.js';
 import type { Reader } from '../journeys/store/reads.js';
+import type { Exemplars } from '../exposition/exemplars.js';
 
 export type { Collector } from './collector.js';
 export { CollectorRunner, type SourceStatus } from './runner.js';
@@ -30,6 +31,7 @@ export function createCollectors(
   registry: Registry,
   pools: ReadOnlyPools | null,
   journeys: Reader | null = null,
+  exemplars: Exemplars | null = null,
 ): { collectors: Collector[]; catalog: QueueCatalog | null } {
   const pool = (section: { timeoutSeconds: number }) =>
     pools!.create(section.timeoutSeconds * 1000);
@@ -63,7 +65,13 @@ export function createCollectors(
     if (outbox) collectors.push(new OutboxCollector(pool(outbox), outbox, lateness, registry));
     if (confirmations)
       collectors.push(
-        new ConfirmationsCollector(pool(confirmations), confirmations, lateness, registry),
+        new ConfirmationsCollector(
+          pool(confirmations),
+          confirmations,
+          lateness,
+          registry,
+          journeys && exemplars ? { reads: journeys, exemplars } : null,
+        ),
       );
     if (notifications)
       collectors.push(

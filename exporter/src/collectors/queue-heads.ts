@@ -1,13 +1,14 @@
-// The head age of queues the broker gives no head timestamp for (quorum and stream queues, and
-// classic queues whose messages carry no timestamp property), from the journeys: the oldest
-// publish that reaches the queue by its bindings and has no delivery from it yet. Read in the
-// background from the journey store (SQL: the same answer on every exporter replica), at most
-// every rabbitmq.statsIntervalSeconds; the depth collector serves it as
-// acktrail_queue_head_age_seconds.
+// The head of each queue with messages waiting, from the journeys: the oldest publish that
+// reaches the queue by its bindings and has no delivery from it yet. Its event id is what the
+// queue API and the dashboard link to; its publish time is the head age of queues the broker gives
+// no head timestamp for (quorum and stream queues, and classic queues whose messages carry no
+// timestamp property), served by the depth collector as acktrail_queue_head_age_seconds. Read in
+// the background from the journey store (SQL: the same answer on every exporter replica), at most
+// every rabbitmq.statsIntervalSeconds.
 import { ATTR, SEMCONV } from '@acktrail/conventions';
 import type { Reader } from '../journeys/store/reads.js';
 import type { Collector } from './collector.js';
-import type { HeadlessQueue, QueueCatalog } from './rabbitmq/catalog.js';
+import type { JourneyHead, QueueCatalog, WaitingQueue } from './rabbitmq/catalog.js';
 import { queueKey } from './rabbitmq/detailed.js';
 
 /** A delivery this much before its publish (clocks of two services) still counts for it. */
@@ -24,7 +25,7 @@ const MAX_QUEUES = 200;
 // never unroutable, with no delivery of the same event from that queue since. Index-backed: the
 // publishes' (time, event_id) index in time order, each checked against the event index.
 const HEAD_SQL = `
-SELECT (extract(epoch FROM p.time))::float8 AS published
+SELECT (extract(epoch FROM p.time))::float8 AS published, p.event_id
   FROM journey_steps p
  WHERE p.stage IN ('outbox.publish', 'publish')
    AND p.time >= $1
@@ -64,25 +65,25 @@ export class QueueHeadsCollector implements Collector {
 
   async collect(signal: AbortSignal): Promise<() => void> {
     const queues = this.catalog
-      .headless()
+      .waiting()
       .sort((a, b) => (a.emptyAtMs ?? 0) - (b.emptyAtMs ?? 0))
       .slice(0, MAX_QUEUES);
-    const heads = new Map<string, number>();
+    const heads = new Map<string, JourneyHead>();
     for (const q of queues) {
       if (signal.aborted) break;
-      const published = await this.head(q);
-      if (published !== null) heads.set(queueKey(q.vhost, q.queue), published);
+      const head = await this.head(q);
+      if (head) heads.set(queueKey(q.vhost, q.queue), head);
     }
     return () => {
       this.catalog.updateJourneyHeads(heads);
     };
   }
 
-  private async head(q: HeadlessQueue): Promise<number | null> {
+  private async head(q: WaitingQueue): Promise<JourneyHead | null> {
     const oldest = Date.now() - this.retentionDays * 86_400_000;
     const since = new Date(Math.max(oldest, (q.emptyAtMs ?? oldest) - EMPTY_MARGIN_MS));
     const { exact, any, pattern } = q.routes;
-    const res = await this.pool.query<{ published: number }>(HEAD_SQL, [
+    const res = await this.pool.query<{ published: number; event_id: string }>(HEAD_SQL, [
       since,
       exact.map((r) => r.exchange),
       exact.map((r) => r.key),
@@ -91,6 +92,7 @@ export class QueueHeadsCollector implements Collector {
       pattern.map((r) => r.regex),
       q.queue,
     ]);
-    return res.rows[0]?.published ?? null;
+    const row = res.rows[0];
+    return row ? { publishedS: row.published, eventId: row.event_id } : null;
   }
 }

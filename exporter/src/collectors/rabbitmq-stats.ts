@@ -6,7 +6,9 @@
 // most, however many queues there are); its data age is
 // acktrail_collector_data_age_seconds{collector="rabbitmq_stats"}. Its 40,000 series at 10,000
 // queues change only when it runs, so they live in a registry of their own whose text is cached.
-import { Counter, Registry } from 'prom-client';
+// Each refresh is also one observation of every work queue (ready, consumers, acks) for its
+// health status (rabbitmq/status.ts), and says each queue's type (acktrail_queue_info).
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { ValidatedConfig } from '../config.js';
 import type { Collector } from './collector.js';
 import { scopeFilter, type QueueCatalog, type QueueFacts } from './rabbitmq/catalog.js';
@@ -14,6 +16,12 @@ import { queueKey } from './rabbitmq/detailed.js';
 import type { ManagementApi } from './rabbitmq/http.js';
 import { inferRoles, type BindingInfo, type QueueInfo, type Role } from './rabbitmq/roles.js';
 import { QUEUE_LABELS } from './rabbitmq.js';
+import {
+  QUEUE_STATUSES,
+  StatusWindows,
+  type Evaluation,
+  type Observation,
+} from './rabbitmq/status.js';
 
 interface StatsQueue extends QueueInfo {
   type?: string;
@@ -22,6 +30,8 @@ interface StatsQueue extends QueueInfo {
   leader?: string;
   effective_policy_definition?: Record<string, unknown> | null;
   head_message_timestamp?: number | null;
+  messages_ready?: number;
+  consumers?: number;
   message_stats?: { publish?: number; deliver_get?: number; ack?: number; redeliver?: number };
 }
 
@@ -79,6 +89,9 @@ export class RabbitmqStatsCollector implements Collector {
   private readonly registry = new Registry();
   private cachedText: string | null = null;
   private readonly counters: Record<keyof typeof COUNTERS, Counter>;
+  private readonly info: Gauge;
+  private readonly status: Gauge;
+  private readonly windows = new StatusWindows();
   private readonly inScope: (vhost: string, queue: string) => boolean;
 
   constructor(
@@ -98,6 +111,18 @@ export class RabbitmqStatsCollector implements Collector {
       ack: make(COUNTERS.ack),
       redeliver: make(COUNTERS.redeliver),
     };
+    this.info = new Gauge({
+      name: 'acktrail_queue_info',
+      help: "Always 1: each queue in scope with its role and type (classic, quorum, stream), to join the broker's own series by role.",
+      labelNames: [...QUEUE_LABELS, 'type'],
+      registers: [this.registry],
+    });
+    this.status = new Gauge({
+      name: 'acktrail_queue_status',
+      help: "A work queue's health over its last 10 observations (Burrow's evaluation): 1 for its status (ok, warn: the backlog grows while consumers ack, stall: messages ready, consumers attached, no ack, stop: no consumer while messages wait), 0 for the others.",
+      labelNames: [...QUEUE_LABELS, 'status'],
+      registers: [this.registry],
+    });
   }
 
   get minIntervalMs(): number {
@@ -113,7 +138,7 @@ export class RabbitmqStatsCollector implements Collector {
     const started = performance.now();
     const { vhosts, roles: overrides } = this.config.rabbitmq;
     const columns =
-      'columns=vhost,name,type,node,leader,arguments,effective_policy_definition,head_message_timestamp,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
+      'columns=vhost,name,type,node,leader,arguments,effective_policy_definition,head_message_timestamp,messages_ready,consumers,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
     const bindingColumns = 'columns=vhost,source,destination,destination_type,routing_key';
     const per = (path: string, cols: string) =>
       vhosts.length
@@ -156,18 +181,42 @@ export class RabbitmqStatsCollector implements Collector {
         routes: { bindings, exchanges },
       });
       for (const c of Object.values(this.counters)) c.reset();
+      this.info.reset();
+      this.status.reset();
+      const now = Date.now();
+      const observations = new Map<string, Observation>();
       for (const q of queues) {
         if (!this.inScope(q.vhost, q.name)) continue;
-        const labels = {
-          vhost: q.vhost,
-          queue: q.name,
-          role: roles.get(queueKey(q.vhost, q.name)) ?? 'work',
-        };
+        const key = queueKey(q.vhost, q.name);
+        const labels = { vhost: q.vhost, queue: q.name, role: roles.get(key) ?? 'work' };
         for (const field of Object.keys(COUNTERS) as (keyof typeof COUNTERS)[]) {
           // The broker's cumulative value, mirrored: a reset followed by one increment.
           this.counters[field].inc(labels, q.message_stats?.[field] ?? 0);
         }
+        this.info.set({ ...labels, type: q.type ?? 'classic' }, 1);
+        // A queue whose statistics the broker has not emitted yet lists no counts: not observed.
+        if (labels.role === 'work' && q.messages_ready !== undefined)
+          observations.set(key, {
+            atMs: now,
+            ready: q.messages_ready,
+            consumers: q.consumers ?? 0,
+            acked: q.message_stats?.ack ?? 0,
+          });
       }
+      this.windows.record(observations);
+      const statuses = new Map<string, Evaluation>();
+      for (const q of queues) {
+        const key = queueKey(q.vhost, q.name);
+        const e = this.windows.get(key);
+        if (!e) continue;
+        statuses.set(key, e);
+        for (const status of QUEUE_STATUSES)
+          this.status.set(
+            { vhost: q.vhost, queue: q.name, role: 'work', status },
+            status === e.status ? 1 : 0,
+          );
+      }
+      this.catalog.updateStatuses(statuses);
     };
   }
 }

@@ -117,7 +117,7 @@ export class RabbitmqQueuesCollector implements Collector {
           role: this.catalog.role(q.vhost, q.queue),
         };
         seen.set(`${q.vhost}\u0000${q.queue}\u0000${labels.role}`, { labels, seenAtMs: now });
-        this.catalog.observeReady(q.vhost, q.queue, q.ready, now);
+        this.catalog.observeDepth(q, now);
         this.ready.set(labels, q.ready);
         this.unacked.set(labels, q.unacked);
         this.consumers.set(labels, q.consumers);

@@ -1,13 +1,15 @@
 // Metrics derived from the steps as they are stored. Only steps that were new count, so an SDK
 // that retries an export never inflates them. Labels are bounded: queue, exchange and routing key
 // come from the pipeline's topology, and free-text dead-letter reasons fold into "other" past a
-// limit.
+// limit. Stage durations, redeliveries, dead letters and duplicate publishes carry exemplars: the
+// trace and event of the latest step each bucket or series counted (exposition/exemplars.ts).
 import { ATTR, isPublish } from '@acktrail/conventions';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { BoundedLabel } from '../labels.js';
 import { ORDERING_KINDS } from './ordering.js';
 import type { QueueLookup } from '../collectors/index.js';
 import type { WriteResult } from './store/store.js';
+import { Exemplars, type ExemplarIds } from '../exposition/exemplars.js';
 
 /** What the broker does with a message its consumer rejected or nacked, from the queue's facts. */
 export const REJECT_FATES = ['requeued', 'dead_lettered', 'discarded', 'unknown'] as const;
@@ -50,6 +52,7 @@ export class JourneyMetrics {
     registry: Registry,
     private readonly queueFacts: QueueLookup = () => null,
     queueNames: () => string[] = () => [],
+    private readonly exemplars: Exemplars = new Exemplars(),
   ) {
     const registers = [registry];
     this.queues = new BoundedLabel(200, { registry, label: 'queue' });
@@ -138,14 +141,17 @@ export class JourneyMetrics {
     this.stored.inc(result.inserted.length);
     for (const f of result.ordering) this.ordering.inc({ kind: f.kind });
     const newPublishes = new Map<string, number>();
+    const publishIds = new Map<string, ExemplarIds>();
     for (const { step, parent } of result.inserted) {
       const a = step.attrs;
       const seconds = step.durationUs / 1e6;
       const queue = this.queues.of(String(a['acktrail.queue'] ?? 'unknown'));
+      const ids = { traceId: step.traceId, eventId: step.eventId };
       switch (step.stage) {
         case 'outbox.publish':
         case 'publish':
           newPublishes.set(step.eventId, (newPublishes.get(step.eventId) ?? 0) + 1);
+          publishIds.set(step.eventId, ids);
           if (a['acktrail.publish.outcome'] === 'unroutable') {
             this.unroutable.inc({
               exchange: this.routes.of(String(a['messaging.destination.name'] ?? '')),
@@ -154,32 +160,38 @@ export class JourneyMetrics {
               ),
             });
           } else {
-            this.stage('publish_confirm').observe(seconds);
+            this.observeStage('publish_confirm', seconds, ids);
           }
           if (parent?.stage === 'outbox.insert')
-            this.wait('outbox_wait', step.timeUs - parent.endUs);
+            this.wait('outbox_wait', step.timeUs - parent.endUs, ids);
           break;
         case 'deliver':
-          this.stage('processing').observe(seconds);
-          if (a['acktrail.delivery.redelivered'] === true) this.redeliveries.inc({ queue });
+          this.observeStage('processing', seconds, ids);
+          if (a['acktrail.delivery.redelivered'] === true) {
+            this.redeliveries.inc({ queue });
+            this.exemplars.inc('acktrail_redeliveries_total', { queue }, 1, ids);
+          }
           if (parent && isPublish(parent.stage))
             // From the send, not the confirm: a consumer may get the message first.
-            this.wait('queue_wait', step.timeUs - parent.timeUs);
+            this.wait('queue_wait', step.timeUs - parent.timeUs, ids);
           break;
         case 'provider.call':
-          this.stage('provider_call').observe(seconds);
+          this.observeStage('provider_call', seconds, ids);
           break;
-        case 'dead_letter':
-          this.deadLettered.inc({
+        case 'dead_letter': {
+          const labels = {
             queue,
             reason: this.reasons.of(String(a['acktrail.dead_letter.reason'] ?? 'unknown')),
-          });
+          };
+          this.deadLettered.inc(labels);
+          this.exemplars.inc('acktrail_dead_lettered_total', labels, 1, ids);
           break;
+        }
         case 'settle': {
           this.settled(String(a[ATTR.settleOutcome] ?? ''), String(a[ATTR.queue] ?? ''), queue);
           const createdUs = result.insertedAt.get(step.eventId);
           if (a['acktrail.result'] === 'sent' && createdUs !== undefined)
-            this.wait('end_to_end', step.timeUs - createdUs);
+            this.wait('end_to_end', step.timeUs - createdUs, ids);
           break;
         }
         default:
@@ -189,7 +201,15 @@ export class JourneyMetrics {
     for (const [eventId, fresh] of newPublishes) {
       const total = result.publishes.get(eventId) ?? fresh;
       const duplicates = Math.min(fresh, total - 1);
-      if (duplicates > 0) this.duplicatePublishes.inc(duplicates);
+      if (duplicates > 0) {
+        this.duplicatePublishes.inc(duplicates);
+        this.exemplars.inc(
+          'acktrail_duplicate_publishes_total',
+          {},
+          duplicates,
+          publishIds.get(eventId)!,
+        );
+      }
     }
   }
 
@@ -209,8 +229,19 @@ export class JourneyMetrics {
   }
 
   /** A wait between two services' clocks: skewed (negative) ones are not observed. */
-  private wait(stage: string, us: number): void {
-    if (us >= 0) this.stage(stage).observe(us / 1e6);
+  private wait(stage: string, us: number, ids: ExemplarIds): void {
+    if (us >= 0) this.observeStage(stage, us / 1e6, ids);
+  }
+
+  private observeStage(stage: string, seconds: number, ids: ExemplarIds): void {
+    this.stage(stage).observe(seconds);
+    this.exemplars.observe(
+      'acktrail_stage_duration_seconds',
+      STAGE_BUCKETS,
+      { stage },
+      seconds,
+      ids,
+    );
   }
 
   /** The histogram's child for a stage, made once: labels are not hashed for every step. */

@@ -18,7 +18,7 @@ import {
   waitFor,
 } from '@acktrail/orders-example/testing';
 import { loadConfig } from '../config.js';
-import { parseSamples, type Sample } from '../collectors/rabbitmq/detailed.js';
+import { parseSamples, type Sample } from '../exposition/text.js';
 import { createExporter, type Exporter } from '../server.js';
 
 export interface LogEntry {

@@ -1,6 +1,7 @@
-// A real Prometheus (Debian's package) for a test: scrapes the given targets every second,
-// evaluates acktrail's alert rules (prometheus/rules/) every second, keeps its data in a temporary
-// directory, and answers PromQL through its HTTP API.
+// A real Prometheus (Debian's package) for a test: scrapes the given targets every second (in
+// OpenMetrics where they offer it, with exemplar storage on, as the demo's and compose's
+// Prometheus run), evaluates acktrail's alert rules (prometheus/rules/) every second, keeps its
+// data in a temporary directory, and answers PromQL through its HTTP API.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,11 @@ import { REPO_ROOT, freePort, waitFor } from '@acktrail/orders-example/testing';
 export interface PromSeries {
   metric: Record<string, string>;
   value: [number, string];
+}
+
+export interface PromExemplars {
+  seriesLabels: Record<string, string>;
+  exemplars: { labels: Record<string, string>; value: string; timestamp: number }[];
 }
 
 export class TestPrometheus {
@@ -61,6 +67,7 @@ export class TestPrometheus {
         `--config.file=${join(dir, 'prometheus.yml')}`,
         `--storage.tsdb.path=${join(dir, 'data')}`,
         `--web.listen-address=127.0.0.1:${port}`,
+        '--enable-feature=exemplar-storage',
         '--log.level=warn',
       ],
       { stdio: ['ignore', 'ignore', 'inherit'] },
@@ -94,6 +101,19 @@ export class TestPrometheus {
     const body = (await res.json()) as { status: string; error?: string; data: { result: [] } };
     if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
     return body.data.result;
+  }
+
+  /** The exemplars stored for the series `expr` selects in [start, end] (unix seconds). */
+  async exemplars(expr: string, start: number, end: number): Promise<PromExemplars[]> {
+    const params = new URLSearchParams({
+      query: expr,
+      start: String(Math.floor(start)),
+      end: String(Math.ceil(end)),
+    });
+    const res = await fetch(`${this.url}/api/v1/query_exemplars?${params.toString()}`);
+    const body = (await res.json()) as { status: string; error?: string; data: PromExemplars[] };
+    if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
+    return body.data;
   }
 
   /** Whether `expr` has a finite value at some step of [start, end] (unix seconds). */

@@ -3,7 +3,8 @@
 // its consumer rejects (for journeys: dead-lettered or discarded). Shared by the two rabbitmq
 // collectors and the journey API.
 import type { ValidatedConfig } from '../../config.js';
-import { queueKey } from './detailed.js';
+import { queueKey, type QueueDepth } from './detailed.js';
+import type { Evaluation } from './status.js';
 import { roleFromName, type BindingInfo, type Role } from './roles.js';
 import { routesByQueue, type ExchangeInfo, type Routes } from './routes.js';
 
@@ -33,8 +34,8 @@ export interface CatalogUpdate {
   routes?: { bindings: readonly BindingInfo[]; exchanges: readonly ExchangeInfo[] };
 }
 
-/** A queue waiting for a head age from the journeys: messages ready, no broker timestamp. */
-export interface HeadlessQueue {
+/** A queue with messages waiting, whose oldest message the journeys can name. */
+export interface WaitingQueue {
   vhost: string;
   queue: string;
   routes: Routes;
@@ -42,14 +43,38 @@ export interface HeadlessQueue {
   emptyAtMs: number | null;
 }
 
+/** The head of a queue as the journeys show it: the oldest publish not delivered from it yet. */
+export interface JourneyHead {
+  /** Seconds since the epoch. */
+  publishedS: number;
+  eventId: string;
+}
+
+/** One queue as the queue API serves it (api/queues.ts). */
+export interface QueueSummary {
+  vhost: string;
+  queue: string;
+  role: Role;
+  type: string | null;
+  ready: number;
+  unacked: number;
+  consumers: number;
+  headAgeSeconds: number;
+  /** The oldest waiting message's event, where the journeys know it. */
+  headEventId: string | null;
+  /** The queue's health (work queues; null for the others or before the first evaluation). */
+  status: Evaluation | null;
+}
+
 export class QueueCatalog {
   private roles = new Map<string, Role>();
   private heads = new Map<string, number>();
-  private journeyHeads = new Map<string, number>();
+  private journeyHeads = new Map<string, JourneyHead>();
+  private statuses = new Map<string, Evaluation>();
   private leaders = new Map<string, string>();
   private routes = new Map<string, Routes>();
-  /** Per queue key: the last ready count seen and when it was last seen at 0. */
-  private readonly ready = new Map<string, { ready: number; emptyAtMs: number | null }>();
+  /** Per queue key: the last depths read and when it was last seen with nothing ready. */
+  private readonly depths = new Map<string, { depth: QueueDepth; emptyAtMs: number | null }>();
   private facts = new Map<string, QueueFacts[]>();
   private resolveLoaded!: () => void;
   /** Resolves after the first successful refresh. */
@@ -67,11 +92,16 @@ export class QueueCatalog {
   }
 
   /**
-   * The publish time (seconds) of the oldest message waiting in each queue the broker gives no
-   * head timestamp for, as the journeys show it (collectors/queue-heads.ts); replaces the last.
+   * The oldest message waiting in each queue, as the journeys show it (collectors/queue-heads.ts);
+   * replaces the last.
    */
-  updateJourneyHeads(heads: Map<string, number>): void {
+  updateJourneyHeads(heads: Map<string, JourneyHead>): void {
     this.journeyHeads = heads;
+  }
+
+  /** Each work queue's health, from the stats refresh (status.ts); replaces the last. */
+  updateStatuses(statuses: Map<string, Evaluation>): void {
+    this.statuses = statuses;
   }
 
   /** The node that leads the queue, as last listed; null when not known. */
@@ -86,32 +116,44 @@ export class QueueCatalog {
     );
   }
 
-  /** The depth collector's reading of a queue, every scrape. */
-  observeReady(vhost: string, queue: string, ready: number, nowMs: number): void {
-    const key = queueKey(vhost, queue);
-    const seen = this.ready.get(key);
-    const emptyAtMs = ready === 0 ? nowMs : (seen?.emptyAtMs ?? null);
-    this.ready.set(key, { ready, emptyAtMs });
+  /** The depth collector's reading of a queue in scope, every scrape. */
+  observeDepth(depth: QueueDepth, nowMs: number): void {
+    const key = queueKey(depth.vhost, depth.queue);
+    const seen = this.depths.get(key);
+    const emptyAtMs = depth.ready === 0 ? nowMs : (seen?.emptyAtMs ?? null);
+    this.depths.set(key, { depth, emptyAtMs });
   }
 
   /** A queue no longer read (deleted, out of scope). */
   forget(vhost: string, queue: string): void {
-    this.ready.delete(queueKey(vhost, queue));
+    this.depths.delete(queueKey(vhost, queue));
   }
 
-  /**
-   * The queues with messages ready whose head timestamp the broker does not give (quorum and
-   * stream queues; classic queues whose messages carry no timestamp), with their routes.
-   */
-  headless(): HeadlessQueue[] {
-    const out: HeadlessQueue[] = [];
-    for (const [key, { ready, emptyAtMs }] of this.ready) {
+  /** The queues with messages ready, with the routes that feed them (for their journey heads). */
+  waiting(): WaitingQueue[] {
+    const out: WaitingQueue[] = [];
+    for (const [key, { depth, emptyAtMs }] of this.depths) {
       const routes = this.routes.get(key);
-      if (ready === 0 || this.heads.has(key) || !routes) continue;
-      const [vhost = '', queue = ''] = key.split('\u0000');
-      out.push({ vhost, queue, routes, emptyAtMs });
+      if (depth.ready === 0 || !routes) continue;
+      out.push({ vhost: depth.vhost, queue: depth.queue, routes, emptyAtMs });
     }
     return out;
+  }
+
+  /** Every queue read in the last scrape, with its health and head. */
+  summary(nowMs: number): QueueSummary[] {
+    return [...this.depths].map(([key, { depth: d }]) => ({
+      vhost: d.vhost,
+      queue: d.queue,
+      role: this.role(d.vhost, d.queue),
+      type: this.facts.get(d.queue)?.find((f) => f.vhost === d.vhost)?.type ?? null,
+      ready: d.ready,
+      unacked: d.unacked,
+      consumers: d.consumers,
+      headAgeSeconds: this.headAge(d.vhost, d.queue, d.ready, nowMs),
+      headEventId: d.ready > 0 ? (this.journeyHeads.get(key)?.eventId ?? null) : null,
+      status: this.statuses.get(key) ?? null,
+    }));
   }
 
   /** The names of the queues in scope (one entry per name, whatever its vhosts). */
@@ -149,7 +191,7 @@ export class QueueCatalog {
    */
   headAge(vhost: string, queue: string, ready: number, nowMs: number): number {
     const key = queueKey(vhost, queue);
-    const ts = this.heads.get(key) ?? this.journeyHeads.get(key);
+    const ts = this.heads.get(key) ?? this.journeyHeads.get(key)?.publishedS;
     return ready > 0 && ts !== undefined ? Math.max(0, nowMs / 1000 - ts) : 0;
   }
 

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseDetailed, parseSamples } from './detailed.js';
+import { parseDetailed } from './detailed.js';
+import { parseSamples } from '../../exposition/text.js';
 
 const TEXT = `# TYPE rabbitmq_detailed_queue_messages_ready gauge
 # HELP rabbitmq_detailed_queue_messages_ready Messages ready to be delivered to consumers

@@ -1,0 +1,73 @@
+// "Queues": one row per work queue with its health status (the exporter's Burrow-style
+// evaluation: OK, WARN, STALL, STOP) and the rule that decided it, coloured, before the charts;
+// a queue with messages waiting links to the journey of its oldest one.
+import Link from 'next/link';
+import { getWorkQueues } from '@/lib/api';
+import { DownBanner } from '@/ui/banner';
+import { formatValue } from './format';
+
+const CLASS = { ok: 'ok', warn: 'warn', stall: 'bad', stop: 'bad' } as const;
+
+export async function QueueHealth() {
+  const r = await getWorkQueues();
+  if (r.kind !== 'ok') return <DownBanner what="The exporter" message={r.message} />;
+  const queues = r.value.queues;
+  if (!queues.length)
+    return (
+      <p className="muted">
+        No work queue read yet: does the exporter reach the broker (RABBITMQ_MANAGEMENT_URL)?
+      </p>
+    );
+  return (
+    <table className="queues" data-testid="queue-health">
+      <thead>
+        <tr>
+          <th>status</th>
+          <th>queue</th>
+          <th>why</th>
+          <th>ready</th>
+          <th>consumers</th>
+          <th>oldest waiting</th>
+        </tr>
+      </thead>
+      <tbody>
+        {queues.map((q) => {
+          const status = q.status?.status ?? 'ok';
+          return (
+            <tr
+              key={`${q.vhost}/${q.queue}`}
+              data-queue={q.queue}
+              data-status={q.status?.status ?? 'unknown'}
+            >
+              <td>
+                <span className={`badge ${CLASS[status]}`}>
+                  {q.status ? status.toUpperCase() : '…'}
+                </span>
+              </td>
+              <td>
+                {q.queue} <span className="muted">{q.vhost}</span>
+              </td>
+              <td>{q.status?.rule ?? 'not evaluated yet'}</td>
+              <td>{q.ready}</td>
+              <td>{q.consumers}</td>
+              <td>
+                {q.headEventId ? (
+                  <Link href={`/events/${encodeURIComponent(q.headEventId)}`}>{q.headEventId}</Link>
+                ) : q.ready > 0 ? (
+                  <span className="muted">not in the journeys</span>
+                ) : null}
+                {q.ready > 0 && q.headAgeSeconds > 0 ? (
+                  <span className="muted"> ({formatValue(q.headAgeSeconds, 'seconds')})</span>
+                ) : null}
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+export function QueueHealthSkeleton() {
+  return <div className="skeleton panel-skeleton" aria-busy="true" aria-label="Queues" />;
+}

@@ -1,0 +1,27 @@
+// GET /api/queues: every queue in scope as the last scrape read it (role, type, ready, unacked,
+// consumers, head age), with each work queue's health status and the rule that decided it
+// (collectors/rabbitmq/status.ts) and the event of its oldest waiting message where the journeys
+// know it, so that the dashboard can show one row per queue and link to that journey. Needs the
+// API token. `?role=work` keeps one role. The same figures are on /metrics
+// (acktrail_queue_status and the queue gauges); this is what a page needs in one read.
+import express from 'express';
+import type { QueueCatalog } from '../collectors/index.js';
+import { requireToken, type Tokens } from './auth.js';
+
+const ROLES = new Set(['work', 'retry', 'dead_letter']);
+
+export function queuesRouter(opts: { tokens: Tokens; catalog: QueueCatalog | null }) {
+  const router = express.Router();
+  router.get('/api/queues', requireToken(opts.tokens), (req, res) => {
+    const role = req.query.role;
+    if (role !== undefined && (typeof role !== 'string' || !ROLES.has(role))) {
+      res.status(400).json({ error: 'role: must be work, retry or dead_letter' });
+      return;
+    }
+    const queues = (opts.catalog?.summary(Date.now()) ?? [])
+      .filter((q) => role === undefined || q.role === role)
+      .sort((a, b) => a.vhost.localeCompare(b.vhost) || a.queue.localeCompare(b.queue));
+    res.json({ queues });
+  });
+  return router;
+}

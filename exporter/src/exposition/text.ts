@@ -1,0 +1,85 @@
+// Reading the Prometheus text format: the samples of the wanted families, with their labels, in
+// one pass and without building what is not asked for. The broker's detailed endpoint (30,000
+// lines at 10,000 queues) and the OpenMetrics exposition (openmetrics.ts) read through it.
+//
+// A focused parser rather than a general one: parse-prometheus-text-format took 208 ms for the
+// broker's 30,000 lines where this takes under 10 ms (measured; docs/benchmarks.md). It handles
+// any label order and the format's escapes, and skips everything else.
+
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+const UNESCAPE: Record<string, string> = { n: '\n', '\\': '\\', '"': '"' };
+const SPECIAL: Record<string, number> = { '+Inf': Infinity, '-Inf': -Infinity };
+
+/** Parses `{a="x",b="y"}` starting at `start` (the `{`); returns the labels and the index after `}`. */
+export function parseLabels(line: string, start: number): [Record<string, string>, number] | null {
+  const labels: Record<string, string> = {};
+  let i = start + 1;
+  for (;;) {
+    while (line[i] === ' ' || line[i] === ',') i++;
+    if (line[i] === '}') return [labels, i + 1];
+    const eq = line.indexOf('=', i);
+    if (eq < 0 || line[eq + 1] !== '"') return null;
+    const name = line.slice(i, eq).trim();
+    let value = '';
+    i = eq + 2;
+    for (;;) {
+      const ch = line[i];
+      if (ch === undefined) return null;
+      if (ch === '"') break;
+      if (ch === '\\') {
+        const next = line[i + 1] ?? '';
+        value += UNESCAPE[next] ?? `\\${next}`;
+        i += 2;
+      } else {
+        value += ch;
+        i++;
+      }
+    }
+    labels[name] = value;
+    i++;
+  }
+}
+
+/** Samples of the wanted metric names (null: all) from text exposition; other lines are skipped. */
+export function parseSamples(text: string, wanted: ReadonlySet<string> | null): Sample[] {
+  const samples: Sample[] = [];
+  forEachSample(text, wanted, (name, labels, value) => samples.push({ name, labels, value }));
+  return samples;
+}
+
+/** Calls `onSample` for each sample of the wanted names, without building a list. */
+export function forEachSample(
+  text: string,
+  wanted: ReadonlySet<string> | null,
+  onSample: (name: string, labels: Record<string, string>, value: number) => void,
+): void {
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const line = text.slice(start, end);
+    start = end + 1;
+    if (line === '' || line.startsWith('#')) continue;
+    const brace = line.indexOf('{');
+    const space = line.indexOf(' ');
+    const nameEnd = brace >= 0 && (space < 0 || brace < space) ? brace : space;
+    if (nameEnd <= 0) continue;
+    const name = line.slice(0, nameEnd);
+    if (wanted && !wanted.has(name)) continue;
+    let labels: Record<string, string> = {};
+    let rest = nameEnd;
+    if (line[nameEnd] === '{') {
+      const parsed = parseLabels(line, nameEnd);
+      if (!parsed) continue;
+      [labels, rest] = parsed;
+    }
+    const raw = line.slice(rest).trim().split(' ')[0] ?? '';
+    const value = SPECIAL[raw] ?? Number(raw);
+    if (!Number.isNaN(value)) onSample(name, labels, value);
+  }
+}
