@@ -7,11 +7,17 @@ import { DownBanner } from '@/ui/banner';
 import { formatValue } from './format';
 
 const CLASS = { ok: 'ok', warn: 'warn', stall: 'bad', stop: 'bad' } as const;
+const RANK = { stop: 0, stall: 1, warn: 2, ok: 3 } as const;
+/** Rows shown: the queues that need a look come first, so a broker of thousands stays readable. */
+const MAX_ROWS = 50;
 
 export async function QueueHealth() {
   const r = await getWorkQueues();
   if (r.kind !== 'ok') return <DownBanner what="The exporter" message={r.message} />;
-  const queues = r.value.queues;
+  const all = r.value.queues;
+  const queues = [...all]
+    .sort((a, b) => RANK[a.status?.status ?? 'ok'] - RANK[b.status?.status ?? 'ok'])
+    .slice(0, MAX_ROWS);
   if (!queues.length)
     return (
       <p className="muted">
@@ -64,6 +70,15 @@ export async function QueueHealth() {
           );
         })}
       </tbody>
+      {all.length > queues.length ? (
+        <tfoot>
+          <tr>
+            <td colSpan={6} className="muted">
+              and {all.length - queues.length} more queues (the worst come first)
+            </td>
+          </tr>
+        </tfoot>
+      ) : null}
     </table>
   );
 }

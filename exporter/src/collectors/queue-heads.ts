@@ -14,14 +14,15 @@ import { queueKey } from './rabbitmq/detailed.js';
 /** A delivery this much before its publish (clocks of two services) still counts for it. */
 const CLOCK_SKEW_MS = 5_000;
 /**
- * A queue seen empty at T held nothing published before T, give or take the broker's statistics
- * (emitted every 5 s by default) and the publishers' clocks: the search starts this much earlier.
+ * The search starts this much before the time the head cannot be older than (the queue seen
+ * empty, the broker's head timestamp, the last head found): the broker's statistics are emitted
+ * every 5 s by default, and the publishers' clocks differ.
  */
-const EMPTY_MARGIN_MS = 60_000;
-/** Queues looked up per run, most recently emptied last: a bound on one run's work. */
+const MARGIN_MS = 60_000;
+/** Queues looked up per run, those with the oldest bound first: a bound on one run's work. */
 const MAX_QUEUES = 200;
 
-// The head: the oldest publish after the queue was last seen empty that a binding routes to it,
+// The head: the oldest publish, after the time the head cannot be older than, that a binding routes to it,
 // never unroutable, with no delivery of the same event from that queue since. Index-backed: the
 // publishes' (time, event_id) index in time order, each checked against the event index.
 const HEAD_SQL = `
@@ -64,12 +65,17 @@ export class QueueHeadsCollector implements Collector {
   }
 
   async collect(signal: AbortSignal): Promise<() => void> {
-    const queues = this.catalog
+    const waiting = this.catalog
       .waiting()
-      .sort((a, b) => (a.emptyAtMs ?? 0) - (b.emptyAtMs ?? 0))
-      .slice(0, MAX_QUEUES);
+      .sort((a, b) => (a.notBeforeMs ?? 0) - (b.notBeforeMs ?? 0));
+    // Past the bound, a waiting queue keeps the head found for it before.
     const heads = new Map<string, JourneyHead>();
-    for (const q of queues) {
+    for (const q of waiting.slice(MAX_QUEUES)) {
+      const key = queueKey(q.vhost, q.queue);
+      const before = this.catalog.journeyHead(key);
+      if (before) heads.set(key, before);
+    }
+    for (const q of waiting.slice(0, MAX_QUEUES)) {
       if (signal.aborted) break;
       const head = await this.head(q);
       if (head) heads.set(queueKey(q.vhost, q.queue), head);
@@ -81,7 +87,9 @@ export class QueueHeadsCollector implements Collector {
 
   private async head(q: WaitingQueue): Promise<JourneyHead | null> {
     const oldest = Date.now() - this.retentionDays * 86_400_000;
-    const since = new Date(Math.max(oldest, (q.emptyAtMs ?? oldest) - EMPTY_MARGIN_MS));
+    // A queue with no bound at all (never seen empty, no timestamp, no head found yet) is searched
+    // over the whole retention window, once: the head found then bounds the next searches.
+    const since = new Date(Math.max(oldest, (q.notBeforeMs ?? oldest) - MARGIN_MS));
     const { exact, any, pattern } = q.routes;
     const res = await this.pool.query<{ published: number; event_id: string }>(HEAD_SQL, [
       since,

@@ -1,9 +1,34 @@
 // An HTTP proxy in front of a real endpoint (the broker's management API or its Prometheus
 // endpoint) that can be told to answer 500 or to stall: how a test makes a real source misbehave.
-import { createServer, request, type Server } from 'node:http';
+import {
+  createServer,
+  request,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import { once } from 'node:events';
 
 export type ProxyMode = 'pass' | 'error' | 'stall';
+
+/** Passes a request on to `upstream` as it came, and its answer back (502 when it fails). */
+export function forward(req: IncomingMessage, res: ServerResponse, upstream: URL): void {
+  const out = request(
+    {
+      host: upstream.hostname,
+      port: upstream.port,
+      path: req.url,
+      method: req.method,
+      headers: req.headers,
+    },
+    (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    },
+  );
+  out.on('error', () => res.writeHead(502).end());
+  req.pipe(out);
+}
 
 export class FaultProxy {
   mode: ProxyMode = 'pass';
@@ -22,21 +47,7 @@ export class FaultProxy {
         return;
       }
       if (proxy.mode === 'stall') return; // never answers; the client's timeout must act
-      const out = request(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          path: req.url,
-          method: req.method,
-          headers: req.headers,
-        },
-        (up) => {
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          up.pipe(res);
-        },
-      );
-      out.on('error', () => res.writeHead(502).end());
-      req.pipe(out);
+      forward(req, res, upstream);
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');

@@ -94,13 +94,8 @@ export class TestPrometheus {
   }
 
   /** An instant query; throws on a query Prometheus refuses. */
-  async query(expr: string): Promise<PromSeries[]> {
-    const res = await fetch(
-      `${this.url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`,
-    );
-    const body = (await res.json()) as { status: string; error?: string; data: { result: [] } };
-    if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
-    return body.data.result;
+  query(expr: string): Promise<PromSeries[]> {
+    return instantQuery(this.url, expr);
   }
 
   /** The exemplars stored for the series `expr` selects in [start, end] (unix seconds). */
@@ -171,4 +166,14 @@ export async function hasFinitePoints(
   };
   if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
   return body.data.result.some((r) => r.values.some(([, v]) => Number.isFinite(Number(v))));
+}
+
+/** An instant query against a Prometheus-compatible API at `base`; throws on a refused query. */
+export async function instantQuery(base: string, expr: string): Promise<PromSeries[]> {
+  const res = await fetch(
+    `${base}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`,
+  );
+  const body = (await res.json()) as { status: string; error?: string; data: { result: [] } };
+  if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
+  return body.data.result;
 }

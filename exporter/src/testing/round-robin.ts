@@ -1,7 +1,8 @@
 // A load balancer for tests: each request goes to the next of several exporters in turn (what a
 // round-robin HTTP balancer in front of replicas does), and how many each got is counted.
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
+import { forward } from './fault-proxy.js';
 
 export class RoundRobinProxy {
   /** Requests sent to each target, by index. */
@@ -22,22 +23,7 @@ export class RoundRobinProxy {
       const proxy = state.proxy!;
       const i = proxy.next++ % targets.length;
       proxy.counts[i]!++;
-      const upstream = new URL(targets[i]!);
-      const out = request(
-        {
-          host: upstream.hostname,
-          port: upstream.port,
-          path: req.url,
-          method: req.method,
-          headers: req.headers,
-        },
-        (up) => {
-          res.writeHead(up.statusCode ?? 502, up.headers);
-          up.pipe(res);
-        },
-      );
-      out.on('error', () => res.writeHead(502).end());
-      req.pipe(out);
+      forward(req, res, new URL(targets[i]!));
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');

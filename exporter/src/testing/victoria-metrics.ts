@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, freePort, waitFor } from '@acktrail/orders-example/testing';
-import { hasFinitePoints, type PromSeries } from './prometheus.js';
+import { hasFinitePoints, instantQuery, type PromSeries } from './prometheus.js';
 
 export class TestVictoriaMetrics {
   private constructor(
@@ -71,13 +71,8 @@ export class TestVictoriaMetrics {
   }
 
   /** An instant query; throws on a query the server refuses. */
-  async query(expr: string): Promise<PromSeries[]> {
-    const res = await fetch(
-      `${this.url}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`,
-    );
-    const body = (await res.json()) as { status: string; error?: string; data: { result: [] } };
-    if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
-    return body.data.result;
+  query(expr: string): Promise<PromSeries[]> {
+    return instantQuery(this.url, expr);
   }
 
   /** Whether `expr` has a finite value at some step of [start, end] (unix seconds). */

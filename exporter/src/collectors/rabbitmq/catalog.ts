@@ -39,8 +39,12 @@ export interface WaitingQueue {
   vhost: string;
   queue: string;
   routes: Routes;
-  /** When it was last seen empty (ms): its head was published after that. null: never seen. */
-  emptyAtMs: number | null;
+  /**
+   * A time (ms) its head cannot be older than: the latest of when it was last seen empty, the
+   * broker's head timestamp, and the head the journeys found last time (a head only moves on).
+   * null: none known.
+   */
+  notBeforeMs: number | null;
 }
 
 /** The head of a queue as the journeys show it: the oldest publish not delivered from it yet. */
@@ -99,6 +103,11 @@ export class QueueCatalog {
     this.journeyHeads = heads;
   }
 
+  /** The head the journeys found for a queue (by its key) the last time; undefined: none. */
+  journeyHead(key: string): JourneyHead | undefined {
+    return this.journeyHeads.get(key);
+  }
+
   /** Each work queue's health, from the stats refresh (status.ts); replaces the last. */
   updateStatuses(statuses: Map<string, Evaluation>): void {
     this.statuses = statuses;
@@ -135,7 +144,17 @@ export class QueueCatalog {
     for (const [key, { depth, emptyAtMs }] of this.depths) {
       const routes = this.routes.get(key);
       if (depth.ready === 0 || !routes) continue;
-      out.push({ vhost: depth.vhost, queue: depth.queue, routes, emptyAtMs });
+      const bounds = [
+        emptyAtMs,
+        (this.heads.get(key) ?? NaN) * 1000,
+        (this.journeyHeads.get(key)?.publishedS ?? NaN) * 1000,
+      ].filter((t): t is number => t !== null && Number.isFinite(t));
+      out.push({
+        vhost: depth.vhost,
+        queue: depth.queue,
+        routes,
+        notBeforeMs: bounds.length ? Math.max(...bounds) : null,
+      });
     }
     return out;
   }
