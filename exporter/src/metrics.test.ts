@@ -15,7 +15,7 @@ import { createReadOnlyRole, ordersConfig, TestExporter } from './testing/export
 import { childOf, exportSpans, makeSpans } from './testing/otlp.js';
 
 /** What Prometheus 2.x sends: OpenMetrics first. */
-export const PROMETHEUS_ACCEPT =
+const PROMETHEUS_ACCEPT =
   'application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
 
 function run(cmd: string, args: string[], input: string) {

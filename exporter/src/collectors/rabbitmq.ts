@@ -210,24 +210,14 @@ export class RabbitmqQueuesCollector implements Collector {
     if (!target.running || target.url === null)
       throw new Error(target.url === null ? 'no known endpoint' : 'not running (management API)');
     const url = target.url;
-    // A timer of its own, cleared when the read ends: AbortSignal.timeout would keep the signal,
-    // and through fetch's listener the answer's megabytes, alive until it fires.
-    const own = new AbortController();
-    const abort = () => {
-      own.abort();
-    };
-    const timer = setTimeout(abort, timeoutMs);
-    signal.addEventListener('abort', abort, { once: true });
+    const own = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
     let text: string;
     try {
-      text = await getText(url, path, own.signal);
+      text = await getText(url, path, own);
     } catch (err) {
-      if (own.signal.aborted && !signal.aborted)
+      if (own.aborted && !signal.aborted)
         throw new Error(`timed out after ${timeoutMs} ms`, { cause: err });
       throw err;
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', abort);
     }
     const parsed = parseDetailed(text);
     if (parsed.node) this.identities.set(url, parsed.node);

@@ -9,7 +9,7 @@
 //   - the exposition ends with `# EOF`.
 import type { Exemplar, Exemplars } from './exemplars.js';
 import { labelKey } from './exemplars.js';
-import { parseLabels } from './text.js';
+import { forEachLine, nameEnd, parseLabels } from './text.js';
 
 export const TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 export const OPENMETRICS_CONTENT_TYPE =
@@ -37,44 +37,33 @@ export function toOpenMetrics(text: string, exemplars: Exemplars): string {
   const withExemplars = exemplars.names();
   const out: string[] = [];
   let pendingHelp: { name: string; text: string } | null = null;
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const line = text.slice(start, end);
-    start = end + 1;
-    if (line === '') continue;
+  forEachLine(text, (line) => {
     if (line.startsWith('# HELP ')) {
       const space = line.indexOf(' ', 7);
       const name = space < 0 ? line.slice(7) : line.slice(7, space);
       pendingHelp = { name, text: space < 0 ? '' : line.slice(space + 1) };
-      continue;
-    }
-    if (line.startsWith('# TYPE ')) {
+    } else if (line.startsWith('# TYPE ')) {
       const [, , name = '', type = 'untyped'] = line.split(' ');
       const family = type === 'counter' ? name.replace(/_total$/, '') : name;
       if (pendingHelp?.name === name) out.push(helpLine(family, pendingHelp.text));
       pendingHelp = null;
       out.push(`# TYPE ${family} ${type === 'untyped' ? 'unknown' : type}`);
-      continue;
+    } else if (!line.startsWith('#')) {
+      out.push(withExemplar(line, withExemplars, exemplars));
     }
-    if (line.startsWith('#')) continue;
-    out.push(withExemplar(line, withExemplars, exemplars));
-  }
+  });
   out.push('# EOF');
   return `${out.join('\n')}\n`;
 }
 
 function withExemplar(line: string, names: ReadonlySet<string>, exemplars: Exemplars): string {
-  const brace = line.indexOf('{');
-  const space = line.indexOf(' ');
-  const nameEnd = brace >= 0 && brace < space ? brace : space;
-  const name = line.slice(0, nameEnd);
+  const end = nameEnd(line);
+  const name = line.slice(0, end);
   let sample = line.endsWith(' Nan') ? `${line.slice(0, -3)}NaN` : line;
   if (!names.has(name)) return sample;
   let labels: Record<string, string> = {};
-  if (line[nameEnd] === '{') {
-    const parsed = parseLabels(line, nameEnd);
+  if (line[end] === '{') {
+    const parsed = parseLabels(line, end);
     if (!parsed) return sample;
     labels = parsed[0];
   }

@@ -52,34 +52,45 @@ export function parseSamples(text: string, wanted: ReadonlySet<string> | null): 
   return samples;
 }
 
+/** Calls `onLine` for each non-empty line of `text`, without splitting it into an array. */
+export function forEachLine(text: string, onLine: (line: string) => void): void {
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    if (end > start) onLine(text.slice(start, end));
+    start = end + 1;
+  }
+}
+
+/** Where a sample line's metric name ends: at its `{`, or at the space before its value. */
+export function nameEnd(line: string): number {
+  const brace = line.indexOf('{');
+  const space = line.indexOf(' ');
+  return brace >= 0 && (space < 0 || brace < space) ? brace : space;
+}
+
 /** Calls `onSample` for each sample of the wanted names, without building a list. */
 export function forEachSample(
   text: string,
   wanted: ReadonlySet<string> | null,
   onSample: (name: string, labels: Record<string, string>, value: number) => void,
 ): void {
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const line = text.slice(start, end);
-    start = end + 1;
-    if (line === '' || line.startsWith('#')) continue;
-    const brace = line.indexOf('{');
-    const space = line.indexOf(' ');
-    const nameEnd = brace >= 0 && (space < 0 || brace < space) ? brace : space;
-    if (nameEnd <= 0) continue;
-    const name = line.slice(0, nameEnd);
-    if (wanted && !wanted.has(name)) continue;
+  forEachLine(text, (line) => {
+    if (line.startsWith('#')) return;
+    const end = nameEnd(line);
+    if (end <= 0) return;
+    const name = line.slice(0, end);
+    if (wanted && !wanted.has(name)) return;
     let labels: Record<string, string> = {};
-    let rest = nameEnd;
-    if (line[nameEnd] === '{') {
-      const parsed = parseLabels(line, nameEnd);
-      if (!parsed) continue;
+    let rest = end;
+    if (line[end] === '{') {
+      const parsed = parseLabels(line, end);
+      if (!parsed) return;
       [labels, rest] = parsed;
     }
     const raw = line.slice(rest).trim().split(' ')[0] ?? '';
     const value = SPECIAL[raw] ?? Number(raw);
     if (!Number.isNaN(value)) onSample(name, labels, value);
-  }
+  });
 }

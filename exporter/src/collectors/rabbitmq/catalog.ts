@@ -118,13 +118,6 @@ export class QueueCatalog {
     return this.leaders.get(queueKey(vhost, queue)) ?? null;
   }
 
-  /** Every queue the last refresh listed, with its vhost and type. */
-  all(): { vhost: string; name: string; type: string }[] {
-    return [...this.facts].flatMap(([name, fs]) =>
-      fs.map((f) => ({ vhost: f.vhost, name, type: f.type })),
-    );
-  }
-
   /** The depth collector's reading of a queue in scope, every scrape. */
   observeDepth(depth: QueueDepth, nowMs: number): void {
     const key = queueKey(depth.vhost, depth.queue);

@@ -58,8 +58,7 @@ export class ManagementApi {
       const url = new URL(u);
       url.username = base.username;
       url.password = base.password;
-      const s = url.toString();
-      return new URL(s).host === base.host ? [] : [s];
+      return url.host === base.host ? [] : [url.toString()];
     });
     if (this.preferred !== this.configured && !this.others.includes(this.preferred))
       this.preferred = this.configured;
