@@ -1,19 +1,18 @@
 // Runs before every page: sets the Content-Security-Policy with a new nonce (lib/csp.ts), and
-// sends a reader without a signed-in session (lib/session.ts) to /signin, unless the dashboard
+// sends a reader without a session (lib/identity.ts: a trusted proxy's user or a signed cookie) to /signin, unless the dashboard
 // runs with DASHBOARD_AUTH=none. The data layer checks the session again (lib/access.ts).
 import { NextResponse, type NextRequest } from 'next/server';
-import { authSettings, config as settings, sessionKey } from './lib/config';
+import { config as settings } from './lib/config';
 import { contentSecurityPolicy } from './lib/csp';
-import { SESSION_COOKIE, validSession } from './lib/session';
+import { sessionOf } from './lib/identity';
+import { SESSION_COOKIE } from './lib/session';
 
 /** Reachable before signing in: the sign-in page, its form's target and its own assets. */
 const PUBLIC = ['/signin', '/signin/submit', '/icon.svg'];
 
 function signedIn(req: NextRequest): boolean {
-  const auth = authSettings();
-  if (auth.mode === 'none') return true;
   if (PUBLIC.includes(req.nextUrl.pathname)) return true;
-  return validSession(sessionKey(auth), req.cookies.get(SESSION_COOKIE)?.value);
+  return sessionOf(req.headers, req.cookies.get(SESSION_COOKIE)?.value) !== null;
 }
 
 export default function proxy(req: NextRequest) {

@@ -1,8 +1,7 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
-import { cookies } from 'next/headers';
-import { authSettings, sessionKey } from '@/lib/config';
-import { SESSION_COOKIE, readSession } from '@/lib/session';
+import { currentSession } from '@/lib/access';
+import { authSettings } from '@/lib/config';
 import { readTheme } from '@/lib/theme';
 import { SearchBox } from '@/ui/search/SearchBox';
 import { ThemeSelect } from '@/ui/theme/ThemeSelect';
@@ -16,8 +15,12 @@ export const metadata: Metadata = {
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const theme = await readTheme();
   const auth = authSettings();
-  const session = (await cookies()).get(SESSION_COOKIE)?.value;
-  const signedIn = readSession(sessionKey(auth), session);
+  const session = await currentSession();
+  // With DASHBOARD_AUTH=none everyone is a viewer without signing in: nothing to sign out of.
+  const signedIn =
+    session && !(auth.mode === 'none' && session.role === 'viewer' && !session.verified)
+      ? session
+      : null;
   return (
     <html lang="en" data-theme={theme}>
       <body>
@@ -43,7 +46,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               ) : null}
               <button type="submit">Sign out</button>
             </form>
-          ) : auth.mode === 'none' && auth.operatorSecret ? (
+          ) : auth.mode === 'none' && auth.operatorSecret !== null ? (
             <a href="/signin">Operator sign-in</a>
           ) : null}
         </header>

@@ -2,17 +2,15 @@
 // route that reaches the exporter or Prometheus without a valid session gets nothing; what only
 // operators may see or do checks the operator role here.
 import 'server-only';
-import { cookies } from 'next/headers';
+import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
-import { authSettings, sessionKey } from './config';
-import { SESSION_COOKIE, readSession, type Session } from './session';
+import { sessionOf } from './identity';
+import { SESSION_COOKIE, type Session } from './session';
 
-/** The signed-in session; with DASHBOARD_AUTH=none, a viewer unless an operator signed in. */
+/** The signed-in session (lib/identity.ts); null: not signed in. */
 export async function currentSession(): Promise<Session | null> {
-  const auth = authSettings();
-  const session = readSession(sessionKey(auth), (await cookies()).get(SESSION_COOKIE)?.value);
-  if (session) return session;
-  return auth.mode === 'none' ? { role: 'viewer', name: null } : null;
+  const [h, c] = await Promise.all([headers(), cookies()]);
+  return sessionOf(h, c.get(SESSION_COOKIE)?.value);
 }
 
 /** Returns when the reader may see the data; sends them to sign in otherwise. */

@@ -12,6 +12,7 @@ import type {
 } from './types';
 import { config } from './config';
 import { requireReader } from './access';
+import type { Session } from './session';
 
 export interface EventSummary {
   eventId: string;
@@ -38,7 +39,7 @@ async function get<T>(path: string): Promise<Result<T>> {
 /** A request to the exporter, with the dashboard's token (the operator's, when given). */
 async function fetchApi<T>(
   path: string,
-  init: { token?: string; body?: unknown; actor?: string | null } = {},
+  init: { token?: string; body?: unknown; actor?: Actor | null } = {},
 ): Promise<Result<T>> {
   let res: Response;
   try {
@@ -47,7 +48,9 @@ async function fetchApi<T>(
       headers: {
         authorization: `Bearer ${init.token ?? config.apiToken}`,
         ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(init.actor ? { 'x-acktrail-actor': init.actor } : {}),
+        ...(init.actor?.name ? { 'x-acktrail-actor': init.actor.name } : {}),
+        // The exporter believes this only with the operator token, which only we hold.
+        ...(init.actor?.verified ? { 'x-acktrail-actor-verified': 'proxy' } : {}),
       },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
       cache: 'no-store',
@@ -113,7 +116,11 @@ export function traceLink(traceId: string): string | null {
 
 async function asReader<T>(path: string): Promise<Result<T>> {
   const session = await requireReader();
-  return fetchApi<T>(path, session.role === 'operator' ? { token: config.operatorToken } : {});
+  // An operator's read may show a body: the exporter's audit log names who read it.
+  return fetchApi<T>(
+    path,
+    session.role === 'operator' ? { token: config.operatorToken, actor: session } : {},
+  );
 }
 
 export const getDeadLetterGroups = () =>
@@ -144,6 +151,9 @@ export const listJobs = () => asReader<{ jobs: ReplayJob[] }>('/api/dead-letters
 export const getJob = (id: string) =>
   asReader<ReplayJob>(`/api/dead-letters/jobs/${encodeURIComponent(id)}`);
 
+/** Who acts, for the exporter's audit log: a name, verified by a trusted proxy or typed. */
+export type Actor = Pick<Session, 'name' | 'verified'>;
+
 /** A change made by an operator (the caller checked the role), named for the audit log. */
-export const operate = <T>(path: string, body: unknown, actor: string | null) =>
+export const operate = <T>(path: string, body: unknown, actor: Actor) =>
   fetchApi<T>(path, { token: config.operatorToken, body, actor });

@@ -1,6 +1,9 @@
 // The one place the dashboard reads its environment. Server-side only: the token never reaches
 // the browser.
 import 'server-only';
+import { readFileSync } from 'node:fs';
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { sessionKeys, type SessionKeys } from './session';
 
 function url(name: string, fallback: string | null): string | null {
   const value = process.env[name] ?? fallback;
@@ -21,20 +24,49 @@ function seconds(name: string, fallback: number): number {
   return n;
 }
 
+/** A secret from the environment, or from the file its `_FILE` form names (Docker, Kubernetes). */
+function secretEnv(name: string): string {
+  const file = process.env[`${name}_FILE`];
+  if (file) {
+    if (process.env[name]) throw new Error(`set ${name} or ${name}_FILE, not both`);
+    try {
+      return readFileSync(file, 'utf8').trim();
+    } catch (err) {
+      throw new Error(`${name}_FILE: cannot read ${file}: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+  }
+  return process.env[name] ?? '';
+}
+
 /**
- * Who may read: everyone signed in with DASHBOARD_SECRET, or (DASHBOARD_AUTH=none) anyone. Who may
- * act on dead letters (see bodies, replay, discard): whoever signed in with
- * DASHBOARD_OPERATOR_SECRET; without one, nobody.
+ * Who may read: everyone signed in with DASHBOARD_SECRET, a user a trusted proxy names, or
+ * (DASHBOARD_AUTH=none) anyone. Who may act on dead letters (see bodies, replay, discard):
+ * whoever signed in with DASHBOARD_OPERATOR_SECRET, or a proxy user in DASHBOARD_OPERATORS.
  */
-export type Auth =
-  | { mode: 'secret'; secret: string; operatorSecret: string | null }
-  | { mode: 'none'; operatorSecret: string | null };
+export interface Auth {
+  mode: 'secret' | 'none';
+  /** The viewers' secret; null with DASHBOARD_AUTH=none. */
+  secret: string | null;
+  operatorSecret: string | null;
+  /** Each role's cookie signing key (lib/session.ts). */
+  keys: SessionKeys;
+}
 
 /** Values published in this repository's examples: never a secret anyone should run with. */
 const EXAMPLE_VALUE = /change-?me/i;
 const MIN_SECRET = 16;
 
 let auth: Auth | undefined;
+
+function checkedSecret(name: string, value: string): string {
+  if (value.length < MIN_SECRET)
+    throw new Error(`${name} must be at least ${MIN_SECRET} characters`);
+  if (EXAMPLE_VALUE.test(value))
+    throw new Error(`${name} is an example value from the docs; choose a secret of your own`);
+  return value;
+}
 
 /**
  * The dashboard shows order data, so it never starts open by accident: DASHBOARD_SECRET (16 or
@@ -45,64 +77,104 @@ let auth: Auth | undefined;
 export function authSettings(): Auth {
   if (auth) return auth;
   const mode = process.env.DASHBOARD_AUTH ?? 'secret';
-  const secret = process.env.DASHBOARD_SECRET ?? '';
   if (mode !== 'secret' && mode !== 'none')
     throw new Error(
       `DASHBOARD_AUTH must be "secret" (the default) or "none", got ${JSON.stringify(mode)}`,
     );
-  const operatorSecret = checkedOperatorSecret(secret);
-  if (mode === 'none') return (auth = { mode: 'none', operatorSecret });
-  if (!secret)
+  const given = secretEnv('DASHBOARD_SECRET');
+  if (mode === 'secret' && !given)
     throw new Error(
       'DASHBOARD_SECRET is not set: the dashboard shows order data and does not start open. Set DASHBOARD_SECRET (16 or more characters, e.g. `openssl rand -hex 24`), or DASHBOARD_AUTH=none on a machine of your own.',
     );
-  if (secret.length < MIN_SECRET)
-    throw new Error(`DASHBOARD_SECRET must be at least ${MIN_SECRET} characters`);
-  if (EXAMPLE_VALUE.test(secret))
-    throw new Error(
-      'DASHBOARD_SECRET is an example value from the docs; choose a secret of your own',
-    );
-  return (auth = { mode: 'secret', secret, operatorSecret });
+  const secret = mode === 'secret' ? checkedSecret('DASHBOARD_SECRET', given) : null;
+  const op = secretEnv('DASHBOARD_OPERATOR_SECRET');
+  const operatorSecret = op ? checkedSecret('DASHBOARD_OPERATOR_SECRET', op) : null;
+  if (operatorSecret !== null && operatorSecret === secret)
+    throw new Error('DASHBOARD_OPERATOR_SECRET must differ from DASHBOARD_SECRET');
+  const sk = secretEnv('DASHBOARD_SESSION_KEY');
+  if (sk && sk.length < 32) throw new Error('DASHBOARD_SESSION_KEY must be at least 32 characters');
+  if (sk && (sk === secret || sk === operatorSecret))
+    throw new Error('DASHBOARD_SESSION_KEY must differ from the sign-in secrets');
+  const keys = sessionKeys({ viewer: secret, operator: operatorSecret }, sk || null);
+  return (auth = { mode, secret, operatorSecret, keys });
 }
 
-function checkedOperatorSecret(viewerSecret: string): string | null {
-  const value = process.env.DASHBOARD_OPERATOR_SECRET ?? '';
-  if (!value) return null;
-  if (value.length < MIN_SECRET)
-    throw new Error(`DASHBOARD_OPERATOR_SECRET must be at least ${MIN_SECRET} characters`);
-  if (EXAMPLE_VALUE.test(value))
-    throw new Error(
-      'DASHBOARD_OPERATOR_SECRET is an example value from the docs; choose a secret of your own',
-    );
-  if (value === viewerSecret)
-    throw new Error('DASHBOARD_OPERATOR_SECRET must differ from DASHBOARD_SECRET');
+/** Addresses and CIDRs (a comma-separated list) whose requests may say who the user is. */
+function addresses(name: string): BlockList | null {
+  const value = process.env[name] ?? '';
+  if (!value.trim()) return null;
+  const list = new BlockList();
+  for (const item of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const [address = '', bits, extra] = item.split('/');
+    const family = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : null;
+    const prefix = bits === undefined ? null : Number(bits);
+    const max = family === 'ipv4' ? 32 : 128;
+    if (
+      !family ||
+      extra !== undefined ||
+      (prefix !== null && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= max))
+    )
+      throw new Error(
+        `${name} must list addresses or CIDRs (e.g. 10.0.0.0/8, ::1), got ${JSON.stringify(item)}`,
+      );
+    if (prefix === null) list.addAddress(address, family);
+    else list.addSubnet(address, prefix, family);
+  }
+  return list;
+}
+
+/** A header name from the environment, lower-cased, or the default. */
+function headerName(name: string, fallback: string): string {
+  const value = (process.env[name] ?? '').trim().toLowerCase();
+  if (!value) return fallback;
+  if (!/^[a-z0-9-]{1,64}$/.test(value))
+    throw new Error(`${name} must be an HTTP header name, got ${JSON.stringify(value)}`);
   return value;
 }
 
-/** The key that signs session cookies: the reader secret, or the operator's when there is none. */
-export function sessionKey(a: Auth): string | null {
-  return a.mode === 'secret' ? a.secret : a.operatorSecret;
+/** Users, e-mail addresses and `group:NAME` entries, comma-separated. */
+function allowList(name: string) {
+  const items = (process.env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return {
+    users: new Set(items.filter((i) => !i.startsWith('group:'))),
+    groups: new Set(items.filter((i) => i.startsWith('group:')).map((i) => i.slice(6))),
+  };
 }
 
-function flag(name: string): boolean {
-  const value = process.env[name] ?? '';
-  if (['', '0', 'false'].includes(value)) return false;
-  if (['1', 'true'].includes(value)) return true;
-  throw new Error(`${name} must be true or false, got ${JSON.stringify(value)}`);
-}
+// A true/false switch could not say which proxy: trusting every peer let any client claim https.
+if (process.env.DASHBOARD_TRUST_PROXY)
+  throw new Error(
+    'DASHBOARD_TRUST_PROXY is replaced by DASHBOARD_TRUSTED_PROXY: the addresses or CIDRs of the proxies in front',
+  );
 
 export const config = {
   /** The acktrail exporter, whose /api/events the dashboard reads. */
   apiUrl: url('ACKTRAIL_API_URL', 'http://127.0.0.1:9470')!,
-  apiToken: process.env.ACKTRAIL_API_TOKEN ?? '',
+  apiToken: secretEnv('ACKTRAIL_API_TOKEN'),
   /** The exporter's operator token: dead-letter bodies, replay and discard, for operators only. */
-  operatorToken: process.env.ACKTRAIL_OPERATOR_TOKEN ?? '',
+  operatorToken: secretEnv('ACKTRAIL_OPERATOR_TOKEN'),
   /**
-   * Behind a TLS-terminating proxy that sets X-Forwarded-For and X-Forwarded-Proto: the session
-   * cookie is Secure when the proxy says https, and sign-in attempts are counted per client
-   * address as the proxy saw it. Off: those headers come from the client and are not believed.
+   * The proxies in front (DASHBOARD_TRUSTED_PROXY: addresses or CIDRs), e.g. oauth2-proxy or an
+   * ingress with SSO. Only a request whose TCP peer is one of them is believed when it says who
+   * the user is (`identity` headers), where the client is (X-Forwarded-For, for the sign-in
+   * limits), that it came over https (the cookie is then Secure) and which host it asked for.
+   * null: no proxy is trusted, those headers are ignored.
    */
-  trustProxy: flag('DASHBOARD_TRUST_PROXY'),
+  trustedProxy: addresses('DASHBOARD_TRUSTED_PROXY'),
+  /** The headers a trusted proxy names its user in (oauth2-proxy's by default). */
+  identity: {
+    user: headerName('DASHBOARD_USER_HEADER', 'x-forwarded-user'),
+    email: headerName('DASHBOARD_EMAIL_HEADER', 'x-forwarded-email'),
+    groups: headerName('DASHBOARD_GROUPS_HEADER', 'x-forwarded-groups'),
+  },
+  /** Proxy users, e-mail addresses or `group:NAME`s who are operators (DASHBOARD_OPERATORS). */
+  operators: allowList('DASHBOARD_OPERATORS'),
   /** A trace UI link per trace, e.g. http://jaeger:16686/trace/{traceId}; unset: no link. */
   traceUiUrl: process.env.TRACE_UI_URL ?? null,
   /** Prometheus, whose HTTP API the overview's charts and "problems now" strip read. */

@@ -1,12 +1,15 @@
-// Failed sign-ins, counted per client and in all, in fixed windows. Past either limit every
-// attempt is refused until the window ends, the right secret included: guessing is bounded to
-// PER_CLIENT tries per client and GLOBAL tries in all per WINDOW_MS, whoever asks. In memory, in
-// this process, with a bounded number of clients remembered.
+// Failed sign-ins, counted per client and in all, in fixed windows. Past PER_CLIENT failures a
+// client is refused until its window ends, the right secret included. Past GLOBAL failures in
+// all (someone trying from many addresses) every attempt is slowed by GLOBAL_DELAY_MS, but never
+// refused: nobody can lock everyone else out. The client key is the TCP peer, or the address a
+// trusted proxy names (lib/request.ts clientAddress): a client cannot choose its own. In memory,
+// in this process, with a bounded number of clients remembered.
 import 'server-only';
 
 export const WINDOW_MS = 15 * 60_000;
 export const PER_CLIENT = 10;
 export const GLOBAL = 100;
+export const GLOBAL_DELAY_MS = 1000;
 const MAX_CLIENTS = 10_000;
 
 interface Window {
@@ -24,12 +27,13 @@ function current(w: Window | undefined, now: number): Window {
 /** Seconds until `client` may try again; 0 when it may now. */
 export function retryAfterSeconds(client: string, now = Date.now()): number {
   const c = current(clients.get(client), now);
+  return c.failures >= PER_CLIENT ? Math.ceil((c.resetAt - now) / 1000) : 0;
+}
+
+/** How long to hold an attempt before checking it: past the global limit, GLOBAL_DELAY_MS. */
+export function globalDelayMs(now = Date.now()): number {
   all = current(all, now);
-  const until = Math.max(
-    c.failures >= PER_CLIENT ? c.resetAt : 0,
-    all.failures >= GLOBAL ? all.resetAt : 0,
-  );
-  return until > now ? Math.ceil((until - now) / 1000) : 0;
+  return all.failures >= GLOBAL ? GLOBAL_DELAY_MS : 0;
 }
 
 export function recordFailure(client: string, now = Date.now()): void {

@@ -1,25 +1,38 @@
-// What a request says about where it comes from, believed only as far as config.trustProxy says.
+// What a request says about where it comes from and who sent it, believed only from a trusted
+// proxy (config.trustedProxy): the TCP peer's address is stamped by the server (lib/peer.ts).
 import 'server-only';
+import { isIPv4 } from 'node:net';
 import type { NextRequest } from 'next/server';
 import { config } from './config';
+import { PEER_HEADER } from './peer';
+
+/** The TCP peer's address, as the server stamped it; '' when unknown. */
+export const peerOf = (headers: Headers): string => headers.get(PEER_HEADER) ?? '';
+
+/** Whether the request came straight from one of the proxies in DASHBOARD_TRUSTED_PROXY. */
+export function fromTrustedProxy(headers: Headers): boolean {
+  const peer = peerOf(headers);
+  if (!peer || !config.trustedProxy) return false;
+  return config.trustedProxy.check(peer, isIPv4(peer) ? 'ipv4' : 'ipv6');
+}
 
 /**
- * The client's address: behind a trusted proxy, the last address in X-Forwarded-For (the one the
- * proxy saw); otherwise the header as Next.js set it from the connection (a client that sends
- * its own header chooses its own key; the global sign-in limit still holds).
+ * The client's address, the key of the sign-in limits: the TCP peer; behind a trusted proxy, the
+ * last address in X-Forwarded-For (the one the proxy saw; earlier ones the client wrote).
  */
 export function clientAddress(req: NextRequest): string {
-  const forwarded = req.headers.get('x-forwarded-for') ?? '';
-  const parts = forwarded
+  const peer = peerOf(req.headers) || 'unknown';
+  if (!fromTrustedProxy(req.headers)) return peer;
+  const forwarded = (req.headers.get('x-forwarded-for') ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  return (config.trustProxy ? parts.at(-1) : parts[0])?.slice(0, 64) ?? 'unknown';
+  return forwarded.at(-1)?.slice(0, 64) ?? peer;
 }
 
 /** Whether the browser reached us over https (only a trusted proxy can say so). */
 export function overHttps(req: NextRequest): boolean {
-  return config.trustProxy && req.headers.get('x-forwarded-proto') === 'https';
+  return fromTrustedProxy(req.headers) && req.headers.get('x-forwarded-proto') === 'https';
 }
 
 /**
@@ -32,7 +45,8 @@ export function crossSite(req: NextRequest): boolean {
   const origin = req.headers.get('origin');
   if (!origin) return false;
   const host =
-    (config.trustProxy ? req.headers.get('x-forwarded-host') : null) ?? req.headers.get('host');
+    (fromTrustedProxy(req.headers) ? req.headers.get('x-forwarded-host') : null) ??
+    req.headers.get('host');
   try {
     return new URL(origin).host !== host;
   } catch {

@@ -93,6 +93,10 @@ describe('with a secret', () => {
       '//evil.example',
       '/\\evil.example',
       'https://evil.example',
+      // Each resolves to the path //evil.example, which a browser reads as another host.
+      '/.//evil.example',
+      '/%2e//evil.example',
+      '/a/..//evil.example',
     ]) {
       const res = await signIn(d.url, SECRET, { next });
       assert.equal(res.status, 303);
@@ -172,29 +176,6 @@ describe('with a secret', () => {
     );
     await context.close();
   });
-
-  test('sign-in is rate-limited per client, and in all', async () => {
-    const from = (ip: string) => ({ headers: { 'x-forwarded-for': ip } });
-    for (let i = 0; i < 10; i++) {
-      const res = await signIn(d.url, 'wrong-secret-wrong', from('10.0.0.1'));
-      assert.match(res.headers.get('location') ?? '', /error=1/);
-    }
-    const limited = await signIn(d.url, SECRET, from('10.0.0.1'));
-    assert.match(
-      limited.headers.get('location') ?? '',
-      /error=slow/,
-      'even the right secret waits',
-    );
-    assert.ok(Number(limited.headers.get('retry-after')) > 0);
-    assert.equal(limited.headers.get('set-cookie'), null);
-    const other = await signIn(d.url, SECRET, from('10.0.0.2'));
-    assert.equal(other.headers.get('location'), '/', 'another client is not held up');
-
-    // A client that changes its address on every try still meets the global limit.
-    for (let i = 0; i < 100; i++) await signIn(d.url, 'wrong-secret-wrong', from(`10.1.${i}.1`));
-    const anyone = await signIn(d.url, SECRET, from('10.9.9.9'));
-    assert.match(anyone.headers.get('location') ?? '', /error=slow/);
-  });
 });
 
 describe('behind a TLS proxy', () => {
@@ -202,7 +183,7 @@ describe('behind a TLS proxy', () => {
     const trusted = await startDashboard({
       ...NOWHERE,
       DASHBOARD_SECRET: SECRET,
-      DASHBOARD_TRUST_PROXY: 'true',
+      DASHBOARD_TRUSTED_PROXY: '127.0.0.1/32',
     });
     const direct = await startDashboard({ ...NOWHERE, DASHBOARD_SECRET: SECRET });
     try {

@@ -3,6 +3,8 @@
 // first (`npm run build -w dashboard`; `npm test` does).
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -89,5 +91,57 @@ export async function startDashboard(env: Record<string, string>): Promise<Dashb
       next.kill('SIGTERM');
       await exited;
     },
+  };
+}
+
+/**
+ * A reverse proxy of ours in front of the dashboard, as oauth2-proxy is: it names its user in
+ * X-Forwarded-User (and groups in X-Forwarded-Groups), drops whatever identity headers the client
+ * sent, appends the client to X-Forwarded-For, and connects to the dashboard from `localAddress`
+ * (127.0.0.2 by default: an address of its own, which DASHBOARD_TRUSTED_PROXY can name while a
+ * client on 127.0.0.1 stays untrusted).
+ */
+export async function startIdentityProxy(
+  target: string,
+  who: () => { user: string; groups?: string[] } | null,
+  localAddress = '127.0.0.2',
+): Promise<{ url: string; close(): Promise<void> }> {
+  const upstream = new URL(target);
+  const server = createServer((req, res) => {
+    const headers = { ...req.headers };
+    for (const h of ['x-forwarded-user', 'x-forwarded-email', 'x-forwarded-groups'])
+      delete headers[h];
+    const identity = who();
+    if (identity) {
+      headers['x-forwarded-user'] = identity.user;
+      if (identity.groups) headers['x-forwarded-groups'] = identity.groups.join(',');
+    }
+    const client = req.socket.remoteAddress ?? '';
+    headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], client]
+      .filter(Boolean)
+      .join(', ');
+    const out = request(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: req.url,
+        method: req.method,
+        headers,
+        localAddress,
+      },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    out.on('error', () => res.writeHead(502).end());
+    req.pipe(out);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

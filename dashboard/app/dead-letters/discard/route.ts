@@ -16,7 +16,7 @@ export async function POST(req: NextRequest) {
   const r = await operate<{ discarded: number }>(
     '/api/dead-letters/discard',
     ids.length > 0 ? { ids, reason } : { group, reason },
-    operator.name,
+    operator,
   );
   if (r.kind !== 'ok') return seeOther(withParams(page, { error: r.message }));
   return seeOther(withParams(page, { done: 'discarded', n: String(r.value.discarded) }));

@@ -16,7 +16,7 @@ export async function POST(req: NextRequest) {
   const r = await operate<ReplayResult | ReplayJob>(
     '/api/dead-letters/replay',
     wholeGroup ? { group } : { ids },
-    operator.name,
+    operator,
   );
   if (r.kind !== 'ok') return seeOther(withParams(page, { error: r.message }));
   if ('total' in r.value) return seeOther(`/dead-letters/jobs/${r.value.id}`);

@@ -1,10 +1,12 @@
 // POST /signin/submit: checks the secret (the reader's, or the operator's, who may also give a
 // name for the audit log), sets the HttpOnly, SameSite=Strict session cookie (Secure
-// behind a trusted TLS proxy) and goes back to where the user was headed. Refused from another
-// site's page; failed attempts are rate-limited per client and in all (lib/ratelimit.ts).
+// behind a trusted TLS proxy), signed with its role's key, and goes back to where the user was
+// headed. Refused from another site's page; failed attempts are refused per client and slowed in
+// all (lib/ratelimit.ts).
+import { setTimeout as sleep } from 'node:timers/promises';
 import { NextResponse, type NextRequest } from 'next/server';
-import { authSettings, sessionKey } from '@/lib/config';
-import { recordFailure, retryAfterSeconds } from '@/lib/ratelimit';
+import { authSettings } from '@/lib/config';
+import { globalDelayMs, recordFailure, retryAfterSeconds } from '@/lib/ratelimit';
 import { clientAddress, crossSite, overHttps } from '@/lib/request';
 import {
   NAME,
@@ -37,9 +39,8 @@ export async function POST(req: NextRequest) {
   const nextField = form.get('next');
   const next = safeNext(typeof nextField === 'string' ? nextField : null);
   const auth = authSettings();
-  const key = sessionKey(auth);
   // With DASHBOARD_AUTH=none only an operator signs in; readers need not.
-  if (!key) return seeOther(next);
+  if (!auth.keys.viewer && !auth.keys.operator) return seeOther(next);
   const client = clientAddress(req);
   const wait = retryAfterSeconds(client);
   if (wait > 0) {
@@ -47,11 +48,13 @@ export async function POST(req: NextRequest) {
     res.headers.set('retry-after', String(wait));
     return res;
   }
+  const delay = globalDelayMs();
+  if (delay > 0) await sleep(delay);
   const typed = typeof given === 'string' && given.length <= MAX_SECRET ? given : null;
   const role: Role | null =
     typed !== null && auth.operatorSecret && secretMatches(auth.operatorSecret, typed)
       ? 'operator'
-      : typed !== null && auth.mode === 'secret' && secretMatches(auth.secret, typed)
+      : typed !== null && auth.secret !== null && secretMatches(auth.secret, typed)
         ? 'viewer'
         : null;
   if (!role) {
@@ -64,7 +67,7 @@ export async function POST(req: NextRequest) {
       ? nameField.trim()
       : null;
   const res = seeOther(next);
-  res.cookies.set(SESSION_COOKIE, newSession(key, { role, name }), {
+  res.cookies.set(SESSION_COOKIE, newSession(auth.keys, { role, name }), {
     httpOnly: true,
     sameSite: 'strict',
     secure: overHttps(req),

@@ -8,7 +8,7 @@ export async function POST(req: NextRequest, { params }: { params: Promise<{ id:
   if (!('role' in operator)) return operator;
   const { id } = await params;
   if (!/^[0-9a-f-]{36}$/.test(id)) return seeOther('/dead-letters');
-  const r = await operate<unknown>(`/api/dead-letters/jobs/${id}/stop`, {}, operator.name);
+  const r = await operate<unknown>(`/api/dead-letters/jobs/${id}/stop`, {}, operator);
   const page = `/dead-letters/jobs/${id}`;
   return seeOther(withParams(page, r.kind === 'ok' ? { done: 'stopping' } : { error: r.message }));
 }
