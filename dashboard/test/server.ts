@@ -108,9 +108,12 @@ export async function startIdentityProxy(
 ): Promise<{ url: string; close(): Promise<void> }> {
   const upstream = new URL(target);
   const server = createServer((req, res) => {
-    const headers = { ...req.headers };
-    for (const h of ['x-forwarded-user', 'x-forwarded-email', 'x-forwarded-groups'])
-      delete headers[h];
+    const {
+      'x-forwarded-user': _u,
+      'x-forwarded-email': _e,
+      'x-forwarded-groups': _g,
+      ...headers
+    } = req.headers;
     const identity = who();
     if (identity) {
       headers['x-forwarded-user'] = identity.user;
@@ -142,6 +145,11 @@ export async function startIdentityProxy(
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      }),
   };
 }
