@@ -215,3 +215,38 @@ test('dead-letter parking refuses to start without its key, its broker URL, a st
   // Off (the default), no key is asked for.
   assert.equal(loadConfig({}).deadLetterKey, null);
 });
+
+test('the operator token must differ from the read token and the ingest token', () => {
+  const token = 'the-same-token-0123456789';
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_API_TOKEN: token, ACKTRAIL_OPERATOR_TOKEN: token })),
+    /ACKTRAIL_OPERATOR_TOKEN: must differ from ACKTRAIL_API_TOKEN/,
+  );
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_INGEST_TOKEN: token, ACKTRAIL_OPERATOR_TOKEN: token })),
+    /ACKTRAIL_OPERATOR_TOKEN: must differ from the ingest token/,
+  );
+  const c = loadConfig({ ACKTRAIL_API_TOKEN: token, ACKTRAIL_OPERATOR_TOKEN: `${token}-op` });
+  assert.equal(c.operatorToken, `${token}-op`);
+});
+
+test('every secret variable also has a _FILE form', () => {
+  const tokenFile = file('operator-token', 'operator-token-from-a-file-01\n');
+  const urlFile = file('store-url', 'postgres://acktrail:s3cret@db:5432/acktrail\n');
+  const c = loadConfig({
+    ACKTRAIL_OPERATOR_TOKEN_FILE: tokenFile,
+    ACKTRAIL_DATABASE_URL_FILE: urlFile,
+  });
+  assert.equal(c.operatorToken, 'operator-token-from-a-file-01');
+  assert.equal(c.storeUrl, 'postgres://acktrail:s3cret@db:5432/acktrail');
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_API_TOKEN_FILE: join(dir, 'missing') })),
+    /ACKTRAIL_API_TOKEN_FILE: cannot read/,
+  );
+  assert.match(
+    errorOf(() =>
+      loadConfig({ ACKTRAIL_API_TOKEN_FILE: tokenFile, ACKTRAIL_API_TOKEN: 'x'.repeat(20) }),
+    ),
+    /set ACKTRAIL_API_TOKEN or ACKTRAIL_API_TOKEN_FILE, not both/,
+  );
+});

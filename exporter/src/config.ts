@@ -34,6 +34,56 @@ const envSchema = z.object({
 
 export type { FileConfig };
 
+/** Variables that hold a secret (a token, a key, a URL with a password): each has a _FILE form. */
+const SECRET_VARIABLES = [
+  'ACKTRAIL_INGEST_TOKEN',
+  'ACKTRAIL_API_TOKEN',
+  'ACKTRAIL_OPERATOR_TOKEN',
+  'ACKTRAIL_DEAD_LETTER_KEY',
+  'DATABASE_URL',
+  'ACKTRAIL_DATABASE_URL',
+  'ACKTRAIL_DATABASE_READ_URL',
+  'ACKTRAIL_DEAD_LETTERS_URL',
+  'RABBITMQ_MANAGEMENT_URL',
+  'CELERY_BROKER_URL',
+] as const;
+
+/**
+ * The environment with each secret's `NAME_FILE` read into `NAME` (Docker and Kubernetes secrets
+ * are files); setting both is an error, as is a file that cannot be read.
+ */
+function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of SECRET_VARIABLES) {
+    const file = env[`${name}_FILE`];
+    if (!file) continue;
+    if (env[name] !== undefined)
+      throw new ConfigError(`${name}_FILE: set ${name} or ${name}_FILE, not both`);
+    try {
+      out[name] = readFileSync(file, 'utf8').trim();
+    } catch (err) {
+      throw new ConfigError(`${name}_FILE: cannot read ${file}: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+  }
+  return out;
+}
+
+/** Tokens of different powers must differ: a token shared with a weaker role gives it more. */
+function checkDistinctTokens(e: z.output<typeof envSchema>, ingest: string | null): void {
+  const operator = e.ACKTRAIL_OPERATOR_TOKEN;
+  if (!operator) return;
+  if (operator === e.ACKTRAIL_API_TOKEN)
+    throw new ConfigError(
+      'ACKTRAIL_OPERATOR_TOKEN: must differ from ACKTRAIL_API_TOKEN (the read token would operate)',
+    );
+  if (operator === ingest)
+    throw new ConfigError(
+      'ACKTRAIL_OPERATOR_TOKEN: must differ from the ingest token (every SDK that sends spans would operate)',
+    );
+}
+
 const brand: unique symbol = Symbol('validated');
 
 export interface ValidatedConfig extends FileConfig {
@@ -91,7 +141,8 @@ function readFileConfig(path: string): unknown {
 }
 
 /** Validates the environment and the optional config file. Throws ConfigError naming each bad key. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): ValidatedConfig {
+export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedConfig {
+  const env = withSecretFiles(given);
   const known = Object.fromEntries(
     Object.keys(envSchema.shape).flatMap((k) => (env[k] === undefined ? [] : [[k, env[k]]])),
   );
@@ -116,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ValidatedConfi
     })
     .safeParse(file ? readFileConfig(file) : {});
   if (!f.success) throw new ConfigError(describe(f.error, file ?? 'defaults'));
+  checkDistinctTokens(e.data, e.data.ACKTRAIL_INGEST_TOKEN ?? f.data.journeys.ingestToken);
   const deadLetterUrl = e.data.ACKTRAIL_DEAD_LETTERS_URL ?? f.data.deadLetters.url;
   const deadLetterKey = f.data.deadLetters.enabled
     ? parseKey(e.data.ACKTRAIL_DEAD_LETTER_KEY)

@@ -1,14 +1,18 @@
 // The effective configuration as check-config prints it: tokens, secrets and passwords, and the
-// password inside any URL, and key material, replaced by ****.
+// password inside any URL (user:pass@ and ?password=), and key material, replaced by ****.
 const SECRET_KEY = /token|secret|password/i;
+/** Query parameters of a connection URL that hold a secret (libpq: password, sslpassword). */
+const SECRET_PARAM = /pass(word|wd)?|pwd|secret|token|key/i;
 const MASK = '****';
 
 function maskUrl(value: string): string {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value;
   try {
     const url = new URL(value);
-    if (url.password === '') return value;
-    url.password = MASK;
+    const params = [...url.searchParams.keys()].filter((k) => SECRET_PARAM.test(k));
+    if (url.password === '' && params.length === 0) return value;
+    if (url.password !== '') url.password = MASK;
+    for (const k of params) url.searchParams.set(k, MASK);
     return url.toString();
   } catch {
     return value;
