@@ -104,7 +104,16 @@ function exporterConfig(): string {
     enabled: true,
     url: RABBITMQ_URL,
     queues: [
-      ...(withOrders ? [{ queue: 'orders.confirmations.dlq' }] : []),
+      // The reference worker dead-letters by itself, after retries through the default exchange:
+      // its replays go back where orders are published. Payments' come from the broker's x-death.
+      ...(withOrders
+        ? [
+            {
+              queue: 'orders.confirmations.dlq',
+              replayTo: { exchange: 'orders.events', routingKey: 'order.created' },
+            },
+          ]
+        : []),
       ...(withPayments ? [{ queue: 'payments.dead' }] : []),
     ],
   };

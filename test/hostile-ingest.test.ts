@@ -16,6 +16,8 @@ const TOKEN = 'ingest-token-0123456789abcdef';
 const MB = 1024 * 1024;
 /** The bound stated in docs/security.md for the default limits (32 MiB in flight, 8 MiB bodies). */
 const RSS_BOUND_MB = 512;
+/** journeys.bodyIdleTimeoutSeconds of this file's exporter. */
+const IDLE_SECONDS = 2;
 
 let store: TestDatabase;
 let exporter: { proc: RoleProcess; url: string };
@@ -26,7 +28,10 @@ before(async () => {
   db = new pg.Pool({ connectionString: store.url, max: 2 });
   exporter = await startExporterProcess(
     { ACKTRAIL_DATABASE_URL: store.url, ACKTRAIL_INGEST_TOKEN: TOKEN },
-    { rabbitmq: { enabled: false }, journeys: { maxSpansPerRequest: 2000 } },
+    {
+      rabbitmq: { enabled: false },
+      journeys: { maxSpansPerRequest: 2000, bodyIdleTimeoutSeconds: IDLE_SECONDS },
+    },
   );
 });
 after(async () => {
@@ -161,17 +166,37 @@ describe('limits checked before the work', () => {
     assert.equal(await stored('event_id = $1', ['ev-many']), 0);
   });
 
-  test('past the in-flight budget: 503 with Retry-After before the body is sent', async () => {
-    // Four uploads that declare 8 MB each and send only their first byte hold the whole 32 MB.
-    const held = [0, 1, 2, 3].map(() => openUpload(8 * MB));
-    await waitFor('32 MB held', async () => {
-      const text = await (await fetch(`${exporter.url}/metrics`)).text();
-      return Number(/^acktrail_ingest_inflight_bytes (\d+)/m.exec(text)?.[1]) >= 32 * MB;
+  test('idle uploads declaring 8 MiB each hold nothing, and are dropped after the idle timeout', async () => {
+    const held = [0, 1, 2, 3, 4, 5].map(() => openUpload(8 * MB));
+    await Promise.all(held.map((u) => u.sent));
+    // A real SDK's body is taken at once: the declared 48 MiB are not charged.
+    const res = await post(
+      body([span({ traceId: hex(4, 32), spanId: hex(1, 16), eventId: 'ev-beside-idle' })]),
+    );
+    assert.equal(res.status, 200);
+    assert.equal(await stored('event_id = $1', ['ev-beside-idle']), 1);
+    await waitFor('the idle uploads dropped', () => held.every((u) => u.closed()), {
+      timeoutMs: (IDLE_SECONDS + 10) * 1000,
     });
-    const refused = await postHeadersOnly(1000);
+    const metrics = await (await fetch(`${exporter.url}/metrics`)).text();
+    assert.match(metrics, /acktrail_ingest_refused_total\{reason="idle_body"\} [6-9]/);
+    assert.match(metrics, /^acktrail_ingest_inflight_bytes 0$/m);
+  });
+
+  test('past the in-flight budget: 503 with Retry-After, read by a client that sends its body', async () => {
+    // Four uploads that send all but the last byte of 8 MiB hold the whole 32 MiB budget.
+    const held = [0, 1, 2, 3].map(() => openUpload(8 * MB, 8 * MB - 1));
+    await waitFor('32 MiB held', async () => {
+      const text = await (await fetch(`${exporter.url}/metrics`)).text();
+      return Number(/^acktrail_ingest_inflight_bytes (\d+)/m.exec(text)?.[1]) >= 32 * MB - 4;
+    });
+    // A client that sends its whole body (as SDKs do) reads the 503, not a reset.
+    const refused = await post(
+      body([span({ traceId: hex(5, 32), spanId: hex(1, 16), eventId: 'ev-refused' })]),
+    );
     assert.equal(refused.status, 503);
-    assert.equal(refused.headers['retry-after'], '5');
-    assert.match(refused.body, /in-flight budget/);
+    assert.equal(refused.headers.get('retry-after'), '5');
+    assert.match(await refused.text(), /in-flight budget/);
     for (const u of held) u.abort();
     const metrics = await (await fetch(`${exporter.url}/metrics`)).text();
     assert.match(metrics, /acktrail_ingest_refused_total\{reason="over_budget"\} [1-9]/);
@@ -195,31 +220,23 @@ function upload(size: number) {
   });
 }
 
-/** An upload that sends one byte of its `size`: it holds its share of the budget. */
-function openUpload(size: number) {
+/**
+ * An upload that declares `size` bytes and sends `send` of them (the first is `{`), then waits:
+ * `sent` resolves once they are written, `closed` when the exporter drops the connection.
+ */
+function openUpload(size: number, send = 1) {
   const req = upload(size);
   req.on('error', () => undefined);
-  req.write('{');
-  return { abort: () => req.destroy() };
-}
-
-/** Sends the headers of a `size`-byte upload and waits for the answer without sending a byte. */
-function postHeadersOnly(size: number) {
-  return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>(
-    (resolve, reject) => {
-      const req = upload(size);
-      req.on('error', reject);
-      req.on('response', (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => {
-          resolve({ status: res.statusCode!, headers: res.headers, body: text });
-          req.destroy();
-        });
-      });
-      req.flushHeaders();
-    },
-  );
+  let closed = false;
+  req.once('close', () => {
+    closed = true;
+  });
+  const sent = new Promise<void>((resolve) => {
+    req.write(Buffer.alloc(send, '{'), () => {
+      resolve();
+    });
+  });
+  return { abort: () => req.destroy(), sent, closed: () => closed };
 }
 
 describe('a flood', () => {
@@ -260,6 +277,12 @@ describe('a flood', () => {
       assert.ok(probes.ok >= 20, summary);
       assert.ok(acked.length > 0, `some bodies were taken: ${summary}`);
       assert.ok((answers['503'] ?? 0) > 0, `the budget refused some: ${summary}`);
+      // A refused body is read and thrown away: the sender reads its 503, not a reset.
+      const total = Object.values(answers).reduce((a, b) => a + b, 0);
+      const resets = Object.entries(answers)
+        .filter(([k]) => !/^\d+$/.test(k))
+        .reduce((n, [, v]) => n + v, 0);
+      assert.ok(resets <= total / 100, `at most 1 % without an HTTP answer: ${summary}`);
       assert.ok(peak < RSS_BOUND_MB, summary);
 
       const counts = await db.query<{ trace_id: string; n: number }>(

@@ -42,7 +42,12 @@ before(async () => {
       deadLetters: {
         enabled: true,
         url: p.vhost.url,
-        queues: [{ queue: 'orders.confirmations.dlq' }],
+        queues: [
+          {
+            queue: 'orders.confirmations.dlq',
+            replayTo: { exchange: 'orders.events', routingKey: 'order.created' },
+          },
+        ],
       },
     }),
   );

@@ -5,14 +5,20 @@ import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { errorMessage, type Logger } from '../log.js';
 import { shown } from '../deadletters/message.js';
-import type { Job, Replayer } from '../deadletters/replay.js';
+import { JobLimitReached, type BulkReplays, type Job } from '../deadletters/jobs.js';
+import type { Actor, Replayer } from '../deadletters/replay.js';
 import { STATES, type DeadLetterStore } from '../deadletters/store.js';
 import { refuseCrossSite, requireToken, scopeOf, type Tokens } from './auth.js';
 
 export interface DeadLetterApiOptions {
   tokens: Tokens;
   /** null: parking is off (deadLetters.enabled). */
-  parking: { store: DeadLetterStore; replayer: Replayer; ready: () => boolean } | null;
+  parking: {
+    store: DeadLetterStore;
+    replayer: Replayer;
+    jobs: BulkReplays;
+    ready: () => boolean;
+  } | null;
   maxMessages: number;
   log: Logger;
 }
@@ -64,16 +70,24 @@ function explain(error: z.ZodError): string {
   return error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
 }
 
-/** A replay job, or 404: jobs live in the exporter that runs them. */
+/** A replay job, or 404. */
 function answerJob(res: Response, job: Job | null): void {
-  if (!job) res.status(404).json({ error: 'no such replay job on this exporter' });
+  if (!job) res.status(404).json({ error: 'no such replay job' });
   else res.json(job);
 }
 
-/** Who asked: the operator token, and the name the dashboard passes for its signed-in operator. */
-function actorOf(req: Request): string {
+/**
+ * Who asked (called on operator-token routes only): the name the dashboard passes for its
+ * signed-in operator, verified when a trusted proxy named them and asserted when they typed it.
+ * Only the operator token's bearer (the dashboard) can say either.
+ */
+function actorOf(req: Request): Actor {
   const named = req.get('x-acktrail-actor');
-  return named && ACTOR.test(named) ? `operator (${named})` : 'operator';
+  if (!named || !ACTOR.test(named)) return { name: 'operator', verified: false };
+  return {
+    name: `operator (${named})`,
+    verified: req.get('x-acktrail-actor-verified') === 'proxy',
+  };
 }
 
 export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
@@ -87,7 +101,9 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
   };
   const oneOf = (b: { ids?: unknown; group?: unknown }) =>
     (b.ids === undefined) !== (b.group === undefined);
-  const selection = z.strictObject(chosen).refine(oneOf, { error: 'give either ids or group' });
+  const selection = z
+    .strictObject({ ...chosen, dryRun: z.boolean().default(false) })
+    .refine(oneOf, { error: 'give either ids or group' });
   const discardBody = z
     .strictObject({ ...chosen, reason: z.string().trim().min(1).max(500) })
     .refine(oneOf, { error: 'give either ids or group' });
@@ -162,16 +178,16 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
   router.get(
     '/api/dead-letters/jobs',
     read,
-    handle(z.object({}), none, (p, _d, _req, res) => {
-      res.json({ jobs: p.replayer.list() });
+    handle(z.object({}), none, async (p, _d, _req, res) => {
+      res.json({ jobs: await p.jobs.list() });
     }),
   );
 
   router.get(
     '/api/dead-letters/jobs/:id',
     read,
-    handle(JOB, param, (p, id, _req, res) => {
-      answerJob(res, p.replayer.job(id));
+    handle(JOB, param, async (p, id, _req, res) => {
+      answerJob(res, await p.jobs.job(id));
     }),
   );
 
@@ -179,8 +195,8 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
     '/api/dead-letters/jobs/:id/stop',
     operate,
     refuseCrossSite,
-    handle(JOB, param, (p, id, _req, res) => {
-      answerJob(res, p.replayer.stop(id));
+    handle(JOB, param, async (p, id, _req, res) => {
+      answerJob(res, await p.jobs.stop(id));
     }),
   );
 
@@ -205,14 +221,21 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
   router.get(
     '/api/dead-letters/:id',
     read,
-    handle(ID, param, async (p, id, _req, res) => {
+    handle(ID, param, async (p, id, req, res) => {
       const row = await p.store.get(id);
       if (!row) {
         res.status(404).json({ error: `no dead letter ${id}` });
         return;
       }
-      // Properties, headers and body hold personal data: operators only.
+      // Properties, headers and body hold personal data: operators only, and each read audited.
       const content = scopeOf(res) === 'operate' ? await p.replayer.content(id) : null;
+      if (content)
+        await p.replayer.audit(actorOf(req), 'read_body', row, {
+          id,
+          eventId: row.eventId,
+          outcome: 'read',
+          detail: null,
+        });
       res.json({
         ...row,
         groupId: groupId(row.queue, row.reasonGroup),
@@ -233,15 +256,28 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
         return;
       }
       const actor = actorOf(req);
+      // A dry run says where each message would go (and which are refused), publishing nothing.
+      if (sel.dryRun) {
+        res.json(await p.replayer.plan(list));
+        return;
+      }
       // One message is replayed before the answer; more run as a job at the configured rate.
       if (list.length === 1) {
         const { replayId: _r, ...result } = await p.replayer.replayOne(list[0]!, actor);
-        const status = { replayed: 200, not_parked: 409 }[result.outcome as string] ?? 502;
+        const status =
+          { replayed: 200, not_parked: 409, refused: 409, no_target: 409 }[
+            result.outcome as string
+          ] ?? 502;
         res.status(status).json(result);
         return;
       }
-      const job = p.replayer.start(list, actor);
-      res.status(202).location(`/api/dead-letters/jobs/${job.id}`).json(job);
+      try {
+        const job = await p.jobs.start(list, actor);
+        res.status(202).location(`/api/dead-letters/jobs/${job.id}`).json(job);
+      } catch (err) {
+        if (!(err instanceof JobLimitReached)) throw err;
+        res.status(429).set('retry-after', '30').json({ error: err.message });
+      }
     }),
   );
 

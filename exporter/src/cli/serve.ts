@@ -6,6 +6,9 @@ import type { ValidatedConfig } from '../config.js';
 import { coerceError, createLogger } from '../log.js';
 import { createExporter } from '../server.js';
 
+const HEADERS_TIMEOUT_MS = 10_000;
+const REQUEST_TIMEOUT_MS = 120_000;
+
 export async function serve(config: ValidatedConfig): Promise<void> {
   const log = createLogger(config.logLevel);
   process.on('unhandledRejection', (err) => {
@@ -13,6 +16,10 @@ export async function serve(config: ValidatedConfig): Promise<void> {
   });
   const exporter = createExporter(config, log);
   const server = exporter.app.listen(config.port, config.listenHost);
+  // A client gets this long to send its headers, and a request (body included) this long in all,
+  // whatever it declared; an idle body is dropped sooner (journeys.bodyIdleTimeoutSeconds).
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
   await once(server, 'listening');
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -75,6 +75,8 @@ export function queueFacts(q: StatsQueue, role: Role, brokerMajor: number): Queu
     // '' is the default exchange: a dead-letter exchange all the same.
     deadLetterExchange:
       exchange(q.arguments['x-dead-letter-exchange']) ?? exchange(policy['dead-letter-exchange']),
+    deadLetterRoutingKey:
+      str(q.arguments['x-dead-letter-routing-key']) ?? str(policy['dead-letter-routing-key']),
     deliveryLimit,
   };
 }

@@ -177,15 +177,21 @@ const journeys = z.strictObject({
     .min(1024)
     .default(8 * 1024 * 1024),
   /**
-   * Bytes of OTLP bodies (after inflation) read or worked on at once, over all requests: past it
-   * the receiver answers 503 with Retry-After without reading the body. With maxPendingSteps it
-   * is what bounds the exporter's memory under a flood (docs/security.md).
+   * Bytes of OTLP bodies (after inflation) read or worked on at once, over all requests, charged
+   * as they arrive (never by the declared length): past it the receiver answers 503 with
+   * Retry-After and discards the rest of the body. With maxPendingSteps it is what bounds the
+   * exporter's memory under a flood (docs/security.md).
    */
   maxInflightBytes: z
     .number()
     .int()
     .min(1024)
     .default(32 * 1024 * 1024),
+  /**
+   * A request body that sends nothing for this long is dropped and its budget freed: an idle
+   * connection never holds the in-flight budget from the SDKs that send.
+   */
+  bodyIdleTimeoutSeconds: z.number().positive().max(300).default(10),
   /** Spans in one OTLP request (413 beyond); SDKs send 512 by default. */
   maxSpansPerRequest: z.number().int().min(1).default(10_000),
   /** Steps waiting for the store at once; a write past it is refused (503, or a Celery retry). */
@@ -271,7 +277,10 @@ const deadLetters = z.strictObject({
       }),
     )
     .default([]),
-  /** Also park every queue of role dead_letter in that vhost, as the queue catalog finds them. */
+  /**
+   * Also park every queue in that vhost that is some queue's dead-letter target (its argument or
+   * policy) and dead-letters nowhere itself, as the broker's topology says (not by its name).
+   */
   allDeadLetterQueues: z.boolean().default(false),
   /** Body and headers past this size stay in the dead-letter queue, listed as too large. */
   maxMessageBytes: z
@@ -300,6 +309,28 @@ const deadLetters = z.strictObject({
       minReplays: z.number().int().min(1).default(10),
       /** Messages in one replay or discard request. */
       maxMessages: z.number().int().min(1).max(100_000).default(10_000),
+      /**
+       * Where a replay may publish besides a queue's replayTo and the broker's own record
+       * (x-death, checked against the topology): exchange and routing-key patterns, `*` matching
+       * any run of characters. The default exchange ("") is allowed only when listed here.
+       */
+      allowedTargets: z
+        .array(
+          z.strictObject({
+            exchange: z.string().max(255),
+            routingKey: z.string().max(255).default('*'),
+          }),
+        )
+        .max(1000)
+        .default([]),
+      /** A replayed message's sealed content is deleted this many hours after the confirm. */
+      keepContentHours: z
+        .number()
+        .min(0)
+        .max(24 * 3650)
+        .default(24),
+      /** Bulk replays running at once, across every replica. */
+      maxRunningJobs: z.number().int().min(1).max(100).default(2),
     })
     .default({
       ratePerSecond: 20,
@@ -307,6 +338,9 @@ const deadLetters = z.strictObject({
       windowSeconds: 120,
       minReplays: 10,
       maxMessages: 10_000,
+      allowedTargets: [],
+      keepContentHours: 24,
+      maxRunningJobs: 2,
     }),
 });
 

@@ -220,6 +220,7 @@ export class DeadLetterBroker {
     const deaths = deathsOf(headers).map((d) => ({
       ...d,
       queue: scrub(d.queue),
+      reason: scrub(d.reason),
       exchange: scrub(d.exchange),
       routingKeys: d.routingKeys.map(scrub),
     }));
@@ -227,6 +228,7 @@ export class DeadLetterBroker {
     const reason = scrub(raw.reason);
     const source = scrub(raw.source);
     const configured = this.settings.queues.find((q) => q.queue === queue)?.replayTo;
+    const target = replayTargetOf(headers, deaths, configured);
     const messageId = msg.properties.messageId as unknown;
     const replayedFrom = headers[REPLAY_HEADERS.id];
     const large = packed.length > this.settings.maxMessageBytes;
@@ -239,7 +241,11 @@ export class DeadLetterBroker {
       reasonGroup: normaliseReason(reason),
       exchange: scrub(msg.fields.exchange),
       routingKey: scrub(msg.fields.routingKey),
-      replay: replayTargetOf(headers, deaths, configured),
+      replay: target && {
+        ...target,
+        exchange: scrub(target.exchange),
+        routingKey: scrub(target.routingKey),
+      },
       deaths,
       bodyBytes: msg.content.length,
       keyId: large ? null : keyId(this.key),
@@ -259,7 +265,11 @@ export class DeadLetterBroker {
     void this.flush();
   }
 
-  /** Commits what is pending, then acks it (never a too-large one); retries while the store is down. */
+  /**
+   * Commits what is pending, then acks it (never a too-large one); retries while the store is
+   * down. A batch the store refuses for its content is split until the message at fault is found;
+   * that one is set aside (unstorable) and the others park.
+   */
   private async flush(): Promise<void> {
     if (this.flushing) return;
     this.flushing = true;
@@ -267,9 +277,9 @@ export class DeadLetterBroker {
     try {
       while (this.pending.length > 0 && !this.closed) {
         const batch = this.pending.splice(0, 100);
-        let fresh: boolean[];
+        let parked: { held: Held; fresh: boolean }[];
         try {
-          fresh = await this.store.park(batch.map((h) => h.row));
+          parked = await this.parkSplitting(batch);
         } catch (err) {
           this.pending.unshift(...batch);
           failures++;
@@ -279,23 +289,64 @@ export class DeadLetterBroker {
         }
         if (failures) this.health.up(PART);
         failures = 0;
-        for (const [i, { ch, msg, row }] of batch.entries()) {
-          if (row.sealed === null) continue;
-          if (fresh[i])
-            this.metrics.parked.inc({
-              queue: row.queue,
-              reason: this.metrics.reasons.of(row.reasonGroup),
-            });
-          try {
-            if (this.live.has(ch)) ch.ack(msg);
-          } catch (err) {
-            // The channel closed after the commit: the broker redelivers it, and it is parked once.
-            this.log.debug({ err: errorMessage(err) }, 'dead letter parked but not acked');
-          }
-        }
+        for (const { held, fresh } of parked) this.settle(held, fresh);
       }
     } finally {
       this.flushing = false;
     }
   }
+
+  /**
+   * Parks a batch; when the store refuses it for what a row holds (not for being down), parks
+   * each half apart, down to the single message, which is set aside as unstorable.
+   */
+  private async parkSplitting(batch: Held[]): Promise<{ held: Held; fresh: boolean }[]> {
+    try {
+      const fresh = await this.store.park(batch.map((h) => h.row));
+      return batch.map((held, i) => ({ held, fresh: fresh[i]! }));
+    } catch (err) {
+      if (!refusedForContent(err)) throw err;
+      if (batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        return [
+          ...(await this.parkSplitting(batch.slice(0, half))),
+          ...(await this.parkSplitting(batch.slice(half))),
+        ];
+      }
+      const held = batch[0]!;
+      this.log.warn(
+        { queue: held.row.queue, err: errorMessage(err) },
+        'dead letter refused by the store for its content; set aside as unstorable',
+      );
+      held.row.unstorable = `the store refused it: ${errorMessage(err)}`;
+      const fresh = await this.store.park([held.row]);
+      if (fresh[0]) this.metrics.unstorable.inc({ queue: held.row.queue });
+      return [{ held, fresh: false }];
+    }
+  }
+
+  private settle({ ch, msg, row }: Held, fresh: boolean): void {
+    if (row.sealed === null) return;
+    if (fresh)
+      this.metrics.parked.inc({
+        queue: row.queue,
+        reason: this.metrics.reasons.of(row.reasonGroup),
+      });
+    try {
+      if (this.live.has(ch)) ch.ack(msg);
+    } catch (err) {
+      // The channel closed after the commit: the broker redelivers it, and it is parked once.
+      this.log.debug({ err: errorMessage(err) }, 'dead letter parked but not acked');
+    }
+  }
+}
+
+/**
+ * Whether PostgreSQL refused a statement for the data it carried (SQLSTATE classes 22: data
+ * exception, 23: integrity, 54: a program limit such as an index row too large), as opposed to
+ * being down, overloaded or cancelled: splitting the batch can then find the row at fault.
+ */
+export function refusedForContent(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(22|23|54)/.test(code);
 }

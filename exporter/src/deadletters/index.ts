@@ -7,9 +7,11 @@ import type { Health } from '../health.js';
 import type { StepStore } from '../journeys/store/store.js';
 import { errorMessage, type Logger } from '../log.js';
 import { DeadLetterBroker } from './broker.js';
+import { BulkReplays } from './jobs.js';
 import { DeadLetterMetrics } from './metrics.js';
 import { Replayer } from './replay.js';
 import { DeadLetterStore } from './store.js';
+import type { Topology } from './targets.js';
 
 const GAUGES_EVERY_MS = 10_000;
 const MAINTAIN_EVERY_MS = 3_600_000;
@@ -18,6 +20,7 @@ export class Parking {
   readonly store: DeadLetterStore;
   readonly broker: DeadLetterBroker;
   readonly replayer: Replayer;
+  readonly jobs: BulkReplays;
   private readonly timers: NodeJS.Timeout[] = [];
   private maintainedAt = 0;
 
@@ -26,7 +29,7 @@ export class Parking {
     pool: pg.Pool,
     steps: StepStore,
     private readonly ready: () => boolean,
-    discover: (vhost: string) => string[],
+    topology: Topology | null,
     registry: Registry,
     health: Health,
     private readonly log: Logger,
@@ -35,25 +38,19 @@ export class Parking {
     const key = config.deadLetterKey!;
     const metrics = new DeadLetterMetrics(registry);
     this.store = new DeadLetterStore(pool, s.retentionDays);
+    const discover = (vhost: string) => topology?.deadLetterQueues(vhost) ?? [];
     this.broker = new DeadLetterBroker(s, key, this.store, metrics, discover, health, log);
-    this.replayer = new Replayer(
-      this.store,
-      this.broker,
-      key,
-      steps,
-      metrics,
-      s.replay,
-      s.reasonHeaders,
-      log,
-    );
+    this.replayer = new Replayer(this.store, this.broker, key, steps, metrics, s, topology, log);
+    this.jobs = new BulkReplays(pool, this.replayer, this.store, s.replay, log);
     const refresh = async () => {
       if (!this.ready()) return;
       try {
         metrics.setParked(await this.store.parkedNow());
         if (Date.now() - this.maintainedAt >= MAINTAIN_EVERY_MS) {
-          const done = await this.store.maintain();
+          const done = await this.store.maintain(s.replay.keepContentHours);
           this.maintainedAt = Date.now();
-          if (done.expired || done.interrupted) this.log.info(done, 'dead-letter store maintained');
+          if (done.expired || done.interrupted || done.erased)
+            this.log.info(done, 'dead-letter store maintained');
         }
       } catch (err) {
         this.log.warn({ err: errorMessage(err) }, 'dead-letter gauges not refreshed');

@@ -88,11 +88,11 @@ export function normaliseReason(reason: string): string {
 }
 
 /**
- * Where a replay publishes the message: the config's replayTo for its queue; else the
- * x-original-exchange / x-original-routingKey headers that an application writes when it
+ * Where the message says a replay should go, as parked: the config's replayTo for its queue; else
+ * the x-original-exchange / x-original-routingKey headers that an application writes when it
  * dead-letters a message itself (Spring AMQP's convention); else the exchange and first routing
- * key of x-death's most recent entry (the broker's record of where the message was published
- * before it died). null: nothing says, and the message cannot be replayed until config does.
+ * key of x-death's most recent entry. Only a candidate: whether a replay may go there is decided
+ * when it runs (targets.ts), since a producer writes these headers (x-death too) as it likes.
  */
 export function replayTargetOf(
   headers: Record<string, unknown>,

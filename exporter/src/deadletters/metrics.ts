@@ -12,6 +12,7 @@ export class DeadLetterMetrics {
   readonly tooLarge: Gauge<'queue'>;
   readonly replays: Counter<'queue' | 'outcome'>;
   readonly discards: Counter<'queue'>;
+  readonly unstorable: Counter<'queue'>;
   readonly reasons: BoundedLabel;
   private oldest = new Map<string, number>();
 
@@ -49,8 +50,14 @@ export class DeadLetterMetrics {
     });
     this.replays = new Counter({
       name: 'acktrail_dead_letter_replays_total',
-      help: 'Replays of parked dead letters, by queue and outcome (confirmed, unroutable, nacked, error).',
+      help: 'Replays of parked dead letters, by queue and outcome (confirmed, unroutable, nacked, refused: not an allowed target, error).',
       labelNames: ['queue', 'outcome'],
+      registers,
+    });
+    this.unstorable = new Counter({
+      name: 'acktrail_dead_letters_unstorable_total',
+      help: 'Dead letters the store refused for their content, set aside (state unstorable) so that the others park, by queue.',
+      labelNames: ['queue'],
       registers,
     });
     this.discards = new Counter({
@@ -68,7 +75,8 @@ export class DeadLetterMetrics {
     this.parkedNow.set({ queue }, 0);
     this.tooLarge.set({ queue }, 0);
     this.discards.inc({ queue }, 0);
-    for (const outcome of ['confirmed', 'unroutable', 'nacked', 'error'])
+    this.unstorable.inc({ queue }, 0);
+    for (const outcome of ['confirmed', 'unroutable', 'nacked', 'refused', 'error'])
       this.replays.inc({ queue, outcome }, 0);
   }
 

@@ -1,6 +1,7 @@
 // Replay and discard of parked dead letters. A replay publishes the message again, with its own
-// message_id, properties and body, to where it was first published (message.ts
-// replayTargetOf), with headers naming the replay and who asked, on a confirm channel with
+// message_id, properties and body, to where it was first published, when that is an allowed
+// target (targets.ts), without the headers that add routes (CC, BCC), with headers naming the
+// replay and who asked, on a confirm channel with
 // mandatory. The row is marked replayed only after the broker confirmed it; a returned or nacked
 // replay stays parked with the error. Two replays of one message at once publish it once (the
 // row is claimed under its lock). Each replay is a journey step of its event, and every action
@@ -9,21 +10,36 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { deserialize } from 'node:v8';
 import type { Options } from 'amqplib';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ValidatedConfig } from '../config.js';
 import type { StepStore } from '../journeys/store/store.js';
 import type { Step } from '../journeys/steps.js';
 import { errorMessage, type Logger } from '../log.js';
 import type { DeadLetterBroker } from './broker.js';
 import { DEATH_HEADERS, REPLAY_HEADERS, UNSENT_PROPERTIES } from './message.js';
+import { replayTarget, type Topology } from './targets.js';
 import type { DeadLetterMetrics } from './metrics.js';
 import { keyId, unseal } from './seal.js';
 import type { DeadLetter, DeadLetterStore } from './store.js';
 
-type Settings = ValidatedConfig['deadLetters']['replay'];
+type Settings = ValidatedConfig['deadLetters'];
 
 export type ReplayOutcome =
-  'replayed' | 'not_parked' | 'no_target' | 'unroutable' | 'nacked' | 'error';
+  'replayed' | 'not_parked' | 'no_target' | 'refused' | 'unroutable' | 'nacked' | 'error';
+
+/**
+ * Headers that add routes to a publish (sender-selected distribution: RabbitMQ also delivers to
+ * the queues that the CC and BCC keys reach): a replay goes to its one target only.
+ */
+const ROUTING_HEADERS = new Set(['cc', 'bcc']);
+
+/** What a bulk replay would do, before it runs: messages per target, and those refused. */
+export interface ReplayPlan {
+  total: number;
+  targets: { exchange: string; routingKey: string; source: string; count: number }[];
+  refused: { reason: string; count: number; ids: string[] }[];
+  /** Selected but not parked (replayed, discarded, replaying) now. */
+  notParked: number;
+}
 
 export interface ReplayResult {
   id: string;
@@ -32,36 +48,19 @@ export interface ReplayResult {
   detail: string | null;
 }
 
-export interface Job {
-  id: string;
-  actor: string;
-  total: number;
-  done: number;
-  replayed: number;
-  /** Replays that did not go out (not parked, returned, nacked, no target, an error). */
-  failed: number;
-  /** Replayed messages that came back to a dead-letter queue. */
-  failedAgain: number;
-  state: 'running' | 'done' | 'stopped';
-  stopReason: string | null;
-  startedAt: string;
-  finishedAt: string | null;
-  /** The latest results, at most 100. */
-  results: ReplayResult[];
-}
-
-const KEPT_JOBS = 50;
-const CHECK_EVERY_MS = 500;
-
 interface Sealed {
   properties: Options.Publish;
   headers: Record<string, unknown>;
   body: Buffer;
 }
 
-export class Replayer {
-  private readonly jobs = new Map<string, Job & { stop: boolean; replayIds: string[] }>();
+/** Who acts, for the audit log: a name, and whether a trusted proxy verified it. */
+export interface Actor {
+  name: string;
+  verified: boolean;
+}
 
+export class Replayer {
   constructor(
     private readonly store: DeadLetterStore,
     private readonly broker: DeadLetterBroker,
@@ -69,10 +68,43 @@ export class Replayer {
     private readonly steps: StepStore | null,
     private readonly metrics: DeadLetterMetrics,
     private readonly settings: Settings,
-    /** Headers that described the last failure (the reason headers): a replay starts without. */
-    private readonly failureHeaders: readonly string[],
+    private readonly topology: Topology | null,
     private readonly log: Logger,
   ) {}
+
+  /** Headers that described the last failure (the reason headers): a replay starts without. */
+  private get failureHeaders(): readonly string[] {
+    return this.settings.reasonHeaders;
+  }
+
+  /** Where each of these messages would go, grouped, without publishing anything. */
+  async plan(ids: string[]): Promise<ReplayPlan> {
+    const rows = await this.store.replayFacts(ids);
+    const targets = new Map<string, ReplayPlan['targets'][number]>();
+    const refused = new Map<string, ReplayPlan['refused'][number]>();
+    for (const row of rows) {
+      const d = replayTarget(row, this.settings, this.topology);
+      if (d.allowed) {
+        const k = JSON.stringify([d.target.exchange, d.target.routingKey, d.target.source]);
+        const t = targets.get(k) ?? { ...d.target, count: 0 };
+        t.count++;
+        targets.set(k, t);
+      } else {
+        const r = refused.get(d.reason) ?? { reason: d.reason, count: 0, ids: [] };
+        r.count++;
+        if (r.ids.length < 10) r.ids.push(row.id);
+        refused.set(d.reason, r);
+      }
+    }
+    const byCount = <T extends { count: number }>(m: Map<string, T>) =>
+      [...m.values()].sort((a, b) => b.count - a.count);
+    return {
+      total: ids.length,
+      targets: byCount(targets),
+      refused: byCount(refused),
+      notParked: ids.length - rows.length,
+    };
+  }
 
   /** The message as it was parked, for an operator. */
   async content(id: string): Promise<Sealed | null> {
@@ -88,7 +120,7 @@ export class Replayer {
   }
 
   /** Replays one parked message; never throws (the outcome says what happened). */
-  async replayOne(id: string, actor: string): Promise<ReplayResult & { replayId?: string }> {
+  async replayOne(id: string, actor: Actor): Promise<ReplayResult & { replayId?: string }> {
     let row: Awaited<ReturnType<DeadLetterStore['claim']>>;
     try {
       row = await this.store.claim(id);
@@ -109,7 +141,7 @@ export class Replayer {
         result.outcome === 'replayed'
           ? 'confirmed'
           : result.outcome === 'no_target'
-            ? 'error'
+            ? 'refused'
             : result.outcome,
     });
     await this.audit(actor, 'replay', row, result);
@@ -118,16 +150,17 @@ export class Replayer {
 
   private async publish(
     row: DeadLetter & { keyId: string; sealed: Buffer },
-    actor: string,
+    actor: Actor,
   ): Promise<ReplayResult & { replayId?: string }> {
     const base = { id: row.id, eventId: row.eventId };
-    const target = row.replayTo;
-    if (!target)
+    const decision = replayTarget(row, this.settings, this.topology);
+    if (!decision.allowed)
       return {
         ...base,
-        outcome: 'no_target',
-        detail: `nothing says where to replay it (no x-death, no x-original-exchange): set deadLetters.queues[].replayTo for ${row.queue}`,
+        outcome: decision.target ? 'refused' : 'no_target',
+        detail: decision.reason,
       };
+    const target = decision.target;
     try {
       const message = this.open(row.keyId, row.sealed, row.queue);
       const replayId = randomUUID();
@@ -137,7 +170,10 @@ export class Replayer {
       const headers = Object.fromEntries(
         Object.entries(message.headers).filter(
           ([k]) =>
-            !DEATH_HEADERS.includes(k) && !this.failureHeaders.includes(k) && k !== 'tracestate',
+            !DEATH_HEADERS.includes(k) &&
+            !this.failureHeaders.includes(k) &&
+            !ROUTING_HEADERS.has(k.toLowerCase()) &&
+            k !== 'tracestate',
         ),
       );
       const outcome = await this.broker.publish(
@@ -153,7 +189,7 @@ export class Replayer {
             // The delivery of the replayed copy is a child of the replay step.
             traceparent: `00-${traceId}-${spanId}-01`,
             [REPLAY_HEADERS.id]: replayId,
-            [REPLAY_HEADERS.by]: actor,
+            [REPLAY_HEADERS.by]: actor.name,
             [REPLAY_HEADERS.at]: at.getTime(),
           },
         },
@@ -183,7 +219,7 @@ export class Replayer {
   /** The replay as a step of the event's journey; a failure here is logged, not fatal. */
   private async journeyStep(
     row: DeadLetter,
-    actor: string,
+    actor: Actor,
     target: { exchange: string; routingKey: string },
     at: Date,
     traceId: string,
@@ -206,7 +242,7 @@ export class Replayer {
       aggregateId: null,
       anomaly: null,
       attrs: {
-        'acktrail.replay.by': actor,
+        'acktrail.replay.by': actor.name,
         'acktrail.replay.queue': row.queue,
         'messaging.destination.name': target.exchange,
         'messaging.rabbitmq.destination.routing_key': target.routingKey,
@@ -217,15 +253,16 @@ export class Replayer {
     });
   }
 
-  private async audit(
-    actor: string,
-    action: 'replay' | 'discard',
+  async audit(
+    actor: Actor,
+    action: 'replay' | 'discard' | 'read_body',
     row: DeadLetter | null,
     result: { id: string; eventId: string | null; outcome: string; detail: string | null },
   ): Promise<void> {
     await this.store
       .audit({
-        actor,
+        actor: actor.name,
+        actorVerified: actor.verified,
         action,
         deadLetterId: result.id,
         eventId: row?.eventId ?? result.eventId,
@@ -242,7 +279,7 @@ export class Replayer {
   }
 
   /** Discards parked messages with a reason; returns how many were parked. */
-  async discard(ids: string[], actor: string, reason: string): Promise<number> {
+  async discard(ids: string[], actor: Actor, reason: string): Promise<number> {
     const rows = await this.store.discard(ids);
     for (const row of rows) {
       this.metrics.discards.inc({ queue: row.queue });
@@ -254,119 +291,5 @@ export class Replayer {
       });
     }
     return rows.length;
-  }
-
-  /** Starts replaying these messages at the configured rate; the job runs in the background. */
-  start(ids: string[], actor: string): Job {
-    const job = {
-      id: randomUUID(),
-      actor,
-      total: ids.length,
-      done: 0,
-      replayed: 0,
-      failed: 0,
-      failedAgain: 0,
-      state: 'running' as Job['state'],
-      stopReason: null as string | null,
-      startedAt: new Date().toISOString(),
-      finishedAt: null as string | null,
-      results: [] as ReplayResult[],
-      stop: false,
-      replayIds: [] as string[],
-    };
-    this.jobs.set(job.id, job);
-    for (const old of [...this.jobs.keys()].slice(0, Math.max(0, this.jobs.size - KEPT_JOBS)))
-      this.jobs.delete(old);
-    void this.run(job, ids);
-    return this.view(job);
-  }
-
-  job(id: string): Job | null {
-    const j = this.jobs.get(id);
-    return j ? this.view(j) : null;
-  }
-
-  list(): Job[] {
-    return [...this.jobs.values()].reverse().map((j) => this.view(j));
-  }
-
-  /** Asks a running job to stop after the replay in hand. */
-  stop(id: string): Job | null {
-    const j = this.jobs.get(id);
-    if (!j) return null;
-    j.stop = true;
-    return this.view(j);
-  }
-
-  private view(j: Job & { stop: boolean; replayIds: string[] }): Job {
-    const { stop: _s, replayIds: _r, ...job } = j;
-    return { ...job, results: [...job.results] };
-  }
-
-  private async run(job: Job & { stop: boolean; replayIds: string[] }, ids: string[]) {
-    const s = this.settings;
-    const gapMs = 1000 / s.ratePerSecond;
-    const started = Date.parse(job.startedAt);
-    let checkedAt = 0;
-    this.log.info({ job: job.id, total: ids.length, actor: job.actor }, 'bulk replay started');
-    for (const id of ids) {
-      if (job.stop) {
-        job.stopReason ??= 'stopped by an operator';
-        break;
-      }
-      const t0 = Date.now();
-      const r = await this.replayOne(id, job.actor);
-      job.done++;
-      if (r.outcome === 'replayed') {
-        job.replayed++;
-        if (r.replayId) job.replayIds.push(r.replayId);
-      } else job.failed++;
-      job.results.push({ id: r.id, eventId: r.eventId, outcome: r.outcome, detail: r.detail });
-      if (job.results.length > 100) job.results.shift();
-      if (Date.now() - checkedAt >= CHECK_EVERY_MS && job.replayIds.length > 0) {
-        checkedAt = Date.now();
-        if (await this.failingAgain(job, started)) break;
-      }
-      if (job.done % 100 === 0)
-        this.log.info({ job: job.id, done: job.done, total: job.total }, 'bulk replay progress');
-      const wait = gapMs - (Date.now() - t0);
-      if (wait > 0) await sleep(wait);
-    }
-    job.state = job.stop ? 'stopped' : 'done';
-    job.finishedAt = new Date().toISOString();
-    this.log.info(
-      {
-        job: job.id,
-        done: job.done,
-        replayed: job.replayed,
-        failed_again: job.failedAgain,
-        state: job.state,
-        reason: job.stopReason,
-      },
-      'bulk replay ended',
-    );
-  }
-
-  /** Stops the job when too many of its replays came back dead-lettered within the window. */
-  private async failingAgain(
-    job: Job & { stop: boolean; replayIds: string[] },
-    started: number,
-  ): Promise<boolean> {
-    const s = this.settings;
-    try {
-      job.failedAgain = await this.store.failedAgain(
-        job.replayIds,
-        Math.max(started, Date.now() - s.windowSeconds * 1000),
-      );
-    } catch (err) {
-      this.log.warn({ err: errorMessage(err), job: job.id }, 'cannot count failed replays');
-      return false;
-    }
-    const share = job.failedAgain / job.replayIds.length;
-    if (job.replayIds.length >= s.minReplays && share > s.stopAfterFailedShare) {
-      job.stop = true;
-      job.stopReason = `${job.failedAgain} of ${job.replayIds.length} replays were dead-lettered again within ${s.windowSeconds} s (more than ${Math.round(s.stopAfterFailedShare * 100)} %): the cause is not fixed`;
-    }
-    return job.stop;
   }
 }

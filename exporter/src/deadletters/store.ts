@@ -2,31 +2,20 @@
 // changes of replay and discard, and the audit log. Every statement is parameterised; every list
 // is bounded.
 import type pg from 'pg';
-import type { Death } from './message.js';
+import type { Death, ReplayTarget } from './message.js';
+import { parkRows, type ParkRow } from './park.js';
 
-export const STATES = ['parked', 'replaying', 'replayed', 'discarded', 'too_large'] as const;
+export type { ParkRow };
+
+export const STATES = [
+  'parked',
+  'replaying',
+  'replayed',
+  'discarded',
+  'too_large',
+  'unstorable',
+] as const;
 export type State = (typeof STATES)[number];
-
-export interface ParkRow {
-  vhost: string;
-  queue: string;
-  eventId: string | null;
-  reason: string;
-  reasonSource: string;
-  reasonGroup: string;
-  exchange: string;
-  routingKey: string;
-  replay: { exchange: string; routingKey: string; source: string } | null;
-  deaths: Death[];
-  bodyBytes: number;
-  keyId: string | null;
-  sealed: Buffer | null;
-  fingerprint: string;
-  /** The replay this message came back from, where its headers say. */
-  replayedFrom: string | null;
-  /** A redelivered message may already be parked (committed, then not acked): parked once. */
-  redelivered: boolean;
-}
 
 export interface DeadLetter {
   id: string;
@@ -42,7 +31,7 @@ export interface DeadLetter {
   reasonGroup: string;
   exchange: string;
   routingKey: string;
-  replayTo: { exchange: string; routingKey: string; source: string } | null;
+  replayTo: ReplayTarget | null;
   deaths: Death[];
   bodyBytes: number;
   lastError: string | null;
@@ -62,6 +51,8 @@ export interface AuditEntry {
   id: string;
   at: string;
   actor: string;
+  /** true: a trusted proxy named the actor; false: the name was typed (asserted). */
+  actorVerified: boolean;
   action: string;
   deadLetterId: string | null;
   eventId: string | null;
@@ -90,7 +81,7 @@ interface Row {
   routing_key: string;
   replay_exchange: string | null;
   replay_routing_key: string | null;
-  replay_source: string | null;
+  replay_source: ReplayTarget['source'] | null;
   deaths: Death[];
   body_bytes: number;
   last_error: string | null;
@@ -116,7 +107,7 @@ const toDeadLetter = (r: Row): DeadLetter => ({
       ? {
           exchange: r.replay_exchange,
           routingKey: r.replay_routing_key,
-          source: r.replay_source ?? 'unknown',
+          source: r.replay_source ?? 'headers',
         }
       : null,
   deaths: r.deaths,
@@ -131,54 +122,9 @@ export class DeadLetterStore {
     private readonly retentionDays: number,
   ) {}
 
-  /**
-   * Parks messages in one statement (one transaction); resolves once they are committed, with
-   * whether each row was new (a redelivered copy of a parked message, or a too-large one listed
-   * before, is not: same queue and content fingerprint).
-   */
-  async park(rows: ParkRow[]): Promise<boolean[]> {
-    const records = rows.map((r) => ({
-      vhost: r.vhost,
-      queue: r.queue,
-      event_id: r.eventId,
-      state: r.sealed ? 'parked' : 'too_large',
-      reason: r.reason,
-      reason_source: r.reasonSource,
-      reason_group: r.reasonGroup,
-      exchange: r.exchange,
-      routing_key: r.routingKey,
-      replay_exchange: r.replay?.exchange ?? null,
-      replay_routing_key: r.replay?.routingKey ?? null,
-      replay_source: r.replay?.source ?? null,
-      deaths: r.deaths,
-      body_bytes: r.bodyBytes,
-      key_id: r.keyId,
-      sealed: r.sealed?.toString('base64') ?? null,
-      fingerprint: r.fingerprint,
-      replayed_from: r.replayedFrom,
-      dedupe: r.redelivered || !r.sealed,
-    }));
-    const res = await this.pool.query<{ fingerprint: string }>(
-      `INSERT INTO dead_letters (vhost, queue, event_id, expires_at, state, reason, reason_source,
-         reason_group, exchange, routing_key, replay_exchange, replay_routing_key, replay_source,
-         deaths, body_bytes, key_id, sealed, fingerprint, replayed_from)
-       SELECT r.vhost, r.queue, r.event_id, now() + make_interval(days => $2), r.state, r.reason,
-              r.reason_source, r.reason_group, r.exchange, r.routing_key, r.replay_exchange,
-              r.replay_routing_key, r.replay_source, r.deaths, r.body_bytes, r.key_id,
-              decode(r.sealed, 'base64'), r.fingerprint, r.replayed_from
-         FROM json_to_recordset($1::json) AS r(vhost text, queue text, event_id text, state text,
-              reason text, reason_source text, reason_group text, exchange text, routing_key text,
-              replay_exchange text, replay_routing_key text, replay_source text, deaths jsonb,
-              body_bytes int, key_id text, sealed text, fingerprint text, replayed_from text,
-              dedupe boolean)
-        WHERE NOT (r.dedupe AND EXISTS (SELECT 1 FROM dead_letters d
-                WHERE d.vhost = r.vhost AND d.queue = r.queue AND d.fingerprint = r.fingerprint
-                  AND d.state IN ('parked', 'replaying', 'too_large')))
-       RETURNING fingerprint`,
-      [JSON.stringify(records), this.retentionDays],
-    );
-    const fresh = new Set(res.rows.map((r) => r.fingerprint));
-    return rows.map((r) => fresh.has(r.fingerprint));
+  /** Parks messages (park.ts); resolves once they are committed, with whether each was new. */
+  park(rows: ParkRow[]): Promise<boolean[]> {
+    return parkRows(this.pool, this.retentionDays, rows);
   }
 
   /** Failure groups of what is parked now, largest first. */
@@ -245,6 +191,15 @@ export class DeadLetterStore {
       [queue, reasonGroup, limit],
     );
     return res.rows.map((r) => r.id);
+  }
+
+  /** What deciding a replay target needs, for the parked ones of these messages. */
+  async replayFacts(ids: string[]): Promise<DeadLetter[]> {
+    const res = await this.pool.query<Row>(
+      `SELECT ${COLUMNS} FROM dead_letters WHERE id = ANY($1::bigint[]) AND state = 'parked'`,
+      [ids],
+    );
+    return res.rows.map(toDeadLetter);
   }
 
   async get(id: string): Promise<DeadLetter | null> {
@@ -318,8 +273,9 @@ export class DeadLetterStore {
 
   async audit(e: Omit<AuditEntry, 'id' | 'at'>): Promise<void> {
     await this.pool.query(
-      `INSERT INTO dead_letter_audit (actor, action, dead_letter_id, event_id, queue, outcome, detail)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      `INSERT INTO dead_letter_audit (actor, actor_verified, action, dead_letter_id, event_id, queue,
+         outcome, detail)
+       VALUES ($1, $8, $2, $3, $4, $5, $6, $7)`,
       [
         e.actor,
         e.action,
@@ -328,6 +284,7 @@ export class DeadLetterStore {
         e.queue,
         e.outcome,
         e.detail?.slice(0, 500) ?? null,
+        e.actorVerified,
       ],
     );
   }
@@ -337,6 +294,7 @@ export class DeadLetterStore {
       id: string;
       at: Date;
       actor: string;
+      actor_verified: boolean;
       action: string;
       dead_letter_id: string | null;
       event_id: string | null;
@@ -344,7 +302,8 @@ export class DeadLetterStore {
       outcome: string;
       detail: string | null;
     }>(
-      `SELECT id::text, at, actor, action, dead_letter_id::text, event_id, queue, outcome, detail
+      `SELECT id::text, at, actor, actor_verified, action, dead_letter_id::text, event_id, queue,
+              outcome, detail
          FROM dead_letter_audit
         WHERE ($1::bigint IS NULL OR id < $1) AND ($2::text IS NULL OR event_id = $2)
         ORDER BY id DESC LIMIT $3`,
@@ -354,6 +313,7 @@ export class DeadLetterStore {
       id: r.id,
       at: r.at.toISOString(),
       actor: r.actor,
+      actorVerified: r.actor_verified,
       action: r.action,
       deadLetterId: r.dead_letter_id,
       eventId: r.event_id,
@@ -373,20 +333,39 @@ export class DeadLetterStore {
   }
 
   /**
-   * Retention, and replays interrupted by a crash: a row left `replaying` for long goes back to
-   * parked with a warning (it may have been published: its journey says).
+   * Retention; the content of replayed messages, `keepContentHours` after the confirm; and
+   * replays interrupted by a crash: a row left `replaying` for long goes back to parked with a
+   * warning (it may have been published: its journey says).
    */
-  async maintain(): Promise<{ expired: number; interrupted: number }> {
+  async maintain(keepContentHours: number): Promise<{
+    expired: number;
+    interrupted: number;
+    erased: number;
+  }> {
     const expired = await this.pool.query('DELETE FROM dead_letters WHERE expires_at < now()');
     await this.pool.query(
       'DELETE FROM dead_letter_audit WHERE at < now() - make_interval(days => $1)',
       [this.retentionDays],
+    );
+    await this.pool.query(
+      'DELETE FROM dead_letter_jobs WHERE started_at < now() - make_interval(days => $1)',
+      [this.retentionDays],
+    );
+    const erased = await this.pool.query(
+      `UPDATE dead_letters SET sealed = NULL
+        WHERE state = 'replayed' AND sealed IS NOT NULL
+          AND state_at < now() - make_interval(secs => $1)`,
+      [keepContentHours * 3600],
     );
     const interrupted = await this.pool.query(
       `UPDATE dead_letters SET state = 'parked', state_at = now(),
               last_error = 'a replay was interrupted; it may have been published: check its journey'
         WHERE state = 'replaying' AND state_at < now() - interval '10 minutes'`,
     );
-    return { expired: expired.rowCount ?? 0, interrupted: interrupted.rowCount ?? 0 };
+    return {
+      expired: expired.rowCount ?? 0,
+      interrupted: interrupted.rowCount ?? 0,
+      erased: erased.rowCount ?? 0,
+    };
   }
 }

@@ -21,6 +21,7 @@ export const REFUSAL_REASONS = [
   'store_busy',
   'store_unavailable',
   'shutting_down',
+  'idle_body',
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 

@@ -1,11 +1,11 @@
-// Reads an OTLP request body within two bounds: the body's own size after inflation
-// (maxBodyBytes, 413 beyond) and the bytes of every body being read or worked on at once (the
-// in-flight budget, 503 with Retry-After beyond). A body whose declared size does not fit the
-// budget is refused before a byte of it is read; a compressed one is charged as it inflates, so
-// a gzip bomb never gets further than the budget either.
+// Reads an OTLP request body within three bounds: the body's own size after inflation
+// (maxBodyBytes, 413 beyond), the bytes of every body being read or worked on at once (the
+// in-flight budget, 503 with Retry-After beyond) and time without a byte (bodyIdleTimeout, the
+// body dropped). The budget is charged by bytes received (after inflation), never by what a
+// client declares: a connection that declares 8 MiB and sends nothing holds nothing. A body
+// whose declared size does not fit what is free now is refused before it is read. A refused
+// body is read and thrown away (discardBody), so the client sees the answer, not a reset.
 import type { IncomingMessage } from 'node:http';
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
 /** Bytes of request bodies held at once, shared by every request of one receiver. */
@@ -38,7 +38,7 @@ export class ByteBudget {
 
 export class BodyError extends Error {
   constructor(
-    readonly status: 400 | 413 | 415 | 503,
+    readonly status: 400 | 408 | 413 | 415 | 503,
     message: string,
   ) {
     super(message);
@@ -59,14 +59,15 @@ export interface Body {
 }
 
 /**
- * Takes the request's declared size from the budget, then reads (and inflates) the body,
- * charging every byte beyond the declared size as it arrives. Throws BodyError; on any error
- * the budget taken is given back.
+ * Reads (and inflates) the body, charging every byte to the budget as it arrives. Throws
+ * BodyError; on any error the budget taken is given back. A body idle for `idleMs` is destroyed
+ * (408; the connection goes with it).
  */
 export async function readBody(
   req: IncomingMessage,
   budget: ByteBudget,
   maxBodyBytes: number,
+  idleMs: number,
 ): Promise<Body> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   const inflate =
@@ -80,39 +81,79 @@ export async function readBody(
     throw new BodyError(400, 'content-length is not a number of bytes');
   if (declared > maxBodyBytes)
     throw new BodyError(413, `body larger than ${maxBodyBytes} bytes (after inflation)`);
-  if (!budget.tryTake(declared)) throw busy(budget);
+  if (declared > budget.max - budget.inUse) throw busy(budget);
 
-  let held = declared;
+  let held = 0;
   let size = 0;
   const chunks: Buffer[] = [];
-  const collect = new Writable({
-    write(chunk: Buffer, _enc, done: (err?: Error) => void) {
-      size += chunk.length;
-      if (size > maxBodyBytes) {
-        done(new BodyError(413, `body larger than ${maxBodyBytes} bytes (after inflation)`));
-        return;
-      }
-      if (size > held) {
+  let idle: NodeJS.Timeout | undefined;
+  let cleanup: () => void = () => undefined;
+  const sink = inflate ? inflate() : null;
+  const source = sink ?? req;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const stop = (err: Error) => {
+        source.off('data', take);
+        if (sink) {
+          req.unpipe(sink);
+          sink.destroy();
+        }
+        reject(err);
+      };
+      const quiet = () => {
+        clearTimeout(idle);
+        idle = setTimeout(() => {
+          const err = new BodyError(408, `the request body sent nothing for ${idleMs / 1000} s`);
+          stop(err);
+          req.destroy(err);
+        }, idleMs);
+      };
+      // Charged as the bytes arrive (after inflation): a gzip bomb stops at the budget too.
+      const take = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBodyBytes) {
+          stop(new BodyError(413, `body larger than ${maxBodyBytes} bytes (after inflation)`));
+          return;
+        }
         if (!budget.tryTake(size - held)) {
-          done(busy(budget));
+          stop(busy(budget));
           return;
         }
         held = size;
-      }
-      chunks.push(chunk);
-      done();
-    },
-  });
-  try {
-    await (inflate ? pipeline(req, inflate(), collect) : pipeline(req, collect));
+        chunks.push(chunk);
+      };
+      cleanup = () => {
+        clearTimeout(idle);
+        req.off('data', quiet);
+        source.off('data', take);
+      };
+      quiet();
+      req.on('data', quiet);
+      if (sink) req.pipe(sink);
+      source.on('data', take);
+      source.once('end', () => {
+        resolve();
+      });
+      source.once('error', stop);
+      req.once('close', () => {
+        if (!req.complete) stop(new Error('aborted'));
+      });
+    });
   } catch (err) {
     budget.release(held);
-    if (err instanceof BodyError) throw err;
+    if (err instanceof BodyError) {
+      if (err.status !== 408) discardBody(req, maxBodyBytes, idleMs);
+      throw err;
+    }
     const code = (err as { code?: string }).code ?? '';
-    if (code.startsWith('Z_') || code.startsWith('ERR__'))
+    if (code.startsWith('Z_') || code.startsWith('ERR__')) {
+      discardBody(req, maxBodyBytes, idleMs);
       throw new BodyError(400, `unreadable ${encoding} body: ${(err as Error).message}`);
+    }
     // The client went away mid-body: nothing to answer, nothing was taken.
     throw new BodyError(400, `the request body ended early (${code || (err as Error).message})`);
+  } finally {
+    cleanup();
   }
   let released = false;
   return {
@@ -123,6 +164,35 @@ export async function readBody(
       budget.release(held);
     },
   };
+}
+
+/**
+ * Reads the rest of a refused body and throws it away, so that the client (which is still
+ * sending) reads the answer instead of a connection reset; bounded by `maxBytes` and by
+ * `idleMs` without a byte, past which the connection is closed.
+ */
+export function discardBody(req: IncomingMessage, maxBytes: number, idleMs: number): void {
+  if (req.complete || req.destroyed) return;
+  let seen = 0;
+  let idle: NodeJS.Timeout | undefined;
+  const quiet = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => req.destroy(), idleMs);
+  };
+  quiet();
+  req.unpipe();
+  req.on('data', (chunk: Buffer) => {
+    seen += chunk.length;
+    if (seen > maxBytes) req.destroy();
+    else quiet();
+  });
+  req.once('end', () => {
+    clearTimeout(idle);
+  });
+  req.once('close', () => {
+    clearTimeout(idle);
+  });
+  req.resume();
 }
 
 function busy(budget: ByteBudget): BodyError {

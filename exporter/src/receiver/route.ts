@@ -15,7 +15,7 @@ import { normalise } from './normalize.js';
 import type { Step } from '../journeys/steps.js';
 import { StepsRefusedError, StoreBusyError } from '../journeys/store/store.js';
 import type { JourneyStore } from '../journeys/store/supervisor.js';
-import { BodyError, ByteBudget, readBody } from './body.js';
+import { BodyError, ByteBudget, discardBody, readBody } from './body.js';
 import { decodeJson, decodeProtobuf } from './decode.js';
 import { ExportTraceServiceResponse, RpcStatus } from './otlp-schema.js';
 import { DecodeError } from './spans.js';
@@ -37,6 +37,8 @@ export interface IngestLimits {
   maxInflightBytes: number;
   /** Spans in one request (413 beyond). */
   maxSpansPerRequest: number;
+  /** A body idle this long is dropped (ms). */
+  bodyIdleMs: number;
 }
 
 export interface ReceiverOptions {
@@ -80,11 +82,15 @@ export function receiverRouter(opts: ReceiverOptions): express.Router {
   const fail = (req: Request, res: Response, status: number, code: number, message: string) => {
     reply(req, res, status, { code, message }, 'error');
   };
-  /** 503 "retry later": counted by reason; the body, if any, is not read. */
+  /**
+   * 503 "retry later", counted by reason. The rest of the body is read and thrown away (bounded),
+   * so that an SDK still sending reads the 503 and its Retry-After rather than a reset.
+   */
   const refuse = (req: Request, res: Response, reason: RefusalReason, message: string) => {
     opts.metrics.refused.inc({ reason });
     res.set('retry-after', RETRY_AFTER_SECONDS);
-    if (reason === 'shutting_down' || reason === 'over_budget') res.set('connection', 'close');
+    if (reason === 'shutting_down') res.set('connection', 'close');
+    discardBody(req, opts.limits.maxBodyBytes, opts.limits.bodyIdleMs);
     fail(req, res, 503, UNAVAILABLE, message);
   };
 
@@ -98,6 +104,7 @@ export function receiverRouter(opts: ReceiverOptions): express.Router {
       if (!given || !timingSafeEqual(digest(given), expected)) {
         opts.metrics.refused.inc({ reason: 'unauthorized' });
         res.set('www-authenticate', 'Bearer realm="acktrail-ingest"').set('connection', 'close');
+        discardBody(req, opts.limits.maxBodyBytes, opts.limits.bodyIdleMs);
         fail(req, res, 401, UNAUTHENTICATED, 'missing or wrong bearer token (the ingest token)');
         return;
       }
@@ -126,15 +133,18 @@ export function receiverRouter(opts: ReceiverOptions): express.Router {
     }
     let body;
     try {
-      body = await readBody(req, budget, opts.limits.maxBodyBytes);
+      body = await readBody(req, budget, opts.limits.maxBodyBytes, opts.limits.bodyIdleMs);
     } catch (err) {
       if (!(err instanceof BodyError)) throw err;
       if (err.status === 503) {
         refuse(req, res, 'over_budget', err.message);
         return;
       }
+      if (err.status === 408) {
+        opts.metrics.refused.inc({ reason: 'idle_body' });
+        return; // the connection is gone with the body
+      }
       opts.metrics.spansReceived.inc({ outcome: 'rejected' });
-      res.set('connection', 'close');
       fail(req, res, err.status, INVALID_ARGUMENT, err.message);
       return;
     }

@@ -7,6 +7,7 @@ import { queueKey, type QueueDepth } from './detailed.js';
 import type { Evaluation } from './status.js';
 import { roleFromName, type BindingInfo, type Role } from './roles.js';
 import { routesByQueue, type ExchangeInfo, type Routes } from './routes.js';
+import { deadLetterSources } from './dead-lettering.js';
 
 /** What the broker does with a message this queue's consumer rejects or nacks without requeue. */
 export interface QueueFacts {
@@ -16,6 +17,8 @@ export interface QueueFacts {
   role: Role;
   /** Its dead-letter exchange (argument, or policy), or null: a rejected message is dropped. */
   deadLetterExchange: string | null;
+  /** The routing key dead-lettered messages get (argument, or policy); null: their own. */
+  deadLetterRoutingKey: string | null;
   /** Deliveries a message may have before the broker dead-letters (or drops) it; quorum only. */
   deliveryLimit: number | null;
 }
@@ -80,6 +83,8 @@ export class QueueCatalog {
   /** Per queue key: the last depths read and when it was last seen with nothing ready. */
   private readonly depths = new Map<string, { depth: QueueDepth; emptyAtMs: number | null }>();
   private facts = new Map<string, QueueFacts[]>();
+  /** Per queue key: the queues whose dead-lettering reaches it. */
+  private sources = new Map<string, string[]>();
   private resolveLoaded!: () => void;
   /** Resolves after the first successful refresh. */
   readonly loaded = new Promise<void>((resolve) => (this.resolveLoaded = resolve));
@@ -92,6 +97,10 @@ export class QueueCatalog {
     const byName = new Map<string, QueueFacts[]>();
     for (const { name, ...f } of u.facts ?? []) byName.set(name, [...(byName.get(name) ?? []), f]);
     this.facts = byName;
+    this.sources = deadLetterSources(
+      (u.facts ?? []).map((f) => ({ ...f, name: f.name })),
+      this.routes,
+    );
     this.resolveLoaded();
   }
 
@@ -173,11 +182,33 @@ export class QueueCatalog {
     return [...this.facts.keys()];
   }
 
-  /** The queues of one vhost that have this role (dead-letter parking's allDeadLetterQueues). */
-  withRole(vhost: string, role: Role): string[] {
+  /**
+   * The dead-letter queues of one vhost (dead-letter parking's allDeadLetterQueues): queues that
+   * some queue dead-letters into and that dead-letter nowhere themselves (a target that does is
+   * a retry queue). Never by name: a work queue called `email.errors` is not one.
+   */
+  deadLetterQueues(vhost: string): string[] {
     return [...this.facts].flatMap(([name, all]) =>
-      all.some((f) => f.vhost === vhost && f.role === role) ? [name] : [],
+      all.some(
+        (f) =>
+          f.vhost === vhost &&
+          f.deadLetterExchange === null &&
+          (this.sources.get(queueKey(vhost, name))?.length ?? 0) > 0,
+      )
+        ? [name]
+        : [],
     );
+  }
+
+  /** The queues whose dead-lettering reaches this one; null before the first refresh. */
+  deadLetterSources(vhost: string, queue: string): string[] | null {
+    if (this.facts.size === 0) return null;
+    return this.sources.get(queueKey(vhost, queue)) ?? [];
+  }
+
+  /** The routes (bindings) that reach a queue, where the broker listed any. */
+  routesOf(vhost: string, queue: string): Routes | undefined {
+    return this.routes.get(queueKey(vhost, queue));
   }
 
   /**

@@ -137,6 +137,7 @@ const classic = (dlx: string | null): QueueFacts => ({
   type: 'classic',
   role: 'work',
   deadLetterExchange: dlx,
+  deadLetterRoutingKey: null,
   deliveryLimit: null,
 });
 const QUEUES: Record<string, QueueFacts> = {

@@ -1,0 +1,108 @@
+// Parking's one statement (the dead-letter store's hot path): a batch of messages taken from
+// their queues inserted in one INSERT from json_to_recordset, a redelivered copy of a message
+// parked before (same queue and content fingerprint) skipped. A row the store refused for its
+// content is parked again set aside (setAside): never a reason for the batch to fail for ever.
+import type pg from 'pg';
+import type { Death, ReplayTarget } from './message.js';
+
+export interface ParkRow {
+  vhost: string;
+  queue: string;
+  eventId: string | null;
+  reason: string;
+  reasonSource: string;
+  reasonGroup: string;
+  exchange: string;
+  routingKey: string;
+  replay: ReplayTarget | null;
+  deaths: Death[];
+  bodyBytes: number;
+  keyId: string | null;
+  sealed: Buffer | null;
+  fingerprint: string;
+  /** The replay this message came back from, where its headers say. */
+  replayedFrom: string | null;
+  /** A redelivered message may already be parked (committed, then not acked): parked once. */
+  redelivered: boolean;
+  /**
+   * Set when the store refused this row for its content: it is kept with its sealed part only
+   * (state unstorable) and this text as its reason, so that it never blocks the others.
+   */
+  unstorable?: string;
+}
+
+/**
+ * A row the store refused, as it can always be kept: its sealed part, its queue and its event
+ * id (printable ASCII, checked at parking), and in the clear only the error (scrubbed, ASCII).
+ */
+function setAside(r: ParkRow, error: string): ParkRow {
+  const reason = error.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+  return {
+    ...r,
+    reason,
+    reasonSource: 'acktrail',
+    reasonGroup: 'unstorable',
+    exchange: '',
+    routingKey: '',
+    replay: null,
+    deaths: [],
+    replayedFrom: null,
+  };
+}
+
+/**
+ * Parks messages in one statement (one transaction); resolves once they are committed, with
+ * whether each row was new (a redelivered copy of a parked message, or a too-large one listed
+ * before, is not: same queue and content fingerprint).
+ */
+export async function parkRows(
+  pool: pg.Pool,
+  retentionDays: number,
+  rows: ParkRow[],
+): Promise<boolean[]> {
+  const records = rows.map((given) => {
+    const r = given.unstorable === undefined ? given : setAside(given, given.unstorable);
+    return {
+      vhost: r.vhost,
+      queue: r.queue,
+      event_id: r.eventId,
+      state: given.unstorable !== undefined ? 'unstorable' : r.sealed ? 'parked' : 'too_large',
+      reason: r.reason,
+      reason_source: r.reasonSource,
+      reason_group: r.reasonGroup,
+      exchange: r.exchange,
+      routing_key: r.routingKey,
+      replay_exchange: r.replay?.exchange ?? null,
+      replay_routing_key: r.replay?.routingKey ?? null,
+      replay_source: r.replay?.source ?? null,
+      deaths: r.deaths,
+      body_bytes: r.bodyBytes,
+      key_id: r.keyId,
+      sealed: r.sealed?.toString('base64') ?? null,
+      fingerprint: r.fingerprint,
+      replayed_from: r.replayedFrom,
+      dedupe: r.redelivered || !r.sealed || given.unstorable !== undefined,
+    };
+  });
+  const res = await pool.query<{ fingerprint: string }>(
+    `INSERT INTO dead_letters (vhost, queue, event_id, expires_at, state, reason, reason_source,
+       reason_group, exchange, routing_key, replay_exchange, replay_routing_key, replay_source,
+       deaths, body_bytes, key_id, sealed, fingerprint, replayed_from)
+     SELECT r.vhost, r.queue, r.event_id, now() + make_interval(days => $2), r.state, r.reason,
+            r.reason_source, r.reason_group, r.exchange, r.routing_key, r.replay_exchange,
+            r.replay_routing_key, r.replay_source, r.deaths, r.body_bytes, r.key_id,
+            decode(r.sealed, 'base64'), r.fingerprint, r.replayed_from
+       FROM json_to_recordset($1::json) AS r(vhost text, queue text, event_id text, state text,
+            reason text, reason_source text, reason_group text, exchange text, routing_key text,
+            replay_exchange text, replay_routing_key text, replay_source text, deaths jsonb,
+            body_bytes int, key_id text, sealed text, fingerprint text, replayed_from text,
+            dedupe boolean)
+      WHERE NOT (r.dedupe AND EXISTS (SELECT 1 FROM dead_letters d
+              WHERE d.vhost = r.vhost AND d.queue = r.queue AND d.fingerprint = r.fingerprint
+                AND d.state IN ('parked', 'replaying', 'too_large', 'unstorable')))
+     RETURNING fingerprint`,
+    [JSON.stringify(records), retentionDays],
+  );
+  const fresh = new Set(res.rows.map((r) => r.fingerprint));
+  return rows.map((r) => fresh.has(r.fingerprint));
+}
