@@ -102,6 +102,29 @@ export const listEvents = (params: Record<string, string>) =>
     `/api/events?${new URLSearchParams(params).toString()}`,
   );
 
+/** How long the overview's event lists are reused: its shortest auto-refresh interval. */
+const LIST_TTL_MS = 10_000;
+const lists = new Map<string, { at: number; answer: ReturnType<typeof listEvents> }>();
+
+/**
+ * An event list as the overview shows it (the heaviest reads: anomalies over 24 h), read once per
+ * LIST_TTL_MS whoever asks, and once at a time: every viewer's page and every auto-refresh share
+ * it. Only an answer that was read is kept.
+ */
+export async function recentEvents(params: Record<string, string>) {
+  await requireReader();
+  const key = new URLSearchParams(params).toString();
+  const now = Date.now();
+  const hit = lists.get(key);
+  if (hit && now - hit.at < LIST_TTL_MS) return hit.answer;
+  const answer = listEvents(params);
+  lists.set(key, { at: now, answer });
+  void answer.then((a) => {
+    if (a.kind !== 'ok' && lists.get(key)?.answer === answer) lists.delete(key);
+  });
+  return answer;
+}
+
 export const getCoverage = () => get<CoverageReport>('/api/coverage');
 
 /** The work queues with their health status and oldest waiting event (GET /api/queues). */

@@ -155,6 +155,10 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       tokens,
       words: config.journeys.words,
       store,
+      lists: {
+        maxConcurrentPerToken: config.journeys.maxConcurrentListsPerToken,
+        retentionDays: config.journeys.retentionDays,
+      },
       pipeline: pools ? new PipelineReader(pools.create(PIPELINE_READ_TIMEOUT_MS), config) : null,
       assemble: {
         stuckAfterSeconds: config.journeys.stuckAfterSeconds,
@@ -255,6 +259,7 @@ function journeyStore(
       maxReadLagSeconds: j.maxReadLagSeconds,
       retentionDays: j.retentionDays,
       maxPendingSteps: j.maxPendingSteps,
+      readPoolSize: j.readPoolSize,
       statementTimeoutMs: j.statementTimeoutSeconds * 1000,
       lockTimeoutMs: j.lockTimeoutSeconds * 1000,
     },

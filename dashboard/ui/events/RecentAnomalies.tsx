@@ -1,6 +1,6 @@
 // The events of the last 24 h that need a look (dead-lettered, published twice, stuck in the
-// outbox), each linking to its timeline.
-import { getWords, listEvents } from '@/lib/api';
+// outbox), each linking to its timeline. Read once per few seconds for every viewer (recentEvents).
+import { getWords, recentEvents } from '@/lib/api';
 import { ANOMALY_SECTIONS } from '@/lib/embeds';
 import { DownBanner } from '@/ui/banner';
 import { EventList } from './EventList';
@@ -10,7 +10,7 @@ const ANOMALIES = Object.entries(ANOMALY_SECTIONS);
 export async function RecentAnomalies() {
   const [words, ...lists] = await Promise.all([
     getWords(),
-    ...ANOMALIES.map(([anomaly]) => listEvents({ anomaly, since: '24h', limit: '10' })),
+    ...ANOMALIES.map(([anomaly]) => recentEvents({ anomaly, since: '24h', limit: '10' })),
   ]);
   const down = lists.find((l) => l.kind === 'down');
   const none = lists.every((l) => l.kind === 'ok' && l.value.events.length === 0);

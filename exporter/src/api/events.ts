@@ -14,7 +14,7 @@ import type { JourneyStore } from '../journeys/store/supervisor.js';
 import { STEP_ANOMALIES } from '../journeys/steps.js';
 import { errorMessage, type Logger } from '../log.js';
 import { VERSION } from '../version.js';
-import { requireToken, type Tokens } from './auth.js';
+import { requireToken, scopeOf, type Scope, type Tokens } from './auth.js';
 
 export const LIST_ANOMALIES = [...STEP_ANOMALIES, 'published_twice', 'stuck_in_outbox'] as const;
 const ID = /^[\x21-\x7e]{1,128}$/;
@@ -24,6 +24,11 @@ export interface EventsApiOptions {
   /** The pipeline's words (config journeys.words), served at /api/meta for the dashboard. */
   words: { aggregate: string; done: string };
   store: JourneyStore | null;
+  /**
+   * Bounds on event lists, the heaviest reads: how many one token runs at once (429 beyond), and
+   * how far back they search the journey store (its retention; nothing older is kept).
+   */
+  lists: { maxConcurrentPerToken: number; retentionDays: number };
   pipeline: PipelineReader | null;
   assemble: Omit<AssembleOptions, 'nowMs'>;
   log: Logger;
@@ -187,7 +192,28 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
     }
   });
 
+  const listsRunning = new Map<Scope, number>();
   router.get('/api/events', async (req: Request, res: Response) => {
+    const scope = scopeOf(res);
+    const running = listsRunning.get(scope) ?? 0;
+    if (running >= opts.lists.maxConcurrentPerToken) {
+      res
+        .status(429)
+        .set('retry-after', '1')
+        .json({
+          error: `${running} event lists of this token are running (journeys.maxConcurrentListsPerToken); retry when one ends`,
+        });
+      return;
+    }
+    listsRunning.set(scope, running + 1);
+    try {
+      await listEvents(req, res);
+    } finally {
+      listsRunning.set(scope, (listsRunning.get(scope) ?? 1) - 1);
+    }
+  });
+
+  async function listEvents(req: Request, res: Response) {
     const parsed = listQuery.safeParse(req.query);
     if (!parsed.success) {
       res.status(400).json({
@@ -237,13 +263,15 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
         });
         return;
       }
+      // Nothing older than the retention is kept: a search never reaches further back.
+      const oldest = Date.now() - opts.lists.retentionDays * UNIT_MS.d;
       const ids = await queries.eventIds(
         {
           aggregateId: q.aggregate_id,
           anomaly: q.anomaly === 'published_twice' ? undefined : q.anomaly,
           publishedTwice: q.anomaly === 'published_twice',
         },
-        (q.since ?? Date.now() - UNIT_MS.d) * 1000,
+        Math.max(q.since ?? Date.now() - UNIT_MS.d, oldest) * 1000,
         q.cursor,
         q.limit,
       );
@@ -289,6 +317,6 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
     } catch (err) {
       failed(res, err);
     }
-  });
+  }
   return router;
 }

@@ -201,7 +201,15 @@ const journeys = z.strictObject({
    * OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <token>". ACKTRAIL_INGEST_TOKEN overrides it.
    */
   ingestToken: ownSecret.nullable().default(null),
-  /** Every statement of the store's pool (writes, API reads) ends after this long. */
+  /**
+   * Connections of the pool the API's reads (lookups, lists, Celery workflows, queue heads) use
+   * on the primary: a pool of their own, so that reads never take ingest's, parking's or
+   * replay's connections.
+   */
+  readPoolSize: z.number().int().min(1).max(100).default(4),
+  /** Event lists (`GET /api/events`) one token may run at once; 429 with Retry-After beyond. */
+  maxConcurrentListsPerToken: z.number().int().min(1).max(100).default(2),
+  /** Every statement of the store's pools (writes, API reads) ends after this long. */
   statementTimeoutSeconds: seconds(30),
   /** A statement waits at most this long for a lock (partition changes, concurrent writes). */
   lockTimeoutSeconds: seconds(5),

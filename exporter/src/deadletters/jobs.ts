@@ -36,7 +36,7 @@ const KEPT_RESULTS = 100;
 const CHECK_EVERY_MS = 500;
 const STALE_SECONDS = 60;
 /** Serialises job starts across replicas, so the running cap holds. */
-const START_LOCK = 7_461_200_004;
+const START_LOCK = 7_461_200_005;
 
 const COLUMNS = `id::text, actor, actor_verified, total, done, replayed, failed, failed_again, state,
   stop_reason, started_at, finished_at, results`;

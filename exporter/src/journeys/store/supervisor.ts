@@ -27,7 +27,9 @@ export interface JourneyStoreOptions {
   retentionDays: number;
   /** Steps queued or being written at once (StepStore). */
   maxPendingSteps: number;
-  /** Every statement of the store's pool (writes, API reads). */
+  /** Connections of the primary's read pool (the API's reads), apart from the writes'. */
+  readPoolSize: number;
+  /** Every statement of the store's pools (writes, API reads). */
   statementTimeoutMs: number;
   /** How long a statement waits for a lock before it fails. */
   lockTimeoutMs: number;
@@ -40,6 +42,8 @@ export class JourneyStore {
   readonly reads: StoreReads;
   readonly queries: StepQueries;
   private readonly readPool: pg.Pool | null;
+  /** The API's reads on the primary: a pool apart, so that reads never starve writes. */
+  private readonly primaryReads: pg.Pool;
   private migrated = false;
   private readonly stop = new AbortController();
   private loop: Promise<void> = Promise.resolve();
@@ -79,7 +83,23 @@ export class JourneyStore {
       : null;
     // A replica that goes away is the reads' concern (they fall back), never a crash.
     this.readPool?.on('error', () => undefined);
-    this.reads = new StoreReads(this.pool, this.readPool, opts.maxReadLagSeconds, registry, log);
+    this.primaryReads = new pg.Pool({
+      connectionString: opts.url,
+      max: opts.readPoolSize,
+      connectionTimeoutMillis: 5000,
+      statement_timeout: opts.statementTimeoutMs,
+      application_name: 'acktrail-journeys-api',
+    });
+    this.primaryReads.on('error', (err) => {
+      health.error(PART, err, 'journey store read connection lost');
+    });
+    this.reads = new StoreReads(
+      this.primaryReads,
+      this.readPool,
+      opts.maxReadLagSeconds,
+      registry,
+      log,
+    );
     this.queries = new StepQueries(this.reads);
   }
 
@@ -105,6 +125,7 @@ export class JourneyStore {
     this.stop.abort();
     await this.loop;
     await this.pool.end();
+    await this.primaryReads.end();
     await this.readPool?.end();
   }
 
