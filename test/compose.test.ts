@@ -25,8 +25,16 @@ interface Service {
   ports?: string[];
 }
 
-/** The two secrets the stack needs from whoever starts it (it has no defaults). */
-const SECRETS = { ACKTRAIL_API_TOKEN: 'a'.repeat(48), DASHBOARD_SECRET: 'b'.repeat(48) };
+/** The secrets the stack needs from whoever starts it (it has no defaults). */
+const SECRETS = {
+  ACKTRAIL_API_TOKEN: 'a'.repeat(48),
+  DASHBOARD_SECRET: 'b'.repeat(48),
+  POSTGRES_PASSWORD: 'c'.repeat(48),
+  ACKTRAIL_STORE_PASSWORD: 'd'.repeat(48),
+  ACKTRAIL_READER_PASSWORD: 'e'.repeat(48),
+  RABBITMQ_PASSWORD: 'f'.repeat(48),
+  GRAFANA_ADMIN_PASSWORD: '0'.repeat(48),
+};
 
 function compose(args: string[], env: Record<string, string> = SECRETS) {
   return run('docker-compose', ['-f', 'docker-compose.yml', ...args], {
@@ -44,8 +52,8 @@ test('docker-compose accepts the file', async () => {
   await compose(['config', '-q']);
 });
 
-test('without the token or the secret it stops at once, saying what to set', async () => {
-  for (const missing of ['ACKTRAIL_API_TOKEN', 'DASHBOARD_SECRET'] as const) {
+test('without any one of its secrets it stops at once, saying what to set', async () => {
+  for (const missing of Object.keys(SECRETS)) {
     const env = { ...SECRETS, [missing]: '' };
     await assert.rejects(compose(['config', '-q'], env), (err: { stderr: string }) => {
       assert.match(err.stderr, new RegExp(`set ${missing}`));
@@ -54,6 +62,20 @@ test('without the token or the secret it stops at once, saying what to set', asy
   }
   const { stdout } = await compose(['config']);
   assert.doesNotMatch(stdout, /change-me/, 'no example value left anywhere');
+  // No fixed credential: every password in the resolved file is one of the variables'.
+  for (const url of stdout.match(/[a-z]+:\/\/[^\s'"]+/g) ?? []) {
+    const password = new URL(url).password;
+    if (password) assert.ok(Object.values(SECRETS).includes(password), `fixed password in ${url}`);
+  }
+  const { services } = parse(stdout) as {
+    services: Record<string, { environment?: Record<string, string> }>;
+  };
+  const grafana = services.grafana!.environment!;
+  assert.equal(grafana.GF_AUTH_ANONYMOUS_ENABLED, 'false');
+  assert.equal(grafana.GF_SECURITY_ADMIN_PASSWORD, SECRETS.GRAFANA_ADMIN_PASSWORD);
+  const postgres = services.postgres!.environment!;
+  assert.equal(postgres.POSTGRES_PASSWORD, SECRETS.POSTGRES_PASSWORD);
+  assert.equal(services.rabbitmq!.environment!.RABBITMQ_DEFAULT_PASS, SECRETS.RABBITMQ_PASSWORD);
 });
 
 test('the stack has every part the issue lists, images pinned, ports on loopback', async () => {
@@ -164,11 +186,13 @@ test("the journey store runs as the compose stack's own role, not a superuser", 
   ];
   let sql = readFileSync(join(REPO_ROOT, 'docker/postgres/init.sql'), 'utf8');
   for (const [from, to] of names) sql = sql.replace(from, to);
+  // As docker/postgres/init.sh runs it: the roles' passwords as psql variables.
+  const variables = '-v store_password=acktrail_store -v reader_password=acktrail_reader';
   const superuser = (script: string, db = 'postgres') =>
     new Promise<void>((resolve, reject) => {
       const child = execFile(
         'su',
-        ['postgres', '-c', `psql -v ON_ERROR_STOP=1 -q -d ${db}`],
+        ['postgres', '-c', `psql -v ON_ERROR_STOP=1 ${variables} -q -d ${db}`],
         (err) => {
           if (err) reject(new Error(`psql as postgres failed: ${err.message}`, { cause: err }));
           else resolve();

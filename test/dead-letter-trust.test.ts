@@ -5,10 +5,12 @@
 // PostgreSQL.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
 import pg from 'pg';
 import {
+  REPO_ROOT,
   createTestDatabase,
   createTestVhost,
   management,
@@ -16,7 +18,8 @@ import {
   type TestDatabase,
   type TestVhost,
 } from '@acktrail/orders-example/testing';
-import { TestExporter, partUp } from '@acktrail/exporter/testing';
+import { TestExporter, partUp, writeConfig } from '@acktrail/exporter/testing';
+import { keyId } from '../exporter/src/deadletters/seal.js';
 
 const KEY = randomBytes(32).toString('base64');
 const OPERATOR = 'operator-token-for-trust-tests';
@@ -442,4 +445,61 @@ test('reading a body is audited; a replayed message loses its content after keep
   } finally {
     await exporter.close();
   }
+});
+
+test('key rotation: old keys still open what they sealed; reseal moves every row to the new key', async () => {
+  const oldKey = KEY;
+  const newKey = randomBytes(32).toString('base64');
+  const first = await start();
+  try {
+    await publish([{ id: 'rot-1' }, { id: 'rot-2' }]);
+    await waitFor('parked under the old key', async () => (await idsOf('rot-')).length === 2);
+  } finally {
+    await first.close();
+  }
+  const rotated = { ...env, ACKTRAIL_DATABASE_URL: store.url, ACKTRAIL_DEAD_LETTER_KEY: newKey };
+  const readBody = async (e: Record<string, string>) => {
+    const exporter = await TestExporter.start(e, config());
+    await exporter.exporter.ready;
+    try {
+      const { id } = (await idsOf('rot-'))[0]!;
+      const res = await fetch(`${exporter.url}/api/dead-letters/${id}`, {
+        headers: { authorization: `Bearer ${OPERATOR}` },
+      });
+      assert.equal(res.status, 200);
+      return (await res.json()) as { content: unknown; contentError?: string };
+    } finally {
+      await exporter.close();
+    }
+  };
+  const without = await readBody(rotated);
+  assert.equal(without.content, null, 'without the old key the body does not open');
+  assert.match(String(without.contentError), /ACKTRAIL_DEAD_LETTER_KEYS/);
+  assert.ok((await readBody({ ...rotated, ACKTRAIL_DEAD_LETTER_KEYS: oldKey })).content);
+
+  const cli = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'exporter/src/cli.ts', 'dead-letters', 'reseal'],
+    {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      env: {
+        PATH: process.env.PATH,
+        ...rotated,
+        ACKTRAIL_DEAD_LETTER_KEYS: oldKey,
+        ACKTRAIL_CONFIG: writeConfig(config()),
+      },
+    },
+  );
+  assert.equal(cli.status, 0, cli.stderr);
+  assert.match(cli.stderr, /resealed \d+ of \d+/);
+  assert.match(cli.stdout, /resealed \d+ dead letters under the current key/);
+  const keys = await db.query<{ key_id: string; n: number }>(
+    `SELECT key_id, count(*)::int AS n FROM dead_letters WHERE sealed IS NOT NULL GROUP BY key_id`,
+  );
+  assert.deepEqual(
+    keys.rows.map((r) => r.key_id),
+    [keyId(Buffer.from(newKey, 'base64'))],
+  );
+  assert.ok((await readBody(rotated)).content, 'the new key alone opens every row');
 });

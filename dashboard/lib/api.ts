@@ -9,6 +9,7 @@ import type {
   Journey,
   QueueSummary,
   ReplayJob,
+  ReplayPlan,
 } from './types';
 import { config } from './config';
 import { requireReader } from './access';
@@ -173,6 +174,16 @@ export const getAudit = (params: Record<string, string>) =>
 export const listJobs = () => asReader<{ jobs: ReplayJob[] }>('/api/dead-letters/jobs');
 export const getJob = (id: string) =>
   asReader<ReplayJob>(`/api/dead-letters/jobs/${encodeURIComponent(id)}`);
+
+/** Where a bulk replay would send each message, and which it would refuse; publishes nothing. */
+export async function planReplay(selection: { group: string } | { ids: string[] }) {
+  const session = await requireReader();
+  return fetchApi<ReplayPlan>('/api/dead-letters/replay', {
+    token: config.operatorToken,
+    body: { ...selection, dryRun: true },
+    actor: session,
+  });
+}
 
 /** Who acts, for the exporter's audit log: a name, verified by a trusted proxy or typed. */
 export type Actor = Pick<Session, 'name' | 'verified'>;

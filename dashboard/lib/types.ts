@@ -8,6 +8,7 @@ export type {
   Journey,
   QueueSummary,
   ReplayJob,
+  ReplayPlan,
   ReplayResult,
   TimelineEntry,
 } from '@acktrail/exporter';

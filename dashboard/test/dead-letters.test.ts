@@ -132,7 +132,15 @@ test('an operator replays it from its page after the fix: one e-mail, the journe
   const { context, pg } = await signIn(OPERATOR_SECRET, 'alice');
   assert.equal(await pg.getByTestId('operator').innerText(), 'operator alice');
   await pg.getByRole('link', { name: 'provider <n>: invalid address' }).click();
-  await pg.getByRole('button', { name: 'Replay the whole group' }).waitFor();
+  // A bulk replay first shows where each message would go (a dry run): nothing is sent yet.
+  await pg.getByRole('button', { name: 'Replay the whole group' }).click();
+  await pg.getByTestId('targets').waitFor();
+  assert.match(
+    await pg.getByTestId('targets').innerText(),
+    /orders\.events\s+order\.created\s+config\s+1/,
+  );
+  await pg.getByTestId('confirm-replay').waitFor();
+  await pg.getByRole('link', { name: 'Back, without replaying' }).click();
   await pg
     .getByRole('link', { name: /^#\d+$/ })
     .first()
@@ -161,7 +169,9 @@ test('an operator replays it from its page after the fix: one e-mail, the journe
   await pg.goto(`${dashboard.url}/dead-letters/audit`);
   assert.match(
     await pg.getByTestId('audit').innerText(),
-    new RegExp(`operator \\(alice\\)\\s+replay\\s+#\\d+\\s+${order.event_id}\\s+replayed`),
+    new RegExp(
+      `operator \\(alice\\) \\(asserted\\)\\s+replay\\s+#\\d+\\s+${order.event_id}\\s+replayed`,
+    ),
   );
   await context.close();
 });

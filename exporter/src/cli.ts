@@ -14,6 +14,7 @@ Commands:
   serve               serve /metrics, /v1/traces and the journey API
   migrate             create or update the journey store's schema, then exit
   check-config FILE   validate a configuration file and print the effective configuration
+  dead-letters reseal seal parked dead letters again under the current key (after a rotation)
 
 The environment configures each command (docs/metrics.md): ACKTRAIL_CONFIG, DATABASE_URL,
 ACKTRAIL_DATABASE_URL, ACKTRAIL_API_TOKEN, ACKTRAIL_INGEST_TOKEN, RABBITMQ_MANAGEMENT_URL, ...
@@ -35,6 +36,16 @@ migrate in a step of their own. Prints the migrations it applied.
 
 Options:
   --config FILE   the configuration file (journeys.enabled: false refuses)
+  -h, --help      this text`,
+  'dead-letters': `Usage: acktrail dead-letters reseal [--config FILE]
+
+After a key rotation (the new key in ACKTRAIL_DEAD_LETTER_KEY, the old ones, comma-separated, in
+ACKTRAIL_DEAD_LETTER_KEYS), seals every parked dead letter again under the current key, printing
+its progress; then the old keys can be removed. Rows sealed with a key not given are left as they
+are and counted (exit 1). Safe beside running exporters, and to run again.
+
+Options:
+  --config FILE   the configuration file (deadLetters.enabled)
   -h, --help      this text`,
   'check-config': `Usage: acktrail check-config FILE
 
@@ -65,7 +76,7 @@ let args: ReturnType<typeof parse>;
 function parse() {
   return parseArgs({
     args: rest,
-    allowPositionals: command === 'check-config',
+    allowPositionals: command === 'check-config' || command === 'dead-letters',
     options: {
       help: { type: 'boolean', short: 'h' },
       ...(command === 'check-config' ? {} : { config: { type: 'string' as const } }),
@@ -105,6 +116,33 @@ switch (command) {
     } catch (err) {
       console.error(`acktrail migrate: ${(err as Error).message}`);
       process.exit(1);
+    }
+    break;
+  }
+  case 'dead-letters': {
+    if (args.positionals[0] !== 'reseal' || args.positionals.length !== 1)
+      usage(command, 2, 'the one subcommand is reseal');
+    const config = configOrExit(file);
+    if (!config.deadLetterKey || !config.storeUrl)
+      usage(command, 2, 'deadLetters.enabled is false: nothing is sealed');
+    const [{ default: pg }, { reseal }] = await Promise.all([
+      import('pg'),
+      import('./deadletters/reseal.js'),
+    ]);
+    const pool = new pg.Pool({ connectionString: config.storeUrl, max: 1 });
+    try {
+      const done = await reseal(pool, config.deadLetterKey, config.deadLetterOldKeys, (p) => {
+        console.error(`resealed ${p.resealed} of ${p.total}`);
+      });
+      console.log(
+        `resealed ${done.resealed} dead letters under the current key${done.unknownKey ? `; ${done.unknownKey} sealed with a key not given (left as they are)` : ''}`,
+      );
+      if (done.unknownKey > 0) process.exitCode = 1;
+    } catch (err) {
+      console.error(`acktrail dead-letters reseal: ${(err as Error).message}`);
+      process.exitCode = 1;
+    } finally {
+      await pool.end();
     }
     break;
   }

@@ -26,6 +26,8 @@ const envSchema = z.object({
   ACKTRAIL_OPERATOR_TOKEN: ownSecret.optional(),
   /** 32 bytes, base64 or hex: seals parked dead letters (AES-256-GCM). */
   ACKTRAIL_DEAD_LETTER_KEY: z.string().optional(),
+  /** Earlier dead-letter keys, comma-separated: read only, until `acktrail dead-letters reseal`. */
+  ACKTRAIL_DEAD_LETTER_KEYS: z.string().optional(),
   ACKTRAIL_DEAD_LETTERS_URL: z.url().optional(),
   RABBITMQ_MANAGEMENT_URL: z.url().default('http://guest:guest@127.0.0.1:15672'),
   CELERY_BROKER_URL: z.url().optional(),
@@ -40,6 +42,7 @@ const SECRET_VARIABLES = [
   'ACKTRAIL_API_TOKEN',
   'ACKTRAIL_OPERATOR_TOKEN',
   'ACKTRAIL_DEAD_LETTER_KEY',
+  'ACKTRAIL_DEAD_LETTER_KEYS',
   'DATABASE_URL',
   'ACKTRAIL_DATABASE_URL',
   'ACKTRAIL_DATABASE_READ_URL',
@@ -104,6 +107,8 @@ export interface ValidatedConfig extends FileConfig {
   operatorToken: string | null;
   /** The key that seals parked dead letters; set whenever deadLetters.enabled. */
   deadLetterKey: Buffer | null;
+  /** Earlier keys: what they sealed can still be opened (and resealed), nothing new is sealed. */
+  deadLetterOldKeys: Buffer[];
   managementUrl: string;
   prometheusUrl: string;
   configFile: string | null;
@@ -216,6 +221,13 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
     apiToken: e.data.ACKTRAIL_API_TOKEN ?? null,
     operatorToken: e.data.ACKTRAIL_OPERATOR_TOKEN ?? null,
     deadLetterKey,
+    deadLetterOldKeys: f.data.deadLetters.enabled
+      ? (e.data.ACKTRAIL_DEAD_LETTER_KEYS ?? '')
+          .split(',')
+          .map((k) => k.trim())
+          .filter(Boolean)
+          .map((k) => parseKey(k, 'ACKTRAIL_DEAD_LETTER_KEYS'))
+      : [],
     managementUrl: e.data.RABBITMQ_MANAGEMENT_URL,
     prometheusUrl,
     configFile: file,
@@ -226,18 +238,16 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
  * The dead-letter key: 32 bytes as base64 or hex. Parking without one would keep personal data in
  * the clear, so it does not start.
  */
-function parseKey(value: string | undefined): Buffer {
+function parseKey(value: string | undefined, name = 'ACKTRAIL_DEAD_LETTER_KEY'): Buffer {
   const help = 'for example: openssl rand -base64 32';
   if (!value)
     throw new ConfigError(
-      `ACKTRAIL_DEAD_LETTER_KEY: needed when deadLetters.enabled: parked bodies hold personal data and are stored encrypted (${help})`,
+      `${name}: needed when deadLetters.enabled: parked bodies hold personal data and are stored encrypted (${help})`,
     );
   const key = /^[0-9a-f]{64}$/i.test(value)
     ? Buffer.from(value, 'hex')
     : Buffer.from(value, 'base64');
   if (key.length !== 32 || (!/^[0-9a-f]{64}$/i.test(value) && key.toString('base64') !== value))
-    throw new ConfigError(
-      `ACKTRAIL_DEAD_LETTER_KEY: must be 32 bytes, base64 or 64 hex digits (${help})`,
-    );
+    throw new ConfigError(`${name}: must be 32 bytes, base64 or 64 hex digits (${help})`);
   return key;
 }

@@ -7,6 +7,7 @@ export const STATE_BADGE: Record<string, string> = {
   replayed: 'ok',
   discarded: 'muted',
   too_large: 'bad',
+  unstorable: 'bad',
 };
 
 /** A flash message carried in the URL after a form post (?done=…): only known words are shown. */

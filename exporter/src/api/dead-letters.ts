@@ -228,7 +228,15 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
         return;
       }
       // Properties, headers and body hold personal data: operators only, and each read audited.
-      const content = scopeOf(res) === 'operate' ? await p.replayer.content(id) : null;
+      // A row sealed with a key this exporter does not hold says so, instead of failing.
+      const opened =
+        scopeOf(res) === 'operate'
+          ? await p.replayer.content(id).then(
+              (c) => ({ content: c, contentError: null }),
+              (err: unknown) => ({ content: null, contentError: errorMessage(err) }),
+            )
+          : { content: null, contentError: null };
+      const { content, contentError } = opened;
       if (content)
         await p.replayer.audit(actorOf(req), 'read_body', row, {
           id,
@@ -240,6 +248,7 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
         ...row,
         groupId: groupId(row.queue, row.reasonGroup),
         content: content && shown(content),
+        ...(contentError ? { contentError } : {}),
       });
     }),
   );

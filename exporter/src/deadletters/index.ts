@@ -40,7 +40,8 @@ export class Parking {
     this.store = new DeadLetterStore(pool, s.retentionDays);
     const discover = (vhost: string) => topology?.deadLetterQueues(vhost) ?? [];
     this.broker = new DeadLetterBroker(s, key, this.store, metrics, discover, health, log);
-    this.replayer = new Replayer(this.store, this.broker, key, steps, metrics, s, topology, log);
+    const keys = [key, ...config.deadLetterOldKeys];
+    this.replayer = new Replayer(this.store, this.broker, keys, steps, metrics, s, topology, log);
     this.jobs = new BulkReplays(pool, this.replayer, this.store, s.replay, log);
     const refresh = async () => {
       if (!this.ready()) return;

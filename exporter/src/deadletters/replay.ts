@@ -64,7 +64,8 @@ export class Replayer {
   constructor(
     private readonly store: DeadLetterStore,
     private readonly broker: DeadLetterBroker,
-    private readonly key: Buffer,
+    /** The current key first, then earlier ones (ACKTRAIL_DEAD_LETTER_KEYS) to open what they sealed. */
+    private readonly keys: Buffer[],
     private readonly steps: StepStore | null,
     private readonly metrics: DeadLetterMetrics,
     private readonly settings: Settings,
@@ -114,9 +115,12 @@ export class Replayer {
   }
 
   private open(kid: string, sealed: Buffer, queue: string): Sealed {
-    if (kid !== keyId(this.key))
-      throw new Error('sealed with another ACKTRAIL_DEAD_LETTER_KEY than the current one');
-    return deserialize(unseal(this.key, sealed, `${this.broker.vhost}/${queue}`)) as Sealed;
+    const key = this.keys.find((k) => keyId(k) === kid);
+    if (!key)
+      throw new Error(
+        'sealed with a key that is neither ACKTRAIL_DEAD_LETTER_KEY nor in ACKTRAIL_DEAD_LETTER_KEYS',
+      );
+    return deserialize(unseal(key, sealed, `${this.broker.vhost}/${queue}`)) as Sealed;
   }
 
   /** Replays one parked message; never throws (the outcome says what happened). */

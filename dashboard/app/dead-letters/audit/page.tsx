@@ -38,7 +38,15 @@ export default async function Audit({
           {entries.map((e) => (
             <tr key={e.id}>
               <td>{when(e.at)}</td>
-              <td>{e.actor}</td>
+              <td>
+                {e.actor}{' '}
+                <span
+                  className="muted"
+                  title="verified: named by a trusted proxy; asserted: typed at sign-in"
+                >
+                  ({e.actorVerified ? 'verified' : 'asserted'})
+                </span>
+              </td>
               <td>{e.action}</td>
               <td>
                 {e.deadLetterId ? (

@@ -1,0 +1,106 @@
+// /dead-letters/confirm?group=…|ids=…: before a bulk replay, what it would do (a dry run of the
+// exporter): how many messages go to each target, and which are refused and why. Its form, sent
+// with confirmed=1, starts the replay; nothing is published until then. Operators only.
+import { isOperator } from '@/lib/access';
+import { planReplay } from '@/lib/api';
+import { NoData } from '@/ui/deadletters/ParkingOff';
+
+export const dynamic = 'force-dynamic';
+
+const ID = /^\d{1,18}$/;
+const GROUP = /^[A-Za-z0-9_-]{1,1200}$/;
+
+export default async function Confirm({
+  searchParams,
+}: {
+  searchParams: Promise<{ group?: string; ids?: string | string[] }>;
+}) {
+  const { group, ids } = await searchParams;
+  const chosen = [ids ?? []].flat().filter((i) => ID.test(i));
+  const selection =
+    group && GROUP.test(group) ? { group } : chosen.length > 0 ? { ids: chosen } : null;
+  if (!selection) return <p className="banner">Nothing selected to replay.</p>;
+  if (!(await isOperator()))
+    return (
+      <p className="banner" role="alert">
+        Only an operator may replay dead letters.
+      </p>
+    );
+  const plan = await planReplay(selection);
+  if (plan.kind !== 'ok') return <NoData result={plan} />;
+  const p = plan.value;
+  const going = p.targets.reduce((n, t) => n + t.count, 0);
+  const back = 'group' in selection ? `/dead-letters/group/${selection.group}` : '/dead-letters';
+  return (
+    <section>
+      <h1>Replay {p.total} dead letters?</h1>
+      <p>
+        <a href={back}>Back, without replaying</a>
+      </p>
+      <h2>Where they go</h2>
+      <table data-testid="targets">
+        <thead>
+          <tr>
+            <th scope="col">Exchange</th>
+            <th scope="col">Routing key</th>
+            <th scope="col">Said by</th>
+            <th scope="col">Messages</th>
+          </tr>
+        </thead>
+        <tbody>
+          {p.targets.map((t) => (
+            <tr key={`${t.exchange}\u0000${t.routingKey}\u0000${t.source}`}>
+              <td>
+                <code>{t.exchange === '' ? '(default exchange)' : t.exchange}</code>
+              </td>
+              <td>
+                <code>{t.routingKey}</code>
+              </td>
+              <td>{t.source}</td>
+              <td>{t.count}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {p.refused.length > 0 ? (
+        <>
+          <h2>Refused: they stay parked</h2>
+          <ul data-testid="refused">
+            {p.refused.map((r) => (
+              <li key={r.reason}>
+                {r.count} message{r.count === 1 ? '' : 's'}:{' '}
+                {r.ids.map((id) => (
+                  <a key={id} href={`/dead-letters/${id}`}>
+                    #{id}{' '}
+                  </a>
+                ))}
+                {r.reason}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {p.notParked > 0 ? (
+        <p className="muted">{p.notParked} selected are not parked any more.</p>
+      ) : null}
+      {going > 0 ? (
+        <form method="post" action="/dead-letters/replay">
+          {'group' in selection ? (
+            <>
+              <input type="hidden" name="group" value={selection.group} />
+              <input type="hidden" name="scope" value="group" />
+            </>
+          ) : (
+            selection.ids.map((id) => <input key={id} type="hidden" name="ids" value={id} />)
+          )}
+          <input type="hidden" name="confirmed" value="1" />
+          <button type="submit" data-testid="confirm-replay">
+            Replay {going} message{going === 1 ? '' : 's'}
+          </button>
+        </form>
+      ) : (
+        <p className="banner">Nothing here may be replayed.</p>
+      )}
+    </section>
+  );
+}
