@@ -16,6 +16,7 @@ import { JourneyStore } from './journeys/store/supervisor.js';
 import { CeleryConsumer } from './celery/consumer.js';
 import { CeleryMetrics } from './celery/metrics.js';
 import { receiverRouter } from './receiver/route.js';
+import { BodyDecoder } from './receiver/decoder.js';
 import { Coverage } from './receiver/coverage.js';
 import { coverageRouter } from './api/coverage.js';
 import { queuesRouter } from './api/queues.js';
@@ -125,6 +126,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   parking?.start(store?.whenReady() ?? Promise.resolve());
 
   let accepting = true;
+  const decoder = new BodyDecoder(config.journeys.decodeOffThreadBytes);
   const app = express();
   app.disable('x-powered-by');
   // An ETag would hash every multi-megabyte exposition; Prometheus never sends If-None-Match.
@@ -145,6 +147,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       accepting: () => accepting,
       queues,
       coverage,
+      decoder,
     }),
   );
   const tokens = { read: config.apiToken, operate: config.operatorToken };
@@ -241,6 +244,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       await parking?.close();
       await store?.close();
       await pools?.end();
+      await decoder.close();
     },
   };
 }

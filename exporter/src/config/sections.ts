@@ -192,6 +192,15 @@ const journeys = z.strictObject({
    * connection never holds the in-flight budget from the SDKs that send.
    */
   bodyIdleTimeoutSeconds: z.number().positive().max(300).default(10),
+  /**
+   * OTLP bodies this large or larger (after inflation) are decoded in worker threads, off the
+   * event loop that answers /metrics and /healthz; smaller ones where they arrive.
+   */
+  decodeOffThreadBytes: z
+    .number()
+    .int()
+    .min(0)
+    .default(256 * 1024),
   /** Spans in one OTLP request (413 beyond); SDKs send 512 by default. */
   maxSpansPerRequest: z.number().int().min(1).default(10_000),
   /** Steps waiting for the store at once; a write past it is refused (503, or a Celery retry). */

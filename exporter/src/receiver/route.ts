@@ -16,7 +16,7 @@ import type { Step } from '../journeys/steps.js';
 import { StepsRefusedError, StoreBusyError } from '../journeys/store/store.js';
 import type { JourneyStore } from '../journeys/store/supervisor.js';
 import { BodyError, ByteBudget, discardBody, readBody } from './body.js';
-import { decodeJson, decodeProtobuf } from './decode.js';
+import type { BodyDecoder } from './decoder.js';
 import { ExportTraceServiceResponse, RpcStatus } from './otlp-schema.js';
 import { DecodeError } from './spans.js';
 
@@ -55,6 +55,8 @@ export interface ReceiverOptions {
   queues?: QueueLookup;
   /** Counts what every span lets journeys read (GET /api/coverage). */
   coverage?: Coverage;
+  /** Decodes bodies; large ones in worker threads. */
+  decoder: BodyDecoder;
 }
 
 const isProtobuf = (req: Request) => PROTOBUF.some((t) => req.is(t));
@@ -159,7 +161,7 @@ export function receiverRouter(opts: ReceiverOptions): express.Router {
     let spans;
     try {
       const max = opts.limits.maxSpansPerRequest;
-      spans = isProtobuf(req) ? decodeProtobuf(bytes, max) : decodeJson(bytes, max);
+      spans = await opts.decoder.decode(isProtobuf(req) ? 'protobuf' : 'json', bytes, max);
     } catch (err) {
       if (!(err instanceof DecodeError) && !(err instanceof RangeError)) throw err;
       opts.metrics.spansReceived.inc({ outcome: 'rejected' });

@@ -1,0 +1,53 @@
+// Decodes OTLP bodies: small ones on the main thread, where a worker's round trip would cost more
+// than the work, and bodies of offThreadBytes or more in worker threads (piscina), so that
+// parsing megabytes of JSON or protobuf never stalls /metrics, /healthz and the other requests.
+// The body is moved to the worker, not copied; the spans come back already cut to their bounds
+// (a few hundred bytes each), a small part of the body they were read from.
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { decodeJson, decodeProtobuf } from './decode.js';
+import type { DecodeOutcome, DecodeTask } from './decode-worker.js';
+import { DecodeError, type ReceivedSpan } from './spans.js';
+
+/** Run from source (tsx) the worker is TypeScript; from dist, JavaScript. */
+const WORKER = new URL(
+  import.meta.url.endsWith('.ts') ? './decode-worker.ts' : './decode-worker.js',
+  import.meta.url,
+);
+
+export class BodyDecoder {
+  private pool: Piscina<DecodeTask, DecodeOutcome> | null = null;
+
+  /** @param offThreadBytes bodies this large or larger are decoded in a worker. */
+  constructor(private readonly offThreadBytes: number) {}
+
+  async decode(
+    format: DecodeTask['format'],
+    bytes: Buffer,
+    maxSpans: number,
+  ): Promise<ReceivedSpan[]> {
+    if (bytes.length < this.offThreadBytes)
+      return format === 'json' ? decodeJson(bytes, maxSpans) : decodeProtobuf(bytes, maxSpans);
+    this.pool ??= new Piscina<DecodeTask, DecodeOutcome>({
+      filename: WORKER.href,
+      // One core stays for the event loop; the in-flight budget bounds the queue's bytes.
+      maxThreads: Math.max(1, availableParallelism() - 1),
+      minThreads: 1,
+      idleTimeout: 60_000,
+    });
+    // A buffer that owns its memory is moved to the worker; a view of a shared one is copied.
+    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    const body = own ? bytes : Uint8Array.prototype.slice.call(bytes);
+    const outcome = await this.pool.run(
+      { format, body, maxSpans },
+      { transferList: [body.buffer as ArrayBuffer] },
+    );
+    if (!outcome.ok) throw new DecodeError(outcome.message, outcome.tooMany);
+    return outcome.spans;
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.destroy();
+    this.pool = null;
+  }
+}
