@@ -8,50 +8,34 @@ import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
 import pg from 'pg';
 import {
-  createTestDatabase,
-  createTestVhost,
   management,
   waitFor,
   type TestDatabase,
   type TestVhost,
 } from '@acktrail/orders-example/testing';
+import {
+  DLQ,
+  deadLetterBench,
+  type DeadLetterBench,
+} from '../exporter/src/testing/dead-letter-broker.js';
 import { TestExporter, partUp, startExporterProcess } from '@acktrail/exporter/testing';
 import { TcpGate } from '../exporter/src/testing/tcp-gate.js';
 
 const KEY = randomBytes(32).toString('base64');
 const OPERATOR = 'operator-token-for-parking-tests';
 const READER = 'reader-token-for-parking-tests';
-const DLQ = 'jobs.dlq';
 
 let vhost: TestVhost;
 let store: TestDatabase;
 let db: pg.Client;
+let bench: DeadLetterBench;
 
 before(async () => {
-  vhost = await createTestVhost();
-  store = await createTestDatabase('acktrail_test', false);
-  db = new pg.Client({ connectionString: store.url });
-  await db.connect();
-  const conn = await amqp.connect(vhost.url);
-  const ch = await conn.createChannel();
-  await ch.assertExchange('jobs', 'direct', { durable: true });
-  await ch.assertExchange('jobs.dlx', 'fanout', { durable: true });
-  await ch.assertQueue(DLQ, { durable: true });
-  await ch.bindQueue(DLQ, 'jobs.dlx', '');
-  // Every message expires on arrival: the broker dead-letters it, with x-death.
-  await ch.assertQueue('jobs.work', {
-    durable: true,
-    arguments: { 'x-message-ttl': 0, 'x-dead-letter-exchange': 'jobs.dlx' },
-  });
-  await ch.bindQueue('jobs.work', 'jobs', 'job');
-  await conn.close();
+  bench = await deadLetterBench();
+  ({ vhost, store, db } = bench);
 });
 
-after(async () => {
-  await db.end();
-  await store.drop();
-  await vhost.drop();
-});
+after(() => bench.drop());
 
 const config = (over: Record<string, unknown> = {}) => ({
   rabbitmq: { enabled: false },

@@ -11,56 +11,41 @@ import amqp from 'amqplib';
 import pg from 'pg';
 import {
   REPO_ROOT,
-  createTestDatabase,
-  createTestVhost,
   management,
   waitFor,
   type TestDatabase,
   type TestVhost,
 } from '@acktrail/orders-example/testing';
+import {
+  DLQ,
+  deadLetterBench,
+  type DeadLetterBench,
+} from '../exporter/src/testing/dead-letter-broker.js';
 import { TestExporter, partUp, writeConfig } from '@acktrail/exporter/testing';
 import { keyId } from '../exporter/src/deadletters/seal.js';
 
 const KEY = randomBytes(32).toString('base64');
 const OPERATOR = 'operator-token-for-trust-tests';
 const READER = 'reader-token-for-trust-tests';
-const DLQ = 'jobs.dlq';
 
 let vhost: TestVhost;
 let store: TestDatabase;
 let db: pg.Client;
+let bench: DeadLetterBench;
 
 before(async () => {
-  vhost = await createTestVhost();
-  store = await createTestDatabase('acktrail_test', false);
-  db = new pg.Client({ connectionString: store.url });
-  await db.connect();
-  const conn = await amqp.connect(vhost.url);
-  const ch = await conn.createChannel();
-  await ch.assertExchange('jobs', 'direct', { durable: true });
-  await ch.assertExchange('jobs.dlx', 'fanout', { durable: true });
-  await ch.assertQueue(DLQ, { durable: true });
-  await ch.bindQueue(DLQ, 'jobs.dlx', '');
-  // Every message expires on arrival: the broker dead-letters it, with its own x-death.
-  await ch.assertQueue('jobs.work', {
-    durable: true,
-    arguments: { 'x-message-ttl': 0, 'x-dead-letter-exchange': 'jobs.dlx' },
+  bench = await deadLetterBench(async (ch) => {
+    // Queues a replay must never reach: Celery's, by the default exchange; one a CC would add.
+    await ch.assertQueue('celery', { durable: true });
+    await ch.assertQueue('victim', { durable: true });
+    await ch.bindQueue('victim', 'jobs', 'victim');
+    // A work queue whose name looks like a dead-letter queue's, and that is none.
+    await ch.assertQueue('email.errors', { durable: true });
   });
-  await ch.bindQueue('jobs.work', 'jobs', 'job');
-  // Queues a replay must never reach: Celery's, by the default exchange; one a CC would add.
-  await ch.assertQueue('celery', { durable: true });
-  await ch.assertQueue('victim', { durable: true });
-  await ch.bindQueue('victim', 'jobs', 'victim');
-  // A work queue whose name looks like a dead-letter queue's, and that is none.
-  await ch.assertQueue('email.errors', { durable: true });
-  await conn.close();
+  ({ vhost, store, db } = bench);
 });
 
-after(async () => {
-  await db.end();
-  await store.drop();
-  await vhost.drop();
-});
+after(() => bench.drop());
 
 const config = (replay: object = {}) => ({
   rabbitmq: { vhosts: [vhost.name], statsIntervalSeconds: 1 },

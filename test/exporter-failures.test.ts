@@ -64,11 +64,22 @@ async function queueRow(name: string): Promise<QueueRow> {
 }
 
 /** Scrapes until `check` holds for a scrape; returns that scrape. */
-const until = (what: string, check: (s: Scrape) => boolean) =>
-  waitFor(what, async () => {
-    const s = await exporter.scrape();
-    return check(s) ? s : undefined;
-  });
+const until = (what: string, check: (s: Scrape) => boolean, timeoutMs = 20_000) =>
+  waitFor(
+    what,
+    async () => {
+      const s = await exporter.scrape();
+      return check(s) ? s : undefined;
+    },
+    { timeoutMs },
+  );
+
+/**
+ * STALL needs a whole window of stats refreshes (status.ts WINDOW, 10) with messages ready; a
+ * refresh comes at most every max(statsIntervalSeconds, 100 x its last run), a few seconds on a
+ * busy machine.
+ */
+const WINDOW_BOUND_MS = 120_000;
 
 test('failure 1: relay down: outbox backlog and oldest age rise, then drain after the restart', async () => {
   await Promise.all([1, 2, 3].map(() => p.createOrder()));
@@ -153,22 +164,26 @@ test('a provider that hangs: the worker holds its deliveries, nothing is acked: 
   await p.stop('worker');
   await p.providerSettings({ timeoutRate: 1, hangMs: 600_000 });
   await p.start('worker', { WORKER_PREFETCH: '2', WORKER_PROVIDER_TIMEOUT_MS: '600000' });
-  for (let i = 0; i < 4; i++) await p.createOrder();
-  const stalled = await until(
-    'status STALL',
-    (x) =>
-      statusOf(x, 'orders.confirmations') === 'stall' &&
-      x.value('acktrail_queue_messages_unacked', queue('orders.confirmations')) === 2,
-  );
-  assert.equal(stalled.value('acktrail_queue_consumers', queue('orders.confirmations')), 1);
-  assert.match(
-    (await queueRow('orders.confirmations')).status?.rule ?? '',
-    /^2 messages ready and 1 consumer attached, no ack in \d+ s/,
-  );
-  // The provider answers again; the hung worker is replaced (its deliveries come back).
-  await p.providerSettings({ timeoutRate: 0 });
-  await p.stop('worker');
-  await p.start('worker');
+  try {
+    for (let i = 0; i < 4; i++) await p.createOrder();
+    const stalled = await until(
+      'status STALL',
+      (x) =>
+        statusOf(x, 'orders.confirmations') === 'stall' &&
+        x.value('acktrail_queue_messages_unacked', queue('orders.confirmations')) === 2,
+      WINDOW_BOUND_MS,
+    );
+    assert.equal(stalled.value('acktrail_queue_consumers', queue('orders.confirmations')), 1);
+    assert.match(
+      (await queueRow('orders.confirmations')).status?.rule ?? '',
+      /^2 messages ready and 1 consumer attached, no ack in \d+ s/,
+    );
+  } finally {
+    // The provider answers again; the hung worker is replaced (its deliveries come back).
+    await p.providerSettings({ timeoutRate: 0 });
+    await p.stop('worker');
+    await p.start('worker');
+  }
   await until(
     'status OK, the queue drained',
     (x) =>

@@ -15,6 +15,9 @@ const WORKER = new URL(
   import.meta.url,
 );
 
+/** A worker's old generation: an 8 MiB body parses into a few times its size. */
+const WORKER_OLD_MB = 128;
+
 export class BodyDecoder {
   private pool: Piscina<DecodeTask, DecodeOutcome> | null = null;
 
@@ -34,6 +37,9 @@ export class BodyDecoder {
       maxThreads: Math.max(1, availableParallelism() - 1),
       minThreads: 1,
       idleTimeout: 60_000,
+      // A worker decodes one body (at most maxBodyBytes) at a time: a small heap of its own,
+      // collected often, rather than one that grows as V8 likes under a flood.
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_OLD_MB, maxYoungGenerationSizeMb: 8 },
     });
     // A buffer that owns its memory is moved to the worker; a view of a shared one is copied.
     const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
