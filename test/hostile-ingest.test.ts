@@ -169,6 +169,11 @@ describe('limits checked before the work', () => {
   test('idle uploads declaring 8 MiB each hold nothing, and are dropped after the idle timeout', async () => {
     const held = [0, 1, 2, 3, 4, 5].map(() => openUpload(8 * MB));
     await Promise.all(held.map((u) => u.sent));
+    // Each upload's first byte arrived (charged as it came: six bytes, not 48 MiB).
+    await waitFor('the six uploads being read', async () => {
+      const text = await (await fetch(`${exporter.url}/metrics`)).text();
+      return Number(/^acktrail_ingest_inflight_bytes (\d+)/m.exec(text)?.[1]) >= 6;
+    });
     // A real SDK's body is taken at once: the declared 48 MiB are not charged.
     const res = await post(
       body([span({ traceId: hex(4, 32), spanId: hex(1, 16), eventId: 'ev-beside-idle' })]),

@@ -44,10 +44,16 @@ export class BodyDecoder {
     // A buffer that owns its memory is moved to the worker; a view of a shared one is copied.
     const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
     const body = own ? bytes : Uint8Array.prototype.slice.call(bytes);
-    const outcome = await this.pool.run(
-      { format, body, maxSpans },
-      { transferList: [body.buffer as ArrayBuffer] },
-    );
+    const outcome = await this.pool
+      .run({ format, body, maxSpans }, { transferList: [body.buffer as ArrayBuffer] })
+      .catch((err: unknown) => {
+        // A body whose decoding outgrows the worker's heap is too large for this receiver (413).
+        if ((err as { code?: unknown }).code !== 'ERR_WORKER_OUT_OF_MEMORY') throw err;
+        throw new DecodeError(
+          `decoding this body needs more than the ${WORKER_OLD_MB} MB a decoding worker has; send smaller batches`,
+          true,
+        );
+      });
     if (!outcome.ok) throw new DecodeError(outcome.message, outcome.tooMany);
     return outcome.spans;
   }
