@@ -126,7 +126,10 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   parking?.start(store?.whenReady() ?? Promise.resolve());
 
   let accepting = true;
-  const decoder = new BodyDecoder(config.journeys.decodeOffThreadBytes);
+  const decoder = new BodyDecoder(
+    config.journeys.decodeOffThreadBytes,
+    config.journeys.maxBodyBytes,
+  );
   const app = express();
   app.disable('x-powered-by');
   // An ETag would hash every multi-megabyte exposition; Prometheus never sends If-None-Match.

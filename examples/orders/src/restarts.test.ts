@@ -64,7 +64,9 @@ test('kill a worker and a relay, restart the broker: every order still confirmed
       );
       return r.rows[0]!.pending === 0;
     },
-    { timeoutMs: 60_000 },
+    // An order whose delivery failed around the restart waits out its retry delays (5 s doubling,
+    // at most 60 s each, with jitter): a bound past two of them.
+    { timeoutMs: 150_000 },
   );
   const r = await p.pool.query<{
     orders: number;

@@ -216,8 +216,11 @@ const journeys = z.strictObject({
    * replay's connections.
    */
   readPoolSize: z.number().int().min(1).max(100).default(4),
-  /** Event lists (`GET /api/events`) one token may run at once; 429 with Retry-After beyond. */
-  maxConcurrentListsPerToken: z.number().int().min(1).max(100).default(2),
+  /**
+   * Event lists (`GET /api/events`) one token may run at once; 429 with Retry-After beyond. The
+   * dashboard reads with one token for every viewer: its overview alone runs three at once.
+   */
+  maxConcurrentListsPerToken: z.number().int().min(1).max(100).default(6),
   /** Every statement of the store's pools (writes, API reads) ends after this long. */
   statementTimeoutSeconds: seconds(30),
   /** A statement waits at most this long for a lock (partition changes, concurrent writes). */

@@ -15,14 +15,27 @@ const WORKER = new URL(
   import.meta.url,
 );
 
-/** A worker's old generation: an 8 MiB body parses into a few times its size. */
-const WORKER_OLD_MB = 128;
+/**
+ * A worker's old generation: a body parses into a few times its size (an 8 MiB OTLP/JSON body
+ * into about 20 MB at its peak), so six times the largest body, and 64 MB at least.
+ */
+const workerOldMb = (maxBodyBytes: number) => Math.max(64, Math.ceil((6 * maxBodyBytes) / 2 ** 20));
 
 export class BodyDecoder {
   private pool: Piscina<DecodeTask, DecodeOutcome> | null = null;
 
-  /** @param offThreadBytes bodies this large or larger are decoded in a worker. */
-  constructor(private readonly offThreadBytes: number) {}
+  private readonly oldMb: number;
+
+  /**
+   * @param offThreadBytes bodies this large or larger are decoded in a worker.
+   * @param maxBodyBytes the largest body, which sizes the worker's heap.
+   */
+  constructor(
+    private readonly offThreadBytes: number,
+    maxBodyBytes: number,
+  ) {
+    this.oldMb = workerOldMb(maxBodyBytes);
+  }
 
   async decode(
     format: DecodeTask['format'],
@@ -39,7 +52,7 @@ export class BodyDecoder {
       idleTimeout: 60_000,
       // A worker decodes one body (at most maxBodyBytes) at a time: a small heap of its own,
       // collected often, rather than one that grows as V8 likes under a flood.
-      resourceLimits: { maxOldGenerationSizeMb: WORKER_OLD_MB, maxYoungGenerationSizeMb: 8 },
+      resourceLimits: { maxOldGenerationSizeMb: this.oldMb, maxYoungGenerationSizeMb: 8 },
     });
     // A buffer that owns its memory is moved to the worker; a view of a shared one is copied.
     const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
@@ -50,7 +63,7 @@ export class BodyDecoder {
         // A body whose decoding outgrows the worker's heap is too large for this receiver (413).
         if ((err as { code?: unknown }).code !== 'ERR_WORKER_OUT_OF_MEMORY') throw err;
         throw new DecodeError(
-          `decoding this body needs more than the ${WORKER_OLD_MB} MB a decoding worker has; send smaller batches`,
+          `decoding this body needs more than the ${this.oldMb} MB a decoding worker has; send smaller batches`,
           true,
         );
       });
