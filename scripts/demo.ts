@@ -208,7 +208,7 @@ const services: Service[] = [
       ACKTRAIL_PORT: EXPORTER_PORT,
       ACKTRAIL_CONFIG: exporterConfig(),
     },
-    where: `acktrail exporter http://127.0.0.1:${EXPORTER_PORT}/metrics  (/readyz says which sources answer)`,
+    where: `acktrail exporter http://127.0.0.1:${EXPORTER_PORT}/metrics  (/status says which sources answer)`,
   },
   {
     name: 'prometheus',

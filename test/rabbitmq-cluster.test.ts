@@ -198,7 +198,7 @@ test('one node stopped: the others keep their values, the collector says which; 
   assert.equal(down.value('acktrail_rabbitmq_node_up', { node: N2.name }), 1);
   assert.equal(down.value('acktrail_rabbitmq_node_up', { node: N3.name }), 1);
   await untilBrokerFigures(['c2', 'c3', 'q1', 'q2', 'q3'], KNOWN);
-  const ready = (await (await fetch(`${exporter.url}/readyz`)).json()) as {
+  const ready = (await (await fetch(`${exporter.url}/status`)).json()) as {
     status: string;
     partial: string[];
     sources: { collector: string; partial: string | null }[];

@@ -1,5 +1,6 @@
 // The exporter started before the services it needs: first the exporter, then PostgreSQL, then
-// RabbitMQ. It answers /healthz and /metrics throughout, /readyz says what is missing (503), and
+// RabbitMQ. It answers /healthz and /metrics throughout, /status says what is missing, /readyz is
+// 503 only until the journey store answers (a broker away is no reason to leave the Service), and
 // every part comes up by itself as its service does: no restart by hand.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -70,12 +71,15 @@ interface Ready {
   pending: string[];
 }
 
+/** /readyz's status code and /status's body. */
 async function readyz(): Promise<{ code: number; body: Ready }> {
-  const res = await fetch(`${exporter!.url}/readyz`);
-  return { code: res.status, body: (await res.json()) as Ready };
+  const ready = await fetch(`${exporter!.url}/readyz`);
+  await ready.body?.cancel();
+  const res = await fetch(`${exporter!.url}/status`);
+  return { code: ready.status, body: (await res.json()) as Ready };
 }
 
-/** Scrapes (which runs the collectors) and reads /readyz. */
+/** Scrapes (which runs the collectors) and reads /readyz and /status. */
 async function scrapeThenReady(): Promise<{ code: number; body: Ready }> {
   const metrics = await fetch(`${exporter!.url}/metrics`);
   assert.equal(metrics.status, 200, '/metrics answers whatever is down');
@@ -135,7 +139,9 @@ test(
       },
       { timeoutMs: 90_000, intervalMs: 500 },
     );
-    assert.equal(r.code, 503, 'RabbitMQ is still away');
+    assert.equal(r.code, 200, 'ready to serve with the store up, though RabbitMQ is away');
+    assert.equal(r.body.status, 'degraded', '/status says RabbitMQ is away');
+    assert.ok(r.body.down.includes('rabbitmq'));
     const taken = await fetch(`${url}/v1/traces`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -36,33 +36,21 @@ let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 let dashboard: DashboardServer | undefined;
 let browser: Browser | undefined;
 let signedIn: BrowserContext | undefined;
-let ids: { acked: string; deadLettered: string; discarded: string };
+type Ids = { acked: string; deadLettered: string; discarded: string };
+let ids: Ids;
 
 before(async () => {
   bare = await createTestDatabase('acktrail_bare', false);
   vhost = await createTestVhost();
   role = await createReadOnlyRole(bare.name);
   exporter = await TestExporter.withStore(
-    { DATABASE_URL: role.url, ACKTRAIL_API_TOKEN: TOKEN },
+    { DATABASE_URL: role.url, ACKTRAIL_API_TOKEN: TOKEN, ACKTRAIL_OTLP_GRPC_PORT: '0' },
     ordersConfig({
       rabbitmq: { vhosts: [vhost.name], statsIntervalSeconds: 1 },
       journeys: { words: { aggregate: 'shipment', done: 'shipped' } },
     }),
   );
-  const client = new RoleProcess(
-    'stock-client',
-    { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${exporter.url}/v1/traces` },
-    [vhost.url],
-    join(REPO_ROOT, 'test/fixtures/stock-client.ts'),
-  );
-  assert.equal(await client.exited, 0, client.stderr.join('\n'));
-  // Its last line is the ids, as JSON (parsed by RoleProcess).
-  const last = client.lines.at(-1) ?? {};
-  ids = {
-    acked: String(last.acked),
-    deadLettered: String(last.deadLettered),
-    discarded: String(last.discarded),
-  };
+  ids = await runStockClient({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${exporter.url}/v1/traces` });
 });
 
 after(async () => {
@@ -74,6 +62,24 @@ after(async () => {
   await bare.drop();
   await role.drop();
 });
+
+/** Runs the stock client with these OTLP settings; resolves with the ids it printed. */
+async function runStockClient(env: Record<string, string>): Promise<Ids> {
+  const client = new RoleProcess(
+    'stock-client',
+    env,
+    [vhost.url],
+    join(REPO_ROOT, 'test/fixtures/stock-client.ts'),
+  );
+  assert.equal(await client.exited, 0, client.stderr.join('\n'));
+  // Its last line is the ids, as JSON (parsed by RoleProcess).
+  const last = client.lines.at(-1) ?? {};
+  return {
+    acked: String(last.acked),
+    deadLettered: String(last.deadLettered),
+    discarded: String(last.discarded),
+  };
+}
 
 const journey = (eventId: string, kind: string) =>
   exporter.journey<Journey>(TOKEN, eventId, `${eventId} ${kind}`, (j) => j.kinds.includes(kind));
@@ -176,4 +182,27 @@ test('the dashboard shows the same verdicts, and the notes', async () => {
     /delivery attempt\s+on 3 of 3: record the broker's redelivered flag/,
   );
   await page.close();
+});
+
+test('the same client over OTLP/gRPC (the SDK default of most languages): the same journeys', async () => {
+  const grpc = await runStockClient({
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc',
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${exporter.ports.otlpGrpc}`,
+  });
+  const shape = (j: Journey) => ({
+    kinds: j.kinds,
+    stages: j.timeline.map((e) => e.stage),
+    deadLetter: j.deadLetter,
+    // The verdict without its clock time.
+    verdict: j.verdict.replace(/\d\d:\d\d:\d\d/, 'T'),
+  });
+  for (const [which, kind] of [
+    ['acked', 'delivered_once'],
+    ['deadLettered', 'dead_lettered'],
+    ['discarded', 'discarded'],
+  ] as const) {
+    const overGrpc = await journey(grpc[which], kind);
+    const overHttp = await journey(ids[which], kind);
+    assert.deepEqual(shape(overGrpc), shape(overHttp), which);
+  }
 });

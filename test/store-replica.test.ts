@@ -35,7 +35,7 @@ interface Replica {
 }
 
 const readyz = async (e: TestExporter) => {
-  const res = await fetch(`${e.url}/readyz`);
+  const res = await fetch(`${e.url}/status`);
   return { status: res.status, body: (await res.json()) as { status: string; replica: Replica } };
 };
 const lookup = async (e: TestExporter, id: string) =>

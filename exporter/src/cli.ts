@@ -22,7 +22,9 @@ Run acktrail <command> --help for the options of each.`,
   serve: `Usage: acktrail serve [--config FILE]
 
 Serves Prometheus metrics (/metrics), OTLP/HTTP traces (/v1/traces), the journey API (/api/*),
-/healthz and /readyz on ACKTRAIL_LISTEN_HOST:ACKTRAIL_PORT (127.0.0.1:9470). Migrates the journey
+/healthz, /readyz and /status on ACKTRAIL_LISTEN_HOST:ACKTRAIL_PORT (127.0.0.1:9470);
+/metrics and /v1/traces on ports of their own with ACKTRAIL_METRICS_PORT and
+ACKTRAIL_INGEST_PORT, OTLP/gRPC with ACKTRAIL_OTLP_GRPC_PORT (4317). Migrates the journey
 store itself unless another replica holds the lock. SIGTERM drains in-flight requests.
 
 Options:

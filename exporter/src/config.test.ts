@@ -250,3 +250,22 @@ test('every secret variable also has a _FILE form', () => {
     /set ACKTRAIL_API_TOKEN or ACKTRAIL_API_TOKEN_FILE, not both/,
   );
 });
+
+test('listeners: each port of its own, named when two collide; unset ones stay on the main port', () => {
+  const c = loadConfig({});
+  assert.deepEqual([c.metricsPort, c.ingestPort, c.otlpGrpcPort], [null, null, null]);
+  const set = loadConfig({ ACKTRAIL_METRICS_PORT: '9471', ACKTRAIL_OTLP_GRPC_PORT: '4317' });
+  assert.deepEqual([set.metricsPort, set.ingestPort, set.otlpGrpcPort], [9471, null, 4317]);
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_INGEST_PORT: '9470' })),
+    /ACKTRAIL_INGEST_PORT: 9470 is already ACKTRAIL_PORT/,
+  );
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_METRICS_PORT: '4317', ACKTRAIL_OTLP_GRPC_PORT: '4317' })),
+    /ACKTRAIL_OTLP_GRPC_PORT: 4317 is already ACKTRAIL_METRICS_PORT/,
+  );
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_OTLP_GRPC_PORT: 'grpc' })),
+    /ACKTRAIL_OTLP_GRPC_PORT/,
+  );
+});

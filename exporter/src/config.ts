@@ -8,6 +8,12 @@ import { fileSchema, ownSecret, type FileConfig } from './config/sections.js';
 
 const envSchema = z.object({
   ACKTRAIL_PORT: z.coerce.number().int().min(0).max(65535).default(9470),
+  /** Unset: /metrics on ACKTRAIL_PORT. Set: /metrics (and the probes) on this port only. */
+  ACKTRAIL_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Unset: POST /v1/traces on ACKTRAIL_PORT. Set: OTLP/HTTP (and the probes) on this port only. */
+  ACKTRAIL_INGEST_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** OTLP/gRPC (4317 by convention); unset: off. */
+  ACKTRAIL_OTLP_GRPC_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Loopback unless set: listening on other interfaces is a choice (docs/security.md). */
   ACKTRAIL_LISTEN_HOST: z
     .string()
@@ -73,6 +79,25 @@ function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return out;
 }
 
+/** Each listener has a port of its own (0, any free port, may repeat). */
+function checkDistinctPorts(e: z.output<typeof envSchema>): void {
+  const seen = new Map<number, string>([[e.ACKTRAIL_PORT, 'ACKTRAIL_PORT']]);
+  for (const key of [
+    'ACKTRAIL_METRICS_PORT',
+    'ACKTRAIL_INGEST_PORT',
+    'ACKTRAIL_OTLP_GRPC_PORT',
+  ] as const) {
+    const port = e[key];
+    if (port === undefined || port === 0) continue;
+    const other = seen.get(port);
+    if (other)
+      throw new ConfigError(
+        `${key}: ${port} is already ${other}; each listener needs its own port`,
+      );
+    seen.set(port, key);
+  }
+}
+
 /** Tokens of different powers must differ: a token shared with a weaker role gives it more. */
 function checkDistinctTokens(e: z.output<typeof envSchema>, ingest: string | null): void {
   const operator = e.ACKTRAIL_OPERATOR_TOKEN;
@@ -92,6 +117,12 @@ const brand: unique symbol = Symbol('validated');
 export interface ValidatedConfig extends FileConfig {
   readonly [brand]: true;
   port: number;
+  /** A listener of its own for /metrics; null: on `port`. */
+  metricsPort: number | null;
+  /** A listener of its own for POST /v1/traces; null: on `port`. */
+  ingestPort: number | null;
+  /** OTLP/gRPC; null: off. */
+  otlpGrpcPort: number | null;
   listenHost: string;
   shutdownTimeoutMs: number;
   logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
@@ -173,6 +204,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
     .safeParse(file ? readFileConfig(file) : {});
   if (!f.success) throw new ConfigError(describe(f.error, file ?? 'defaults'));
   checkDistinctTokens(e.data, e.data.ACKTRAIL_INGEST_TOKEN ?? f.data.journeys.ingestToken);
+  checkDistinctPorts(e.data);
   const deadLetterUrl = e.data.ACKTRAIL_DEAD_LETTERS_URL ?? f.data.deadLetters.url;
   const deadLetterKey = f.data.deadLetters.enabled
     ? parseKey(e.data.ACKTRAIL_DEAD_LETTER_KEY)
@@ -210,6 +242,9 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
     },
     [brand]: true,
     port: e.data.ACKTRAIL_PORT,
+    metricsPort: e.data.ACKTRAIL_METRICS_PORT ?? null,
+    ingestPort: e.data.ACKTRAIL_INGEST_PORT ?? null,
+    otlpGrpcPort: e.data.ACKTRAIL_OTLP_GRPC_PORT ?? null,
     listenHost: e.data.ACKTRAIL_LISTEN_HOST,
     shutdownTimeoutMs: e.data.ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS * 1000,
     logLevel: e.data.LOG_LEVEL,

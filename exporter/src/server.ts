@@ -1,6 +1,7 @@
-// Routes only: GET /metrics, GET /healthz, GET /readyz, POST /v1/traces, /api/events,
-// /api/queues and /api/dead-letters. Wires the collectors, the registry, the journey store, the Celery consumer,
-// dead-letter parking and the APIs.
+// Wires the collectors, the registry, the journey store, the Celery consumer, dead-letter parking
+// and the receivers into the exporter's apps: the main one (the APIs, the probes, and /metrics and
+// POST /v1/traces unless they have ports of their own: metricsApp, ingestApp), and OTLP/gRPC.
+// listen.ts puts them on their ports.
 import express from 'express';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ValidatedConfig } from './config.js';
@@ -16,12 +17,14 @@ import { JourneyStore } from './journeys/store/supervisor.js';
 import { CeleryConsumer } from './celery/consumer.js';
 import { CeleryMetrics } from './celery/metrics.js';
 import { receiverRouter } from './receiver/route.js';
+import { Ingest } from './receiver/ingest.js';
+import { OtlpGrpcReceiver } from './receiver/grpc.js';
 import { BodyDecoder } from './receiver/decoder.js';
 import { Coverage } from './receiver/coverage.js';
 import { coverageRouter } from './api/coverage.js';
 import { queuesRouter } from './api/queues.js';
 import type { QueueLookup } from './collectors/index.js';
-import { readiness } from './readiness.js';
+import { readiness, serving } from './readiness.js';
 import { Parking } from './deadletters/index.js';
 import { deadLettersRouter } from './api/dead-letters.js';
 import { Exemplars } from './exposition/exemplars.js';
@@ -37,7 +40,16 @@ const LARGE_EXPOSITION = 1_000_000;
 const PIPELINE_READ_TIMEOUT_MS = 5000;
 
 export interface Exporter {
+  /** The main listener (ACKTRAIL_PORT): the APIs, the probes, and what has no port of its own. */
   app: express.Express;
+  /** /metrics and the probes, when ACKTRAIL_METRICS_PORT is set; null: /metrics is on `app`. */
+  metricsApp: express.Express | null;
+  /** POST /v1/traces and the probes, when ACKTRAIL_INGEST_PORT is set; null: on `app`. */
+  ingestApp: express.Express | null;
+  /** OTLP/gRPC, when ACKTRAIL_OTLP_GRPC_PORT is set. */
+  otlpGrpc: OtlpGrpcReceiver | null;
+  /** Told by listen() once every configured listener is up: /readyz waits for it. */
+  listening(): void;
   runner: CollectorRunner;
   registry: Registry;
   health: Health;
@@ -130,29 +142,22 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     config.journeys.decodeOffThreadBytes,
     config.journeys.maxBodyBytes,
   );
-  const app = express();
-  app.disable('x-powered-by');
-  // An ETag would hash every multi-megabyte exposition; Prometheus never sends If-None-Match.
-  app.set('etag', false);
-  // While shutting down, no connection is kept for another request.
-  app.use((_req, res, next) => {
-    if (!accepting) res.set('connection', 'close');
-    next();
+  const ingest = new Ingest({
+    store,
+    metrics,
+    log,
+    limits: { ...config.journeys, bodyIdleMs: config.journeys.bodyIdleTimeoutSeconds * 1000 },
+    retentionDays: config.journeys.retentionDays,
+    ingestToken: config.journeys.ingestToken,
+    accepting: () => accepting,
+    queues,
+    coverage,
+    decoder,
   });
-  app.use(
-    receiverRouter({
-      store,
-      metrics,
-      log,
-      limits: { ...config.journeys, bodyIdleMs: config.journeys.bodyIdleTimeoutSeconds * 1000 },
-      retentionDays: config.journeys.retentionDays,
-      ingestToken: config.journeys.ingestToken,
-      accepting: () => accepting,
-      queues,
-      coverage,
-      decoder,
-    }),
-  );
+  const app = newApp(() => accepting);
+  const metricsApp = config.metricsPort === null ? null : newApp(() => accepting);
+  const ingestApp = config.ingestPort === null ? null : newApp(() => accepting);
+  (ingestApp ?? app).use(receiverRouter(ingest));
   const tokens = { read: config.apiToken, operate: config.operatorToken };
   app.use(coverageRouter({ tokens, coverage }));
   app.use(queuesRouter({ tokens, catalog }));
@@ -193,7 +198,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
 
   // One exposition of every registry, in the format the scraper asks for (Accept): the text
   // format by default, OpenMetrics (with exemplars) when asked.
-  app.get('/metrics', async (req, res) => {
+  (metricsApp ?? app).get('/metrics', async (req, res) => {
     await runner.collect();
     const [own, collectors] = await Promise.all([registry.metrics(), runner.exposition()]);
     const text = `${own}\n${collectors}`;
@@ -214,14 +219,23 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     }
   });
 
+  let listening = false;
+  const probes = express.Router();
   // Liveness: the process answers. Nothing it depends on is checked here.
-  app.get('/healthz', (_req, res) => {
+  probes.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
-
-  app.get('/readyz', (_req, res) => {
+  // Readiness: this replica can serve what it is for (its listeners are up, and the journey store
+  // answers when journeys are on). A broker or pipeline database away is not a reason to take it
+  // out of a Service: that is what /status, the metrics and the alerts say.
+  probes.get('/readyz', (_req, res) => {
+    const r = serving({ listening, accepting, store: store ? health.status() : null });
+    res.status(r.status === 'ready' ? 200 : 503).json(r);
+  });
+  // Every dependency's state, with its last error (what /readyz answered before 0.6).
+  probes.get('/status', (_req, res) => {
     const r = readiness(runner.status(), health.status(), accepting);
-    res.status(r.status === 'ready' ? 200 : 503).json({
+    res.json({
       ...r,
       // The journey API's read replica, where there is one: reads fall back to the primary, so
       // a replica away is not a reason to be unready.
@@ -230,9 +244,17 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       config: config.configFile ?? 'defaults',
     });
   });
+  for (const a of [app, metricsApp, ingestApp]) a?.use(probes);
+  const otlpGrpc = config.otlpGrpcPort === null ? null : new OtlpGrpcReceiver(ingest);
 
   return {
     app,
+    metricsApp,
+    ingestApp,
+    otlpGrpc,
+    listening: () => {
+      listening = true;
+    },
     runner,
     registry,
     health,
@@ -242,6 +264,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     },
     close: async () => {
       accepting = false;
+      await otlpGrpc?.close();
       if (catalogTimer) clearInterval(catalogTimer);
       await celery?.close();
       await parking?.close();
@@ -250,6 +273,19 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       await decoder.close();
     },
   };
+}
+
+function newApp(accepting: () => boolean): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  // An ETag would hash every multi-megabyte exposition; Prometheus never sends If-None-Match.
+  app.set('etag', false);
+  // While shutting down, no connection is kept for another request.
+  app.use((_req, res, next) => {
+    if (!accepting()) res.set('connection', 'close');
+    next();
+  });
+  return app;
 }
 
 function journeyStore(

@@ -135,7 +135,7 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
       res
         .status(503)
         .set('retry-after', '5')
-        .json({ error: 'the journey store is not ready yet (see /readyz); retry later' });
+        .json({ error: 'the journey store is not ready yet (see /status); retry later' });
       return null;
     }
     return opts.store.queries;

@@ -1,13 +1,10 @@
 // `acktrail serve`: serves the configuration it is given. On SIGTERM or SIGINT it drains: no new
 // connections, in-flight requests (and the commits they wait for) finish within
 // ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS, then the parts close and it exits 0.
-import { once } from 'node:events';
 import type { ValidatedConfig } from '../config.js';
+import { listen } from '../listen.js';
 import { coerceError, createLogger } from '../log.js';
 import { createExporter } from '../server.js';
-
-const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 120_000;
 
 export async function serve(config: ValidatedConfig): Promise<void> {
   const log = createLogger(config.logLevel);
@@ -15,15 +12,13 @@ export async function serve(config: ValidatedConfig): Promise<void> {
     log.error({ err: coerceError(err).message }, 'unhandled rejection');
   });
   const exporter = createExporter(config, log);
-  const server = exporter.app.listen(config.port, config.listenHost);
-  // A client gets this long to send its headers, and a request (body included) this long in all,
-  // whatever it declared; an idle body is dropped sooner (journeys.bodyIdleTimeoutSeconds).
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  log.info({ host: config.listenHost, port, config: config.configFile ?? 'defaults' }, 'ready');
+  const { ports, servers } = await listen(exporter, config);
+  const { main: port, ...others } = ports;
+  const own = Object.fromEntries(Object.entries(others).filter(([, p]) => p !== null));
+  log.info(
+    { host: config.listenHost, port, ...own, config: config.configFile ?? 'defaults' },
+    'ready',
+  );
   const loopback = config.listenHost === 'localhost' || /^(127\.|::1$)/.test(config.listenHost);
   if (!loopback && !config.journeys.ingestToken)
     log.warn(
@@ -32,10 +27,11 @@ export async function serve(config: ValidatedConfig): Promise<void> {
     );
 
   let inFlight = 0;
-  server.on('request', (_req, res: NodeJS.EventEmitter) => {
-    inFlight++;
-    res.once('close', () => inFlight--);
-  });
+  for (const server of servers)
+    server.on('request', (_req, res: NodeJS.EventEmitter) => {
+      inFlight++;
+      res.once('close', () => inFlight--);
+    });
 
   async function drained(deadline: number): Promise<boolean> {
     while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
@@ -52,11 +48,13 @@ export async function serve(config: ValidatedConfig): Promise<void> {
     const deadline = Date.now() + config.shutdownTimeoutMs;
     log.info({ signal, inFlight }, 'stopping: refusing new requests, draining the ones in flight');
     exporter.stopAccepting();
-    server.close();
-    server.closeIdleConnections();
+    for (const server of servers) {
+      server.close();
+      server.closeIdleConnections();
+    }
     if (!(await drained(deadline)))
       log.warn({ inFlight }, 'shutdown deadline reached; closing the connections still open');
-    server.closeAllConnections();
+    for (const server of servers) server.closeAllConnections();
     const closed = exporter.close().then(
       () => true,
       (err: unknown) => {

@@ -173,7 +173,7 @@ describe('faults', () => {
       { rabbitmq: { ...scope(), prometheusUrl: 'http://127.0.0.1:1' } },
     );
     try {
-      const before = (await (await fetch(`${exporter.url}/readyz`)).json()) as { status: string };
+      const before = (await (await fetch(`${exporter.url}/status`)).json()) as { status: string };
       assert.equal(before.status, 'starting', 'nothing collected before the first scrape');
       for (let i = 0; i < 3; i++) {
         const s = await exporter.scrape();
@@ -188,7 +188,7 @@ describe('faults', () => {
         ['rabbitmq', 'rabbitmq_stats'],
         'one line per collector, not per scrape',
       );
-      const ready = (await (await fetch(`${exporter.url}/readyz`)).json()) as {
+      const ready = (await (await fetch(`${exporter.url}/status`)).json()) as {
         status: string;
         down: string[];
       };

@@ -2,9 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { SpanKind } from '@opentelemetry/api';
 import { TestExporter } from '../testing/exporter.js';
-import { childOf, countSteps, exportSpans, makeSpans, type Protocol } from '../testing/otlp.js';
+import { countSteps, exportSpans, journeySpans, type Protocol } from '../testing/otlp.js';
 import { ExportTraceServiceRequest } from './otlp-schema.js';
 
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
@@ -17,54 +16,6 @@ before(async () => {
 after(async () => {
   await exporter.close();
 });
-
-function journeySpans(eventId: string) {
-  const [insert] = makeSpans(
-    [
-      {
-        name: 'outbox insert',
-        attributes: { 'acktrail.stage': 'outbox.insert', 'acktrail.event_id': eventId },
-      },
-    ],
-    'orders-api',
-  );
-  const [publish] = makeSpans(
-    [
-      {
-        name: 'publish orders.events',
-        kind: SpanKind.PRODUCER,
-        parent: childOf(insert!),
-        attributes: {
-          'acktrail.event_id': eventId,
-          'acktrail.stage': 'outbox.publish',
-          'acktrail.publish.outcome': 'confirmed',
-          'acktrail.aggregate_type': 'order',
-          'acktrail.aggregate_id': '7',
-        },
-      },
-    ],
-    'orders-relay',
-  );
-  // A consumer instrumented by some other SDK: old semantic-convention names, no acktrail.stage.
-  const [deliver] = makeSpans(
-    [
-      {
-        name: 'orders.confirmations process',
-        kind: SpanKind.CONSUMER,
-        parent: childOf(publish!),
-        attributes: {
-          'messaging.message_id': eventId,
-          'messaging.operation': 'process',
-          'messaging.rabbitmq.routing_key': 'order.created',
-          'messaging.destination': 'orders.events',
-          'customer.email': 'jane@example.com',
-        },
-      },
-    ],
-    'other-worker',
-  );
-  return [insert!, publish!, deliver!];
-}
 
 for (const protocol of ['protobuf', 'json+gzip', 'protobuf+gzip', 'json'] as Protocol[]) {
   test(`the SDK's ${protocol} exporter stores steps, once however often it retries`, async () => {

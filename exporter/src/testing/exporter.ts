@@ -1,6 +1,5 @@
 // Runs the exporter in-process for a test, on a free port, with its own config file and a log
 // that the test can read.
-import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +19,7 @@ import {
 import { loadConfig } from '../config.js';
 import { parseSamples, type Sample } from '../exposition/text.js';
 import { createExporter, type Exporter } from '../server.js';
+import { listen, type Listeners } from '../listen.js';
 
 export interface LogEntry {
   msg: string;
@@ -29,13 +29,17 @@ export interface LogEntry {
 
 export class TestExporter {
   readonly logs: LogEntry[] = [];
+  /** The main listener's URL. */
+  readonly url: string;
   private constructor(
     readonly exporter: Exporter,
-    private readonly server: Server,
-    readonly url: string,
+    private readonly servers: Server[],
+    /** Every listener's port (those of their own only when configured). */
+    readonly ports: Listeners['ports'],
     logs: LogEntry[],
   ) {
     this.logs = logs;
+    this.url = `http://127.0.0.1:${ports.main}`;
   }
 
   static async start(env: Record<string, string>, fileConfig: unknown = {}): Promise<TestExporter> {
@@ -52,11 +56,8 @@ export class TestExporter {
       },
     });
     const exporter = createExporter(config, pino({ level: 'info' }, stream));
-    const server = exporter.app.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const addr = server.address();
-    const port = typeof addr === 'object' && addr ? addr.port : 0;
-    return new TestExporter(exporter, server, `http://127.0.0.1:${port}`, logs);
+    const { servers, ports } = await listen(exporter, config, '127.0.0.1');
+    return new TestExporter(exporter, servers, ports, logs);
   }
 
   /**
@@ -116,8 +117,10 @@ export class TestExporter {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.server.close();
-    this.server.closeAllConnections();
+    for (const server of this.servers) {
+      server.close();
+      server.closeAllConnections();
+    }
     await this.exporter.close();
     await this.onClose();
   }
@@ -171,9 +174,9 @@ export function writeConfig(fileConfig: unknown): string {
  * The exporter as its own process (`exporter/src/main.ts`), as it runs in production: for what
  * an in-process exporter cannot show (its memory, signals, being killed).
  */
-/** Whether a background part of the exporter at `url` works, as its /readyz says (null: unknown). */
+/** Whether a background part of the exporter at `url` works, as its /status says (null: unknown). */
 export async function partUp(url: string, part: string): Promise<boolean | null> {
-  const res = await fetch(`${url}/readyz`);
+  const res = await fetch(`${url}/status`);
   const body = (await res.json()) as { parts: { part: string; up: boolean | null }[] };
   return body.parts.find((p) => p.part === part)?.up ?? null;
 }

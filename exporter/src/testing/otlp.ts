@@ -47,6 +47,59 @@ export function makeSpans(specs: SpanSpec[], service = 'test-service'): Readable
 export const childOf = (parent: ReadableSpan): Context =>
   trace.setSpanContext(ROOT_CONTEXT, parent.spanContext());
 
+/**
+ * One event's journey as three services would trace it: the API's outbox insert, the relay's
+ * confirmed publish (acktrail's names), and a consumer instrumented by some other SDK (old
+ * semantic-convention names, no acktrail.stage, and an attribute acktrail must not keep).
+ */
+export function journeySpans(eventId: string) {
+  const [insert] = makeSpans(
+    [
+      {
+        name: 'outbox insert',
+        attributes: { 'acktrail.stage': 'outbox.insert', 'acktrail.event_id': eventId },
+      },
+    ],
+    'orders-api',
+  );
+  const [publish] = makeSpans(
+    [
+      {
+        name: 'publish orders.events',
+        kind: SpanKind.PRODUCER,
+        parent: childOf(insert!),
+        attributes: {
+          'acktrail.event_id': eventId,
+          'acktrail.stage': 'outbox.publish',
+          'acktrail.publish.outcome': 'confirmed',
+          'acktrail.aggregate_type': 'order',
+          'acktrail.aggregate_id': '7',
+        },
+      },
+    ],
+    'orders-relay',
+  );
+  // A consumer instrumented by some other SDK: old semantic-convention names, no acktrail.stage.
+  const [deliver] = makeSpans(
+    [
+      {
+        name: 'orders.confirmations process',
+        kind: SpanKind.CONSUMER,
+        parent: childOf(publish!),
+        attributes: {
+          'messaging.message_id': eventId,
+          'messaging.operation': 'process',
+          'messaging.rabbitmq.routing_key': 'order.created',
+          'messaging.destination': 'orders.events',
+          'customer.email': 'jane@example.com',
+        },
+      },
+    ],
+    'other-worker',
+  );
+  return [insert!, publish!, deliver!];
+}
+
 export type Protocol = 'protobuf' | 'json' | 'json+gzip' | 'protobuf+gzip';
 
 /** Exports with the SDK's own OTLP/HTTP exporter; resolves with its result code (0: success). */
@@ -54,16 +107,20 @@ export async function exportSpans(
   baseUrl: string,
   spans: ReadableSpan[],
   protocol: Protocol,
+  token?: string,
 ): Promise<{ code: number; error?: Error }> {
   const url = `${baseUrl}/v1/traces`;
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   const gzip = protocol.endsWith('+gzip');
   const exporter = protocol.startsWith('protobuf')
     ? new ProtoExporter({
         url,
+        headers,
         compression: gzip ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
       })
     : new JsonExporter({
         url,
+        headers,
         compression: gzip ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
       });
   const result = await new Promise<{ code: number; error?: Error }>((resolve) => {

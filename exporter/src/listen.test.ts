@@ -1,0 +1,86 @@
+// The exporter's listeners and probes as a Kubernetes Service and a NetworkPolicy see them: /metrics
+// and OTLP/HTTP on ports of their own when asked (and only there), /readyz ready once the store
+// answers whatever else is down, /status saying what is.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { waitFor } from '@acktrail/orders-example/testing';
+import { TestExporter } from './testing/exporter.js';
+import { jsonBody } from './testing/otlp.js';
+
+let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
+
+before(async () => {
+  exporter = await TestExporter.withStore(
+    {
+      ACKTRAIL_METRICS_PORT: '0',
+      ACKTRAIL_INGEST_PORT: '0',
+      // A broker nobody answers on: its collectors fail, which must not make the replica unready.
+      RABBITMQ_MANAGEMENT_URL: 'http://guest:guest@127.0.0.1:1',
+    },
+    { rabbitmq: { enabled: true, prometheusUrl: 'http://127.0.0.1:1' } },
+  );
+});
+after(async () => {
+  await exporter.close();
+});
+
+const on = (port: number | null) => `http://127.0.0.1:${port}`;
+const status = async (url: string, init?: RequestInit) => {
+  const res = await fetch(url, init);
+  await res.body?.cancel();
+  return res.status;
+};
+const spans = (eventId: string): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: jsonBody(3, 1, eventId),
+});
+
+test('each listener serves its own routes and the probes, nothing else', async () => {
+  const { main, metrics, ingest } = exporter.ports;
+  assert.ok(metrics && ingest && new Set([main, metrics, ingest]).size === 3);
+  assert.equal(await status(`${on(metrics)}/metrics`), 200);
+  assert.equal(await status(`${on(main)}/metrics`), 404, 'not on the API port');
+  assert.equal(await status(`${on(ingest)}/metrics`), 404);
+  assert.equal(await status(`${on(ingest)}/v1/traces`, spans('ev-own-port')), 200);
+  assert.equal(await status(`${on(main)}/v1/traces`, spans('ev-main-port')), 404);
+  assert.equal(await status(`${on(metrics)}/v1/traces`, spans('ev-metrics-port')), 404);
+  assert.equal(await status(`${on(main)}/api/events/ev-own-port-0`), 401, 'the API stays on main');
+  assert.equal(await status(`${on(metrics)}/api/events/ev-own-port-0`), 404);
+  for (const port of [main, metrics, ingest]) {
+    assert.equal(await status(`${on(port)}/healthz`), 200);
+    assert.equal(await status(`${on(port)}/readyz`), 200);
+  }
+});
+
+test('a broker away: /status degraded and naming it, /readyz still ready (the store answers)', async () => {
+  await status(`${on(exporter.ports.metrics)}/metrics`);
+  const body = await waitFor('the broker reported down', async () => {
+    const s = (await (await fetch(`${exporter.url}/status`)).json()) as {
+      status: string;
+      down: string[];
+    };
+    return s.down.includes('rabbitmq') ? s : null;
+  });
+  assert.equal(body.status, 'degraded');
+  const ready = await fetch(`${exporter.url}/readyz`);
+  assert.equal(ready.status, 200);
+  assert.deepEqual(await ready.json(), { status: 'ready', reasons: [] });
+});
+
+test('a store that never answers: /readyz 503 with the reason, /healthz alive', async () => {
+  const stranded = await TestExporter.start(
+    { ACKTRAIL_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+    { rabbitmq: { enabled: false } },
+  );
+  try {
+    const res = await fetch(`${stranded.url}/readyz`);
+    assert.equal(res.status, 503);
+    const body = (await res.json()) as { status: string; reasons: string[] };
+    assert.ok(['starting', 'unready'].includes(body.status), body.status);
+    assert.match(body.reasons.join(), /journey store/);
+    assert.equal(await status(`${stranded.url}/healthz`), 200);
+  } finally {
+    await stranded.close();
+  }
+});

@@ -1,0 +1,198 @@
+// OTLP/gRPC against a real journey store: the stock @opentelemetry/exporter-trace-otlp-grpc
+// stores the same steps as the OTLP/HTTP exporter; a raw gRPC client forges what an SDK would not
+// send (no token, a wrong one, garbage, too much) and reads the status codes an SDK acts on.
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { after, before, test } from 'node:test';
+import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { waitFor } from '@acktrail/orders-example/testing';
+import { TestExporter } from '../testing/exporter.js';
+import { countSteps, exportSpans, journeySpans, makeSpans } from '../testing/otlp.js';
+import { ExportTraceServiceRequest, ExportTraceServiceResponse } from './otlp-schema.js';
+
+const TOKEN = 'grpc-ingest-token-0123456789';
+const MAX_BODY = 64 * 1024;
+const PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
+
+let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
+let address: string;
+let client: Client;
+
+before(async () => {
+  exporter = await TestExporter.withStore(
+    { ACKTRAIL_OTLP_GRPC_PORT: '0', ACKTRAIL_INGEST_TOKEN: TOKEN },
+    {
+      journeys: { maxBodyBytes: MAX_BODY, maxInflightBytes: 2 * MAX_BODY, maxSpansPerRequest: 50 },
+    },
+  );
+  address = `127.0.0.1:${exporter.ports.otlpGrpc}`;
+  client = new Client(address, credentials.createInsecure());
+});
+after(async () => {
+  client.close();
+  await exporter.close();
+});
+
+async function exportGrpc(spans: ReadableSpan[], token = TOKEN) {
+  const metadata = new Metadata();
+  metadata.set('authorization', `Bearer ${token}`);
+  const sdk = new OTLPTraceExporter({ url: `http://${address}`, metadata });
+  const result = await new Promise<{ code: number; error?: Error }>((resolve) => {
+    sdk.export(spans, resolve);
+  });
+  await sdk.shutdown();
+  return result;
+}
+
+/** One Export call with raw bytes; resolves with the status code (0: OK) and the answer. */
+function call(body: Buffer, token: string | null = TOKEN) {
+  const metadata = new Metadata();
+  if (token !== null) metadata.set('authorization', `Bearer ${token}`);
+  return new Promise<{ code: number; details: string; answer: Buffer | null }>((resolve) => {
+    client.makeUnaryRequest(
+      PATH,
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      body,
+      metadata,
+      (err: ServiceError | null, answer?: Buffer) => {
+        resolve({
+          code: err?.code ?? status.OK,
+          details: err?.details ?? '',
+          answer: answer ?? null,
+        });
+      },
+    );
+  });
+}
+
+/** An ExportTraceServiceRequest of `count` deliver spans (`bad` of them with a 3-byte span id). */
+function protobuf(eventId: string, count = 1, bad = 0): Buffer {
+  const nanos = BigInt(Date.now()) * 1_000_000n;
+  const spans = Array.from({ length: count }, (_, i) => ({
+    traceId: Buffer.from('7'.padStart(32, '0'), 'hex'),
+    spanId: Buffer.from((i + 1).toString(16).padStart(i < bad ? 6 : 16, '0'), 'hex'),
+    name: 'deliver',
+    kind: 5,
+    startTimeUnixNano: String(nanos),
+    endTimeUnixNano: String(nanos + 1_000_000n),
+    attributes: [
+      { key: 'acktrail.event_id', value: { stringValue: `${eventId}-${i}` } },
+      { key: 'acktrail.stage', value: { stringValue: 'deliver' } },
+    ],
+  }));
+  const request = ExportTraceServiceRequest.fromObject({
+    resourceSpans: [{ scopeSpans: [{ spans }] }],
+  });
+  return Buffer.from(ExportTraceServiceRequest.encode(request).finish());
+}
+
+test('the stock gRPC exporter stores the same steps as OTLP/HTTP, once however often it retries', async () => {
+  const overGrpc = journeySpans('ev-grpc');
+  assert.equal((await exportGrpc(overGrpc)).code, 0);
+  assert.equal(
+    (await exportSpans(exporter.url, journeySpans('ev-http'), 'protobuf', TOKEN)).code,
+    0,
+  );
+  const steps = async (eventId: string) => {
+    const r = await countSteps(exporter.storeUrl, 'event_id = $1', [eventId]);
+    const stages = await countSteps(
+      exporter.storeUrl,
+      `event_id = $1 AND stage = 'settle' AND attrs->>'acktrail.settle.outcome' = 'ack'`,
+      [eventId],
+    );
+    return { r, stages };
+  };
+  assert.deepEqual(await steps('ev-grpc'), await steps('ev-http'));
+  assert.deepEqual(await steps('ev-grpc'), { r: 4, stages: 1 });
+  assert.equal((await exportGrpc(overGrpc)).code, 0, 'a retry succeeds');
+  assert.equal(
+    await countSteps(exporter.storeUrl, 'event_id = $1', ['ev-grpc']),
+    4,
+    'and adds nothing',
+  );
+});
+
+test('without the token, or with a forged one: UNAUTHENTICATED, nothing stored', async () => {
+  const before = (await exporter.scrape()).value('acktrail_ingest_refused_total', {
+    reason: 'unauthorized',
+  });
+  assert.equal((await call(protobuf('ev-no-token'), null)).code, status.UNAUTHENTICATED);
+  assert.equal((await call(protobuf('ev-forged'), `${TOKEN}x`)).code, status.UNAUTHENTICATED);
+  assert.equal(
+    (await call(protobuf('ev-forged'), 'Basic Zm9vOmJhcg==')).code,
+    status.UNAUTHENTICATED,
+  );
+  assert.notEqual((await exportGrpc(makeSpans([]), 'wrong')).code, 0);
+  assert.equal(
+    await countSteps(
+      exporter.storeUrl,
+      "event_id LIKE 'ev-no-token%' OR event_id LIKE 'ev-forged%'",
+    ),
+    0,
+  );
+  const after = (await exporter.scrape()).value('acktrail_ingest_refused_total', {
+    reason: 'unauthorized',
+  });
+  assert.equal(after! - before!, 4);
+});
+
+test('a body that is not OTLP: INVALID_ARGUMENT, which an SDK does not retry', async () => {
+  const r = await call(Buffer.from([0xff, 0xff, 0xff]));
+  assert.equal(r.code, status.INVALID_ARGUMENT);
+  assert.match(r.details, /./);
+});
+
+test('beyond the body or the span limit: RESOURCE_EXHAUSTED; a partly bad batch: partialSuccess', async () => {
+  const big = Buffer.alloc(MAX_BODY + 1, 0);
+  assert.equal((await call(big)).code, status.RESOURCE_EXHAUSTED);
+  const many = await call(protobuf('ev-many', 51));
+  assert.equal(many.code, status.RESOURCE_EXHAUSTED);
+  assert.match(many.details, /50/);
+  assert.equal(await countSteps(exporter.storeUrl, "event_id LIKE 'ev-many-%'"), 0);
+
+  const partly = await call(protobuf('ev-grpc-batch', 3, 1));
+  assert.equal(partly.code, status.OK);
+  const answer = ExportTraceServiceResponse.toObject(
+    ExportTraceServiceResponse.decode(partly.answer!),
+  ) as { partialSuccess: { rejectedSpans: number; errorMessage: string } };
+  assert.equal(answer.partialSuccess.rejectedSpans, 1);
+  assert.match(answer.partialSuccess.errorMessage, /spanId must be 8 bytes/);
+  assert.equal(await countSteps(exporter.storeUrl, "event_id LIKE 'ev-grpc-batch-%'"), 2);
+});
+
+test('the in-flight budget is shared with OTLP/HTTP: held by uploads, gRPC gets UNAVAILABLE', async () => {
+  // Two HTTP uploads that each send all but one byte of the largest body, then wait: together
+  // they hold all but two bytes of the budget (2 x MAX_BODY).
+  const uploads = [0, 1].map(() => {
+    const upload = request(`${exporter.url}/v1/traces`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-length': String(MAX_BODY),
+        authorization: `Bearer ${TOKEN}`,
+      },
+    });
+    upload.on('error', () => undefined);
+    upload.write(Buffer.alloc(MAX_BODY - 1, ' '));
+    return upload;
+  });
+  try {
+    await waitFor('the uploads holding the budget', async () => {
+      const held = (await exporter.scrape()).value('acktrail_ingest_inflight_bytes') ?? 0;
+      return held === 2 * (MAX_BODY - 1);
+    });
+    const refused = await call(protobuf('ev-over-budget', 3));
+    assert.equal(refused.code, status.UNAVAILABLE, 'the status an SDK retries');
+    assert.match(refused.details, /in-flight budget/);
+  } finally {
+    for (const u of uploads) u.destroy();
+  }
+  await waitFor('the budget given back', async () => {
+    return (await exporter.scrape()).value('acktrail_ingest_inflight_bytes') === 0;
+  });
+  assert.equal((await call(protobuf('ev-after-budget', 3))).code, status.OK);
+  assert.equal(await countSteps(exporter.storeUrl, "event_id LIKE 'ev-over-budget-%'"), 0);
+});

@@ -1,0 +1,170 @@
+// The OTLP trace receiver without its transport: the token, the in-flight budget, decoding,
+// normalising and the store write, shared by OTLP/HTTP (route.ts) and OTLP/gRPC (grpc.ts). Each
+// transport reads its body its own way, then asks this for an Outcome and answers it in its own
+// terms (HTTP status or gRPC status code); what is refused, stored or rejected is decided here only.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Logger } from '../log.js';
+import { errorMessage } from '../log.js';
+import type { JourneyMetrics, RefusalReason } from '../journeys/metrics.js';
+import type { QueueLookup } from '../collectors/index.js';
+import type { Step } from '../journeys/steps.js';
+import { StepsRefusedError, StoreBusyError } from '../journeys/store/store.js';
+import type { JourneyStore } from '../journeys/store/supervisor.js';
+import type { Coverage } from './coverage.js';
+import { ByteBudget } from './body.js';
+import type { BodyDecoder } from './decoder.js';
+import { normalise } from './normalize.js';
+import { DecodeError } from './spans.js';
+
+const DAY_US = 86_400_000_000;
+
+export interface IngestLimits {
+  /** Largest body after inflation (413 / RESOURCE_EXHAUSTED beyond). */
+  maxBodyBytes: number;
+  /** Bytes of bodies read or worked on at once, over all requests of both transports. */
+  maxInflightBytes: number;
+  /** Spans in one request (413 / RESOURCE_EXHAUSTED beyond). */
+  maxSpansPerRequest: number;
+  /** A body idle this long is dropped (ms). */
+  bodyIdleMs: number;
+}
+
+export interface IngestOptions {
+  store: JourneyStore | null;
+  metrics: JourneyMetrics;
+  log: Logger;
+  limits: IngestLimits;
+  retentionDays: number;
+  /** With a token, a request needs `Bearer <token>` (refused otherwise). */
+  ingestToken: string | null;
+  /** False once the exporter is shutting down: requests that still arrive are refused. */
+  accepting: () => boolean;
+  /** What the exporter knows about a queue: a reject's anomaly depends on its dead-letter exchange. */
+  queues?: QueueLookup;
+  /** Counts what every span lets journeys read (GET /api/coverage). */
+  coverage?: Coverage;
+  /** Decodes bodies; large ones in worker threads. */
+  decoder: BodyDecoder;
+}
+
+/** Why nothing of a request was stored, and what the client should do. */
+export type Outcome =
+  /** Stored; `rejected` spans (with `message`) were not. */
+  | { kind: 'stored'; rejected: number; message: string }
+  /** Retry later (503 / UNAVAILABLE); nothing was stored. */
+  | { kind: 'refused'; reason: RefusalReason; message: string }
+  /** Do not retry: the body is wrong (400 / INVALID_ARGUMENT) or too large (413 / RESOURCE_EXHAUSTED). */
+  | { kind: 'invalid'; tooLarge: boolean; message: string };
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+export class Ingest {
+  readonly budget: ByteBudget;
+  private readonly expected: Buffer | null;
+
+  constructor(readonly opts: IngestOptions) {
+    this.budget = new ByteBudget(opts.limits.maxInflightBytes, (inUse) => {
+      opts.metrics.inflightBytes.set(inUse);
+    });
+    this.expected = opts.ingestToken ? digest(opts.ingestToken) : null;
+  }
+
+  get limits(): IngestLimits {
+    return this.opts.limits;
+  }
+
+  /**
+   * Whether a request may come in at all, from its `Authorization` value: refused while shutting
+   * down, without the token (when one is set), without a store or before it is ready. Counted.
+   */
+  admit(
+    authorization: string | undefined,
+  ): Outcome | { kind: 'unauthorized'; message: string } | null {
+    if (!this.opts.accepting())
+      return this.refuse('shutting_down', 'the exporter is shutting down; retry on another');
+    if (this.expected) {
+      const given = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1];
+      if (!given || !timingSafeEqual(digest(given), this.expected)) {
+        this.opts.metrics.refused.inc({ reason: 'unauthorized' });
+        return {
+          kind: 'unauthorized',
+          message: 'missing or wrong bearer token (the ingest token)',
+        };
+      }
+    }
+    const store = this.opts.store;
+    if (!store)
+      return {
+        kind: 'refused',
+        reason: 'store_unavailable',
+        message: 'the journey store is not configured (ACKTRAIL_DATABASE_URL)',
+      };
+    if (!store.ready)
+      return this.refuse('store_unavailable', 'the journey store is not ready yet; retry later');
+    return null;
+  }
+
+  /** A refusal, counted by reason. */
+  refuse(reason: RefusalReason, message: string): Outcome {
+    this.opts.metrics.refused.inc({ reason });
+    return { kind: 'refused', reason, message };
+  }
+
+  /** A body that could not be read at all (counted as one rejected span, as OTLP has no count). */
+  unreadable(message: string, tooLarge: boolean): Outcome {
+    this.opts.metrics.spansReceived.inc({ outcome: 'rejected' });
+    return { kind: 'invalid', tooLarge, message };
+  }
+
+  /** Decodes, normalises and stores one request body; the caller holds its budget. */
+  async ingest(format: 'protobuf' | 'json', bytes: Buffer): Promise<Outcome> {
+    const { opts } = this;
+    const store = opts.store;
+    if (!store) throw new Error('ingest without a store: admit() first');
+    let spans;
+    try {
+      spans = await opts.decoder.decode(format, bytes, opts.limits.maxSpansPerRequest);
+    } catch (err) {
+      if (!(err instanceof DecodeError) && !(err instanceof RangeError)) throw err;
+      return this.unreadable(err.message, err instanceof DecodeError && err.tooMany);
+    }
+    const now = Date.now() * 1000;
+    const window = { fromUs: now - opts.retentionDays * DAY_US, toUs: now + DAY_US };
+    const steps: Step[] = [];
+    const reasons = new Map<string, number>();
+    let ignored = 0;
+    let accepted = 0;
+    for (const span of spans) {
+      opts.coverage?.observe(span);
+      const n = normalise(span, window, opts.queues);
+      if (n.kind === 'steps') {
+        accepted++;
+        steps.push(...n.steps);
+      } else if (n.kind === 'ignored') ignored++;
+      else reasons.set(n.reason, (reasons.get(n.reason) ?? 0) + 1);
+    }
+    let result;
+    try {
+      result = await store.steps.write(steps);
+    } catch (err) {
+      if (err instanceof StoreBusyError)
+        return this.refuse('store_busy', `${err.message}; retry later`);
+      if (err instanceof StepsRefusedError) {
+        opts.metrics.spansReceived.inc({ outcome: 'rejected' }, spans.length);
+        return { kind: 'invalid', tooLarge: false, message: err.message };
+      }
+      // Logged once per change of state by the store (Health); per request only at debug.
+      opts.log.debug({ err: errorMessage(err), steps: steps.length }, 'journey store write failed');
+      return this.refuse('store_unavailable', 'the journey store is unavailable; retry later');
+    }
+    // Only once the steps are committed: a failure in here must not turn a stored write into
+    // a refusal.
+    opts.metrics.observe(result);
+    const rejected = [...reasons.values()].reduce((a, b) => a + b, 0);
+    opts.metrics.spansReceived.inc({ outcome: 'accepted' }, accepted);
+    opts.metrics.spansReceived.inc({ outcome: 'ignored' }, ignored);
+    opts.metrics.spansReceived.inc({ outcome: 'rejected' }, rejected);
+    const message = [...reasons].map(([r, n]) => `${n} span(s): ${r}`).join('; ');
+    return { kind: 'stored', rejected, message };
+  }
+}
