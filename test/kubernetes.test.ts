@@ -1,0 +1,160 @@
+// deploy/kubernetes/: every manifest is valid against the Kubernetes and Prometheus Operator
+// schemas (offline, kubernetes-models), its names agree with each other (probes, Service and
+// NetworkPolicy ports name container ports; the listener variables are the container ports; the
+// exporter's config and environment pass its own validation), and the generated rules and
+// dashboards equal their sources.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import * as apps from 'kubernetes-models/apps/v1';
+import * as core from 'kubernetes-models/v1';
+import * as networking from 'kubernetes-models/networking.k8s.io/v1';
+import * as policy from 'kubernetes-models/policy/v1';
+import * as monitoring from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import { REPO_ROOT } from '@acktrail/orders-example/testing';
+import { loadConfig } from '../exporter/src/config.js';
+import { generated } from '../scripts/kubernetes.js';
+
+const DIR = join(REPO_ROOT, 'deploy/kubernetes');
+
+interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string };
+  [key: string]: unknown;
+}
+interface Model {
+  validate(): void;
+}
+const MODELS: Record<string, new (data: never) => Model> = {
+  'apps/v1/Deployment': apps.Deployment,
+  'v1/Service': core.Service,
+  'v1/ConfigMap': core.ConfigMap,
+  'policy/v1/PodDisruptionBudget': policy.PodDisruptionBudget,
+  'networking.k8s.io/v1/NetworkPolicy': networking.NetworkPolicy,
+  'monitoring.coreos.com/v1/ServiceMonitor': monitoring.ServiceMonitor,
+  'monitoring.coreos.com/v1/PrometheusRule': monitoring.PrometheusRule,
+};
+
+function manifests(): Manifest[] {
+  const kustomization = parseAllDocuments(
+    readFileSync(join(DIR, 'kustomization.yaml'), 'utf8'),
+  )[0]!.toJS() as { resources: string[] };
+  return kustomization.resources.flatMap((file) =>
+    parseAllDocuments(readFileSync(join(DIR, file), 'utf8'))
+      .map((d) => d.toJS() as Manifest | null)
+      .filter((m): m is Manifest => m !== null),
+  );
+}
+
+const find = (kind: string, name: string) => {
+  const m = manifests().find((x) => x.kind === kind && x.metadata.name === name);
+  assert.ok(m, `${kind} ${name}`);
+  return m as never;
+};
+
+interface Container {
+  ports: { name: string; containerPort: number }[];
+  env: { name: string; value?: string }[];
+  readinessProbe: { httpGet: { path: string; port: string } };
+  livenessProbe: { httpGet: { path: string; port: string } };
+  startupProbe?: { httpGet: { path: string; port: string } };
+  securityContext: { readOnlyRootFilesystem: boolean; allowPrivilegeEscalation: boolean };
+  resources: { requests: { memory: string }; limits: { memory: string } };
+}
+const containerOf = (d: { spec: { template: { spec: { containers: Container[] } } } }) =>
+  d.spec.template.spec.containers[0]!;
+
+test('every manifest is valid against its schema', () => {
+  const all = manifests();
+  assert.ok(all.length >= 8, `${all.length} manifests`);
+  for (const m of all) {
+    const Model = MODELS[`${m.apiVersion}/${m.kind}`];
+    assert.ok(Model, `a schema for ${m.apiVersion} ${m.kind}`);
+    assert.doesNotThrow(() => {
+      new Model(m as never).validate();
+    }, `${m.kind} ${m.metadata.name}`);
+  }
+  // The validation is real: a wrong type is refused.
+  const broken = structuredClone(find('Deployment', 'acktrail-exporter')) as { spec: object };
+  Object.assign(broken.spec, { replicas: 'two' });
+  assert.throws(() => {
+    new apps.Deployment(broken as never).validate();
+  });
+});
+
+test('the exporter: probes, Service and NetworkPolicy name its ports; its variables are those ports', () => {
+  const d = find('Deployment', 'acktrail-exporter') as never;
+  const c = containerOf(d);
+  const ports = Object.fromEntries(c.ports.map((p) => [p.name, p.containerPort]));
+  for (const probe of [c.readinessProbe, c.livenessProbe, c.startupProbe!])
+    assert.ok(ports[probe.httpGet.port], `probe port ${probe.httpGet.port}`);
+  assert.equal(c.readinessProbe.httpGet.path, '/readyz');
+  assert.equal(c.livenessProbe.httpGet.path, '/healthz');
+  const env = Object.fromEntries(c.env.map((e) => [e.name, e.value]));
+  assert.equal(Number(env.ACKTRAIL_PORT), ports.api);
+  assert.equal(Number(env.ACKTRAIL_METRICS_PORT), ports.metrics);
+  assert.equal(Number(env.ACKTRAIL_INGEST_PORT), ports['otlp-http']);
+  assert.equal(Number(env.ACKTRAIL_OTLP_GRPC_PORT), ports['otlp-grpc']);
+  const service = find('Service', 'acktrail-exporter') as {
+    spec: { ports: { name: string; targetPort: string }[] };
+  };
+  for (const p of service.spec.ports) assert.ok(ports[p.targetPort], `Service ${p.name}`);
+  const monitor = find('ServiceMonitor', 'acktrail-exporter') as {
+    spec: { endpoints: { port: string }[] };
+  };
+  assert.deepEqual(
+    monitor.spec.endpoints.map((e) => e.port),
+    ['metrics'],
+  );
+  assert.ok(service.spec.ports.some((p) => p.name === 'metrics'));
+  const policy = find('NetworkPolicy', 'acktrail-exporter') as {
+    spec: { ingress: { ports: { port: string }[] }[] };
+  };
+  const allowed = policy.spec.ingress.map((r) => r.ports.map((p) => p.port));
+  assert.deepEqual(allowed, [['metrics'], ['api'], ['otlp-http', 'otlp-grpc']]);
+  for (const c2 of [c, containerOf(find('Deployment', 'acktrail-dashboard') as never)]) {
+    assert.equal(c2.securityContext.readOnlyRootFilesystem, true);
+    assert.equal(c2.securityContext.allowPrivilegeEscalation, false);
+  }
+});
+
+test("the exporter's config and environment pass its own validation", () => {
+  const c = containerOf(find('Deployment', 'acktrail-exporter') as never);
+  const map = find('ConfigMap', 'acktrail-exporter') as { data: Record<string, string> };
+  const dir = mkdtempSync(join(tmpdir(), 'acktrail-k8s-'));
+  const file = join(dir, 'acktrail.yaml');
+  writeFileSync(file, map.data['acktrail.yaml']!);
+  const secret = join(dir, 'secret');
+  writeFileSync(secret, 'postgres://acktrail:pw@postgres:5432/orders');
+  const env: Record<string, string> = {};
+  for (const e of c.env) {
+    if (e.name === 'ACKTRAIL_CONFIG') env[e.name] = file;
+    else if (e.name.endsWith('_FILE')) env[e.name] = secret;
+    else env[e.name] = e.value!;
+  }
+  // Tokens as files hold a token, not a URL: the same file would make them equal (refused).
+  const token = (n: string) => {
+    const p = join(dir, n);
+    writeFileSync(p, `${n}-0123456789abcdef0123456789`);
+    return p;
+  };
+  env.ACKTRAIL_API_TOKEN_FILE = token('api');
+  env.ACKTRAIL_INGEST_TOKEN_FILE = token('ingest');
+  const config = loadConfig(env);
+  assert.equal(config.otlpGrpcPort, 4317);
+  assert.equal(config.metricsPort, 9471);
+  assert.equal(config.listenHost, '0.0.0.0');
+});
+
+test('the generated PrometheusRule and dashboards equal their sources (npm run kubernetes)', () => {
+  for (const [name, text] of Object.entries(generated()))
+    assert.equal(
+      readFileSync(join(DIR, 'generated', name), 'utf8'),
+      text,
+      `deploy/kubernetes/generated/${name} is stale: run npm run kubernetes`,
+    );
+});
