@@ -87,7 +87,7 @@ test('every manifest is valid against its schema', () => {
 });
 
 test('the exporter: probes, Service and NetworkPolicy name its ports; its variables are those ports', () => {
-  const d = find('Deployment', 'acktrail-exporter') as never;
+  const d = find('Deployment', 'acktrail-exporter');
   const c = containerOf(d);
   const ports = Object.fromEntries(c.ports.map((p) => [p.name, p.containerPort]));
   for (const probe of [c.readinessProbe, c.livenessProbe, c.startupProbe!])
@@ -116,14 +116,14 @@ test('the exporter: probes, Service and NetworkPolicy name its ports; its variab
   };
   const allowed = policy.spec.ingress.map((r) => r.ports.map((p) => p.port));
   assert.deepEqual(allowed, [['metrics'], ['api'], ['otlp-http', 'otlp-grpc']]);
-  for (const c2 of [c, containerOf(find('Deployment', 'acktrail-dashboard') as never)]) {
+  for (const c2 of [c, containerOf(find('Deployment', 'acktrail-dashboard'))]) {
     assert.equal(c2.securityContext.readOnlyRootFilesystem, true);
     assert.equal(c2.securityContext.allowPrivilegeEscalation, false);
   }
 });
 
 test("the exporter's config and environment pass its own validation", () => {
-  const c = containerOf(find('Deployment', 'acktrail-exporter') as never);
+  const c = containerOf(find('Deployment', 'acktrail-exporter'));
   const map = find('ConfigMap', 'acktrail-exporter') as { data: Record<string, string> };
   const dir = mkdtempSync(join(tmpdir(), 'acktrail-k8s-'));
   const file = join(dir, 'acktrail.yaml');
