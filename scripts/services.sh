@@ -93,6 +93,8 @@ ensure_tools() {
   # The OpenMetrics reference parser (client_python's), which checks the OpenMetrics exposition
   # with its exemplars: promtool reads only the text format.
   /usr/bin/python3 -c 'import prometheus_client.openmetrics.parser' 2>/dev/null || apt_install python3-prometheus-client
+  # PgBouncer with transaction pooling in front of the journey store (each test starts its own).
+  command -v pgbouncer >/dev/null || apt_install pgbouncer
 }
 
 # Celery's tests: a real Celery 5 worker from Debian's packages (run with /usr/bin/python3) and

@@ -1,18 +1,25 @@
 // The alert rules as code: promtool accepts the rules and the Prometheus configuration, the
-// promtool unit tests pass, and every alert carries what a page needs and is covered by a unit
-// test that makes it fire and one where it stays quiet.
+// promtool unit tests pass (one Prometheus per pipeline, and one shared by clusters), every alert
+// carries what a page needs and is covered by a unit test that makes it fire and one where it
+// stays quiet, and rules generated with other parameters (a selector, other group labels, a
+// prefix, a runbook address) do what they say.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '@acktrail/orders-example/testing';
+import { DEFAULTS, renderRules } from '../prometheus/mixin/params.js';
+import { rulesFile } from '../scripts/generate.js';
 
 const run = promisify(execFile);
 const RULES = join(REPO_ROOT, 'prometheus/rules/acktrail.rules.yml');
 const UNIT_TESTS = join(REPO_ROOT, 'prometheus/tests/acktrail.rules.test.yml');
+const SHARED_TESTS = join(REPO_ROOT, 'prometheus/tests/shared.rules.test.yml');
+const RUNBOOKS = 'https://github.com/acktrail/acktrail/blob/main/docs/runbooks/';
 
 interface Rule {
   alert?: string;
@@ -43,14 +50,93 @@ test('promtool accepts both configurations and the rules', async () => {
   assert.match(compose.stdout, /SUCCESS: 1 rule files found/);
 });
 
-test('the promtool unit tests pass', async () => {
-  // promtool exits 1 and says which case failed (on stderr) when a unit test fails.
-  const result = await run('promtool', ['test', 'rules', UNIT_TESTS]).catch((err: unknown) => {
+/** promtool test rules; fails with promtool's own account (it exits 1 and says which case). */
+async function promtoolTest(file: string) {
+  const result = await run('promtool', ['test', 'rules', file]).catch((err: unknown) => {
     const e = err as { stdout?: string; stderr?: string };
     return assert.fail(`promtool test rules failed:\n${e.stdout ?? ''}${e.stderr ?? ''}`);
   });
-  const { stderr } = result;
-  assert.doesNotMatch(stderr, /FAILED/);
+  assert.doesNotMatch(result.stderr, /FAILED/);
+}
+
+test('the promtool unit tests pass', async () => {
+  await promtoolTest(UNIT_TESTS);
+});
+
+test('a Prometheus shared by clusters: one alert per sick cluster, with its labels', async () => {
+  await promtoolTest(SHARED_TESTS);
+});
+
+test('the committed rules are the template with the default parameters', () => {
+  assert.equal(
+    readFileSync(RULES, 'utf8'),
+    rulesFile(),
+    'prometheus/rules/acktrail.rules.yml is stale: run npm run generate',
+  );
+});
+
+test('other parameters: a selector, group labels, a prefix and a runbook address', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'acktrail-rules-'));
+  const params = {
+    ...DEFAULTS,
+    selector: 'cluster="a"',
+    groupLabels: ['cluster'],
+    alertNamePrefix: 'Team',
+    runbookURLPattern: 'https://wiki.example/runbooks/%s',
+  };
+  const template = readFileSync(join(REPO_ROOT, 'prometheus/mixin/rules.yml'), 'utf8');
+  writeFileSync(join(dir, 'rules.yml'), renderRules(template, params));
+  const check = await run('promtool', ['check', 'rules', join(dir, 'rules.yml')]);
+  assert.match(check.stdout, /SUCCESS/);
+  // Both clusters' "orders" has messages and no consumer: the selector sees cluster a only.
+  const series = (metric: string, cluster: string, value: number) => ({
+    series: `${metric}{cluster="${cluster}",job="j",vhost="/",queue="orders",role="work"}`,
+    values: `${value}x5`,
+  });
+  writeFileSync(
+    join(dir, 'test.yml'),
+    JSON.stringify({
+      rule_files: ['rules.yml'],
+      evaluation_interval: '1m',
+      tests: [
+        {
+          interval: '1m',
+          input_series: ['a', 'b'].flatMap((c) => [
+            series('acktrail_queue_messages_ready', c, 7),
+            series('acktrail_queue_consumers', c, 0),
+          ]),
+          alert_rule_test: [
+            {
+              eval_time: '3m',
+              alertname: 'TeamConsumersDown',
+              exp_alerts: [
+                {
+                  exp_labels: { severity: 'critical', cluster: 'a', vhost: '/', queue: 'orders' },
+                  exp_annotations: {
+                    summary: 'Queue orders has messages and no consumer',
+                    description:
+                      'Work is waiting in queue orders (vhost /) and nothing consumes it: the workers are down or disconnected.',
+                    runbook_url: 'https://wiki.example/runbooks/consumers-down',
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    }),
+  );
+  await promtoolTest(join(dir, 'test.yml'));
+  // A wrong parameter is refused by name, before any rule is written.
+  assert.throws(
+    () => renderRules(template, { ...params, groupLabels: ['clu-ster'] }),
+    /groupLabels/,
+  );
+  assert.throws(() => renderRules(template, { ...params, selector: '{cluster="a"}' }), /selector/);
+  assert.throws(
+    () => renderRules(template, { ...params, runbookURLPattern: 'https://x' }),
+    /runbookURLPattern/,
+  );
 });
 
 test('every alert has a severity, a summary, a description and a runbook that exists', () => {
@@ -60,8 +146,11 @@ test('every alert has a severity, a summary, a description and a runbook that ex
     const { summary, description, runbook_url: runbook = '' } = a.annotations ?? {};
     assert.ok(summary, `${a.alert} summary`);
     assert.ok(description, `${a.alert} description`);
-    assert.match(runbook, /^docs\/runbooks\/[a-z0-9-]+\.md$/, `${a.alert} runbook_url`);
-    assert.ok(existsSync(join(REPO_ROOT, runbook)), `${a.alert}: ${runbook} exists`);
+    assert.ok(runbook.startsWith(RUNBOOKS), `${a.alert} runbook_url is absolute: ${runbook}`);
+    const file = `docs/runbooks/${runbook.slice(RUNBOOKS.length)}`;
+    assert.match(file, /^docs\/runbooks\/[a-z0-9-]+\.md$/, `${a.alert} runbook_url`);
+    assert.ok(existsSync(join(REPO_ROOT, file)), `${a.alert}: ${file} exists`);
+    assert.match(a.alert ?? '', /^Acktrail[A-Z]/, 'every name has the prefix');
   }
 });
 

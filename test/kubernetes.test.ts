@@ -16,7 +16,7 @@ import * as policy from 'kubernetes-models/policy/v1';
 import * as monitoring from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { REPO_ROOT } from '@acktrail/orders-example/testing';
 import { loadConfig } from '../exporter/src/config.js';
-import { generated } from '../scripts/kubernetes.js';
+import { generated } from '../scripts/generate.js';
 
 const DIR = join(REPO_ROOT, 'deploy/kubernetes');
 
@@ -150,11 +150,11 @@ test("the exporter's config and environment pass its own validation", () => {
   assert.equal(config.listenHost, '0.0.0.0');
 });
 
-test('the generated PrometheusRule and dashboards equal their sources (npm run kubernetes)', () => {
+test('the generated PrometheusRule and dashboards equal their sources (npm run generate)', () => {
   for (const [name, text] of Object.entries(generated()))
     assert.equal(
-      readFileSync(join(DIR, 'generated', name), 'utf8'),
+      readFileSync(join(REPO_ROOT, name), 'utf8'),
       text,
-      `deploy/kubernetes/generated/${name} is stale: run npm run kubernetes`,
+      `${name} is stale: run npm run generate`,
     );
 });

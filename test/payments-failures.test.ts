@@ -205,11 +205,15 @@ test('stopped consumer: published, not yet delivered; delivered once it is back'
 
   // While it waits, the alerts of the faults above and of this one fire together.
   const firing = await waitFor(
-    'DeadLettersGrowing, MessagesDiscarded and ConsumersDown firing',
+    'AcktrailDeadLettersGrowing, AcktrailMessagesDiscarded and AcktrailConsumersDown firing',
     async () => {
       const alerts = await prometheus.query('ALERTS{alertstate="firing"}');
       const names = new Set(alerts.map((a) => a.metric.alertname));
-      return ['DeadLettersGrowing', 'MessagesDiscarded', 'ConsumersDown'].every((a) => names.has(a))
+      return [
+        'AcktrailDeadLettersGrowing',
+        'AcktrailMessagesDiscarded',
+        'AcktrailConsumersDown',
+      ].every((a) => names.has(a))
         ? alerts
         : null;
     },
@@ -217,9 +221,9 @@ test('stopped consumer: published, not yet delivered; delivered once it is back'
   );
   const on = (name: string) =>
     firing.filter((a) => a.metric.alertname === name).map((a) => a.metric.queue);
-  assert.deepEqual(on('ConsumersDown'), [topology.LEDGER_QUEUE]);
-  assert.deepEqual(on('MessagesDiscarded'), [topology.AUDIT_QUEUE]);
-  assert.deepEqual(on('DeadLettersGrowing'), [topology.DEAD_LETTER_QUEUE]);
+  assert.deepEqual(on('AcktrailConsumersDown'), [topology.LEDGER_QUEUE]);
+  assert.deepEqual(on('AcktrailMessagesDiscarded'), [topology.AUDIT_QUEUE]);
+  assert.deepEqual(on('AcktrailDeadLettersGrowing'), [topology.DEAD_LETTER_QUEUE]);
 
   await start('ledger');
   await journey(intent.event_id, 'booked', done);

@@ -30,8 +30,13 @@ let victoria: TestVictoriaMetrics;
 /** When the run began (unix seconds): the panels' queries look at the whole run. */
 const startedAt = Date.now() / 1000;
 
-const INJECTED = ['DeadLettersGrowing', 'ConsumersDown', 'UnroutablePublishes', 'OutboxStuck'];
-const QUIET = ['AcktrailExporterDown', 'CollectorFailing', 'SpansRejected'];
+const INJECTED = [
+  'AcktrailDeadLettersGrowing',
+  'AcktrailConsumersDown',
+  'AcktrailUnroutablePublishes',
+  'AcktrailOutboxStuck',
+];
+const QUIET = ['AcktrailExporterDown', 'AcktrailCollectorFailing', 'AcktrailSpansRejected'];
 
 const firing = async () =>
   new Set((await prometheus.query('ALERTS{alertstate="firing"}')).map((s) => s.metric.alertname!));
@@ -40,7 +45,7 @@ before(async () => {
   p = await TestPipeline.create({ PROVIDER_REJECT_ADDRESSES: '*@invalid.example' });
   role = await createReadOnlyRole(p.db.name);
   // Parking on for a dead-letter queue of its own (the orders DLQ stays a queue that grows, for
-  // DeadLettersGrowing's first branch): the parking metrics an alert names exist.
+  // AcktrailDeadLettersGrowing's first branch): the parking metrics an alert names exist.
   const conn = await amqp.connect(p.vhost.url);
   await (await conn.createChannel()).assertQueue('audit.dlq', { durable: true });
   await conn.close();
@@ -112,7 +117,7 @@ after(async () => {
 });
 
 test('the alerts of the injected failures fire; the self-monitoring alerts stay quiet', async () => {
-  // OutboxStuck is the slowest: 60 s of age, then its 1 minute `for`.
+  // AcktrailOutboxStuck is the slowest: 60 s of age, then its 1 minute `for`.
   const fired = await waitFor(
     `alerts ${INJECTED.join(', ')} firing`,
     async () => {
@@ -122,9 +127,9 @@ test('the alerts of the injected failures fire; the self-monitoring alerts stay 
     { timeoutMs: 240_000, intervalMs: 1000 },
   );
   for (const a of QUIET) assert.ok(!fired.has(a), `${a} should not fire`);
-  const unroutable = await prometheus.query('ALERTS{alertname="UnroutablePublishes"}');
+  const unroutable = await prometheus.query('ALERTS{alertname="AcktrailUnroutablePublishes"}');
   assert.equal(unroutable[0]?.metric.routing_key, 'order.craeted');
-  const consumers = await prometheus.query('ALERTS{alertname="ConsumersDown"}');
+  const consumers = await prometheus.query('ALERTS{alertname="AcktrailConsumersDown"}');
   assert.deepEqual(
     consumers.map((s) => s.metric.queue),
     ['orders.confirmations'],

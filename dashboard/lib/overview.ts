@@ -120,7 +120,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
           legend: (l) => l.table ?? 'outbox',
         },
       ],
-      reference: { value: 60, label: 'OutboxStuck' },
+      reference: { value: 60, label: 'AcktrailOutboxStuck' },
       empty: 'No outbox metrics: does the exporter reach the pipeline database (DATABASE_URL)?',
     },
     {
@@ -154,7 +154,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
           legend: (l) => l.provider ?? '?',
         },
       ],
-      reference: { value: 0.2, label: 'ProviderErrorRatioHigh' },
+      reference: { value: 0.2, label: 'AcktrailProviderErrorRatioHigh' },
       empty: 'No provider calls recorded in this range.',
     },
     {
@@ -252,8 +252,12 @@ export const CELERY_PRESENT = 'count(acktrail_celery_tasks_total)';
 
 /** The strip: a problem is present when one of its alerts' expressions returns a series now. */
 export const PROBLEMS = [
-  { id: 'outbox', title: 'Outbox stuck', alerts: ['OutboxStuck', 'OutboxBacklogGrowing'] },
-  { id: 'consumers', title: 'Consumers down', alerts: ['ConsumersDown'] },
-  { id: 'dead-letters', title: 'Dead-letters growing', alerts: ['DeadLettersGrowing'] },
-  { id: 'provider', title: 'Provider errors high', alerts: ['ProviderErrorRatioHigh'] },
+  {
+    id: 'outbox',
+    title: 'Outbox stuck',
+    alerts: ['AcktrailOutboxStuck', 'AcktrailOutboxBacklogGrowing'],
+  },
+  { id: 'consumers', title: 'Consumers down', alerts: ['AcktrailConsumersDown'] },
+  { id: 'dead-letters', title: 'Dead-letters growing', alerts: ['AcktrailDeadLettersGrowing'] },
+  { id: 'provider', title: 'Provider errors high', alerts: ['AcktrailProviderErrorRatioHigh'] },
 ] as const;

@@ -212,7 +212,7 @@ test('the overview draws the pipeline from Prometheus, and the problems strip se
     },
     { timeoutMs: 60_000, intervalMs: 1000 },
   );
-  // DeadLettersGrowing's expression (prometheus/rules/acktrail.rules.yml), as the strip runs it.
+  // AcktrailDeadLettersGrowing's expression (prometheus/rules/acktrail.rules.yml), as the strip runs it.
   await prometheus.waitForSeries(
     'sum by (vhost, queue) (delta(acktrail_queue_messages_ready{role="dead_letter"}[10m])) > 0',
   );
@@ -319,7 +319,7 @@ test('the theme choice applies at once and is kept across pages', async () => {
   await pg.close();
 });
 
-test('consumers stopped: the strip shows it, from the ConsumersDown expression', async () => {
+test('consumers stopped: the strip shows it, from the AcktrailConsumersDown expression', async () => {
   await p.stop('worker');
   const oldest = await p.createOrder();
   await prometheus.waitForSeries(

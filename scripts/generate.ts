@@ -1,0 +1,144 @@
+// Generates acktrail's rules and manifests from their one source (prometheus/mixin/rules.yml with
+// prometheus/mixin/params.ts):
+//   npm run generate                 prometheus/rules/acktrail.rules.yml and
+//                                    deploy/kubernetes/generated/ with the default parameters
+//   npm run generate -- --check      writes nothing; exits 1 naming each file that differs
+//   npm run generate -- --out DIR --selector 'cluster="eu-1"' --group-labels cluster,job \
+//     --runbook-url-pattern 'https://wiki.example/runbooks/%s' --alert-name-prefix Acktrail
+//                                    DIR/acktrail.rules.yml for your Prometheus
+// deploy/kubernetes/generated/ holds the PrometheusRule and one ConfigMap per Grafana dashboard
+// (labelled for Grafana's dashboard sidecar).
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { parse, stringify } from 'yaml';
+import { DEFAULTS, renderRules, type Params } from '../prometheus/mixin/params.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const TEMPLATE = join(ROOT, 'prometheus/mixin/rules.yml');
+const HEADER = (params: string) =>
+  `# Generated from prometheus/mixin/rules.yml by \`npm run generate\` (scripts/generate.ts), ${params}: edit the source, not this.\n`;
+const LABELS = { 'app.kubernetes.io/part-of': 'acktrail' };
+
+export function rulesFile(params: Params = DEFAULTS): string {
+  const which = params === DEFAULTS ? 'default parameters' : 'parameters given';
+  return HEADER(which) + renderRules(readFileSync(TEMPLATE, 'utf8'), params);
+}
+
+function prometheusRule(): string {
+  const { groups } = parse(rulesFile()) as { groups: unknown[] };
+  return (
+    HEADER('default parameters') +
+    stringify(
+      {
+        apiVersion: 'monitoring.coreos.com/v1',
+        kind: 'PrometheusRule',
+        metadata: { name: 'acktrail', labels: LABELS },
+        spec: { groups },
+      },
+      { lineWidth: 0 },
+    )
+  );
+}
+
+function grafanaDashboards(): string {
+  const dir = join(ROOT, 'grafana/dashboards');
+  const maps = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) =>
+      stringify(
+        {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: {
+            name: `acktrail-dashboard-${f.replace(/\.json$/, '')}`,
+            labels: { ...LABELS, grafana_dashboard: '1' },
+            annotations: { grafana_folder: 'acktrail' },
+          },
+          data: { [f]: readFileSync(join(dir, f), 'utf8') },
+        },
+        { lineWidth: 0 },
+      ),
+    );
+  return HEADER('from grafana/dashboards') + maps.join('---\n');
+}
+
+/** Every generated file (path from the repository's root) with its text, default parameters. */
+export function generated(): Record<string, string> {
+  return {
+    'prometheus/rules/acktrail.rules.yml': rulesFile(),
+    'deploy/kubernetes/generated/prometheus-rule.yaml': prometheusRule(),
+    'deploy/kubernetes/generated/grafana-dashboards.yaml': grafanaDashboards(),
+  };
+}
+
+function main(): number {
+  const { values } = parseArgs({
+    options: {
+      check: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      selector: { type: 'string' },
+      'group-labels': { type: 'string' },
+      'replica-labels': { type: 'string' },
+      'runbook-url-pattern': { type: 'string' },
+      'alert-name-prefix': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport')[0]);
+    return 0;
+  }
+  if (values.out) {
+    const list = (s: string | undefined, d: string[]) =>
+      s === undefined
+        ? d
+        : s
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean);
+    const params: Params = {
+      selector: values.selector ?? DEFAULTS.selector,
+      groupLabels: list(values['group-labels'], DEFAULTS.groupLabels),
+      replicaLabels: list(values['replica-labels'], DEFAULTS.replicaLabels),
+      runbookURLPattern: values['runbook-url-pattern'] ?? DEFAULTS.runbookURLPattern,
+      alertNamePrefix: values['alert-name-prefix'] ?? DEFAULTS.alertNamePrefix,
+    };
+    mkdirSync(values.out, { recursive: true });
+    const path = join(values.out, 'acktrail.rules.yml');
+    writeFileSync(path, rulesFile(params));
+    console.log(`wrote ${path}`);
+    return 0;
+  }
+  let stale = 0;
+  for (const [name, text] of Object.entries(generated())) {
+    const path = join(ROOT, name);
+    let now = '';
+    try {
+      now = readFileSync(path, 'utf8');
+    } catch {
+      // not written yet
+    }
+    if (now === text) continue;
+    if (values.check) {
+      console.error(`${name} differs from its source: run npm run generate`);
+      stale++;
+    } else {
+      mkdirSync(join(path, '..'), { recursive: true });
+      writeFileSync(path, text);
+      console.log(`wrote ${name}`);
+    }
+  }
+  return stale ? 1 : 0;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  try {
+    process.exit(main());
+  } catch (err) {
+    console.error(`generate: ${(err as Error).message}`);
+    process.exit(2);
+  }
+}
