@@ -1,6 +1,6 @@
 // The journey API reading from a real streaming replica (scripts/pg-replica.sh: a second
 // PostgreSQL cluster made with pg_basebackup): writes go to the primary and reads to the replica
-// (a step the paused replica has not replayed is not found there); its lag is in /readyz and a
+// (a step the paused replica has not replayed is not found there); its lag is in /status and a
 // metric, and an exporter that allows less lag reads from the primary; the replica stopped, the
 // API answers from the primary; started again, reads go back to it.
 import { after, before, test } from 'node:test';

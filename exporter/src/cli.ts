@@ -111,7 +111,7 @@ switch (command) {
       );
     const { migrateStore } = await import('./journeys/store/migrate.js');
     try {
-      const applied = await migrateStore(config.storeUrl);
+      const applied = await migrateStore(config.storeMigrateUrl ?? config.storeUrl);
       console.log(
         applied.length ? `applied ${applied.join(', ')}` : 'the journey store is up to date',
       );

@@ -27,6 +27,10 @@ const envSchema = z.object({
   ACKTRAIL_DATABASE_URL: z.url().optional(),
   /** A streaming replica of the journey store, for the API's reads (docs/scaling.md). */
   ACKTRAIL_DATABASE_READ_URL: z.url().optional(),
+  /** The store reached directly, for migrations and partition drops (needed behind a pooler). */
+  ACKTRAIL_DATABASE_MIGRATE_URL: z.url().optional(),
+  /** `transaction`: the databases are reached through PgBouncer's transaction pooling. */
+  ACKTRAIL_DATABASE_POOLER: z.enum(['none', 'transaction']).default('none'),
   ACKTRAIL_API_TOKEN: ownSecret.optional(),
   /** The token that may also act: replay and discard dead letters, and read their bodies. */
   ACKTRAIL_OPERATOR_TOKEN: ownSecret.optional(),
@@ -52,6 +56,7 @@ const SECRET_VARIABLES = [
   'DATABASE_URL',
   'ACKTRAIL_DATABASE_URL',
   'ACKTRAIL_DATABASE_READ_URL',
+  'ACKTRAIL_DATABASE_MIGRATE_URL',
   'ACKTRAIL_DEAD_LETTERS_URL',
   'RABBITMQ_MANAGEMENT_URL',
   'CELERY_BROKER_URL',
@@ -130,6 +135,10 @@ export interface ValidatedConfig extends FileConfig {
   databaseUrl: string | null;
   /** The journey store (read-write); defaults to databaseUrl. null turns journeys off. */
   storeUrl: string | null;
+  /** The store reached directly (migrations, partition drops); null: storeUrl. */
+  storeMigrateUrl: string | null;
+  /** How the databases are reached: directly, or through a transaction pooler. */
+  pooler: 'none' | 'transaction';
   /** A streaming replica of the store for reads; null: reads go to storeUrl. */
   storeReadUrl: string | null;
   /** Bearer token of /api/events; null: the journey API answers 401 to everyone. */
@@ -205,6 +214,15 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
   if (!f.success) throw new ConfigError(describe(f.error, file ?? 'defaults'));
   checkDistinctTokens(e.data, e.data.ACKTRAIL_INGEST_TOKEN ?? f.data.journeys.ingestToken);
   checkDistinctPorts(e.data);
+  if (
+    e.data.ACKTRAIL_DATABASE_POOLER === 'transaction' &&
+    f.data.journeys.enabled &&
+    (e.data.ACKTRAIL_DATABASE_URL ?? e.data.DATABASE_URL) &&
+    !e.data.ACKTRAIL_DATABASE_MIGRATE_URL
+  )
+    throw new ConfigError(
+      'ACKTRAIL_DATABASE_MIGRATE_URL: needed with ACKTRAIL_DATABASE_POOLER=transaction: migrations and partition drops need a session of their own, on a direct connection to the store',
+    );
   const deadLetterUrl = e.data.ACKTRAIL_DEAD_LETTERS_URL ?? f.data.deadLetters.url;
   const deadLetterKey = f.data.deadLetters.enabled
     ? parseKey(e.data.ACKTRAIL_DEAD_LETTER_KEY)
@@ -253,6 +271,10 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
       ? (e.data.ACKTRAIL_DATABASE_URL ?? e.data.DATABASE_URL ?? null)
       : null,
     storeReadUrl: f.data.journeys.enabled ? (e.data.ACKTRAIL_DATABASE_READ_URL ?? null) : null,
+    storeMigrateUrl: f.data.journeys.enabled
+      ? (e.data.ACKTRAIL_DATABASE_MIGRATE_URL ?? null)
+      : null,
+    pooler: e.data.ACKTRAIL_DATABASE_POOLER,
     apiToken: e.data.ACKTRAIL_API_TOKEN ?? null,
     operatorToken: e.data.ACKTRAIL_OPERATOR_TOKEN ?? null,
     deadLetterKey,

@@ -79,7 +79,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   const exemplars = new Exemplars();
 
   const pools = config.databaseUrl
-    ? new ReadOnlyPools(config.databaseUrl, (err) => {
+    ? new ReadOnlyPools(config.databaseUrl, config.pooler, (err) => {
         health.error('pipeline_database', err, 'pipeline database connection lost');
       })
     : null;
@@ -298,6 +298,8 @@ function journeyStore(
   const store = new JourneyStore(
     {
       url: config.storeUrl!,
+      migrateUrl: config.storeMigrateUrl,
+      pooler: config.pooler,
       readUrl: config.storeReadUrl,
       maxReadLagSeconds: j.maxReadLagSeconds,
       retentionDays: j.retentionDays,

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { sessionSettings, type Pooler } from './session.js';
 
 export type Pool = pg.Pool;
 
@@ -10,14 +11,15 @@ export function createReadOnlyPool(
   connectionString: string,
   statementTimeoutMs: number,
   max = 4,
+  pooler: Pooler = 'none',
 ): pg.Pool {
   return new pg.Pool({
     connectionString,
     max,
     connectionTimeoutMillis: Math.min(statementTimeoutMs, 5000),
     idleTimeoutMillis: 30_000,
-    statement_timeout: statementTimeoutMs,
-    options: '-c default_transaction_read_only=on',
+    // Behind a pooler, read-only and the server's timeout come from the role (docs/metrics.md).
+    ...sessionSettings(pooler, { statementTimeoutMs, readOnly: true }),
     application_name: 'acktrail-exporter',
   });
 }
@@ -33,11 +35,12 @@ export class ReadOnlyPools {
   /** @param onError an idle connection that drops (a restart of PostgreSQL): logged and counted. */
   constructor(
     private readonly url: string,
+    private readonly pooler: Pooler,
     private readonly onError: (err: Error) => void,
   ) {}
 
   create(statementTimeoutMs: number, max = 2): pg.Pool {
-    const pool = createReadOnlyPool(this.url, statementTimeoutMs, max);
+    const pool = createReadOnlyPool(this.url, statementTimeoutMs, max, this.pooler);
     pool.on('error', this.onError);
     this.pools.push(pool);
     return pool;

@@ -4,6 +4,7 @@
 // any replica reaches it. A job whose replica went away (no progress for STALE_SECONDS) is
 // marked interrupted. Each job replays at the configured rate and stops by itself when too many
 // of its replays come back dead-lettered (the cause was not fixed).
+import { beginOf } from '../db/session.js';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
@@ -100,7 +101,7 @@ export class BulkReplays {
     const client = await this.pool.connect();
     let row: Row | undefined;
     try {
-      await client.query('BEGIN');
+      await client.query(beginOf(this.pool));
       await client.query('SELECT pg_advisory_xact_lock($1)', [START_LOCK]);
       await this.markInterrupted(client);
       const res = await client.query<Row>(

@@ -6,6 +6,7 @@
 // - an old day is detached CONCURRENTLY (it waits for the reads that may still see it, while
 //   inserts go on) and dropped once it is no longer part of journey_steps.
 import type pg from 'pg';
+import { beginOf } from '../../db/session.js';
 
 const DAY_MS = 86_400_000;
 const LOCK_KEY = 7_461_200_003;
@@ -22,9 +23,15 @@ const nameOf = (dayMs: number) => `journey_steps_p${suffix(dayMs)}`;
 export class Partitions {
   private readonly known = new Set<number>();
 
-  /** @param futureDays a time further ahead than this never gets a partition (bad clocks). */
+  /**
+   * @param pool the writes' pool: new days are attached in its transactions.
+   * @param maintenance connections with a session of their own (a direct one behind a pooler):
+   *   dropping holds a session advisory lock and detaches CONCURRENTLY, outside a transaction.
+   * @param futureDays a time further ahead than this never gets a partition (bad clocks).
+   */
   constructor(
     private readonly pool: pg.Pool,
+    private readonly maintenance: pg.Pool = pool,
     private readonly futureDays = 2,
   ) {}
 
@@ -43,7 +50,7 @@ export class Partitions {
     if (missing.size === 0) return;
     const db = await this.pool.connect();
     try {
-      await db.query('BEGIN');
+      await db.query(beginOf(this.pool));
       await db.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
       const attached = await this.attachedDays(db);
       for (const day of missing) {
@@ -80,7 +87,7 @@ export class Partitions {
    */
   async dropExpired(retentionDays: number, nowMs = Date.now()): Promise<string[]> {
     const horizon = dayStart(nowMs - retentionDays * DAY_MS);
-    const db = await this.pool.connect();
+    const db = await this.maintenance.connect();
     let locked = false;
     try {
       const lock = await db.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [

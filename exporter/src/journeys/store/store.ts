@@ -4,6 +4,7 @@
 // a 200 from the receiver means the steps are durable. ON CONFLICT (trace_id, span_id, time) DO
 // NOTHING makes a retried export a no-op, and the rows actually inserted come back so that the
 // derived metrics count each step once.
+import { beginOf } from '../../db/session.js';
 import type pg from 'pg';
 import { PUBLISH_STAGES, isPublish } from '@acktrail/conventions';
 import { findOrdering, type OrderingFinding, type VersionedDelivery } from '../ordering.js';
@@ -96,8 +97,10 @@ export class StepStore {
     private readonly maxPendingSteps = 100_000,
     /** Told of every write: null when it committed, the error when the store failed it. */
     private readonly report: (err: unknown) => void = () => undefined,
+    /** Connections with a session of their own, for partition drops (Partitions). */
+    maintenance: pg.Pool = pool,
   ) {
-    this.partitions = new Partitions(pool);
+    this.partitions = new Partitions(pool, maintenance);
   }
 
   /** Steps queued or being written now. */
@@ -189,7 +192,7 @@ export class StepStore {
     await this.partitions.ensure(steps.map((s) => s.timeUs));
     const db = await this.pool.connect();
     try {
-      await db.query('BEGIN');
+      await db.query(beginOf(this.pool));
       const priorMax = await this.versionMax(db, steps.flatMap(versionedDelivery));
       // One JSON document: cheaper to send and to parse than 15 parallel arrays (measured).
       const res = await db.query<{ trace_id: string; span_id: string }>(

@@ -9,6 +9,7 @@ import type { Registry } from 'prom-client';
 import { backoffMs, sleep } from '../../backoff.js';
 import type { Health } from '../../health.js';
 import type { Logger } from '../../log.js';
+import { SessionPool, type Pooler } from '../../db/session.js';
 import { migrateStore } from './migrate.js';
 import { StepQueries } from './queries.js';
 import { StoreReads } from './reads.js';
@@ -20,6 +21,10 @@ const MAINTAIN_EVERY_MS = 3_600_000;
 
 export interface JourneyStoreOptions {
   url: string;
+  /** The store reached directly: migrations and partition drops (null: url). */
+  migrateUrl: string | null;
+  /** How `url` reaches PostgreSQL: directly, or through a transaction pooler (db/session.ts). */
+  pooler: Pooler;
   /** A streaming replica for reads (StoreReads); null: reads go to the primary. */
   readUrl: string | null;
   /** A replica further behind than this is not read from. */
@@ -44,6 +49,8 @@ export class JourneyStore {
   private readonly readPool: pg.Pool | null;
   /** The API's reads on the primary: a pool apart, so that reads never starve writes. */
   private readonly primaryReads: pg.Pool;
+  /** Sessions of their own (partition drops): on migrateUrl when there is one. */
+  private readonly maintenance: pg.Pool | null;
   private migrated = false;
   private readonly stop = new AbortController();
   private loop: Promise<void> = Promise.resolve();
@@ -55,41 +62,69 @@ export class JourneyStore {
     private readonly log: Logger,
     registry: Registry,
   ) {
-    this.pool = new pg.Pool({
-      connectionString: opts.url,
-      max: 6,
-      connectionTimeoutMillis: 5000,
-      statement_timeout: opts.statementTimeoutMs,
-      lock_timeout: opts.lockTimeoutMs,
-      application_name: 'acktrail-journeys',
-    });
+    const timeouts = {
+      statementTimeoutMs: opts.statementTimeoutMs,
+      lockTimeoutMs: opts.lockTimeoutMs,
+    };
+    this.pool = new SessionPool(
+      {
+        connectionString: opts.url,
+        max: 6,
+        connectionTimeoutMillis: 5000,
+        application_name: 'acktrail-journeys',
+      },
+      opts.pooler,
+      timeouts,
+    );
     // An idle connection that drops (a restart of PostgreSQL) is an error event, not a crash.
     this.pool.on('error', (err) => {
       health.error(PART, err, 'journey store connection lost');
     });
     health.register(PART);
-    this.steps = new StepStore(this.pool, opts.maxPendingSteps, (err) => {
-      if (err === null) this.markUp();
-      else health.down(PART, err, 'unavailable');
-    });
-    this.readPool = opts.readUrl
+    this.maintenance = opts.migrateUrl
       ? new pg.Pool({
-          connectionString: opts.readUrl,
-          max: 6,
-          connectionTimeoutMillis: 2000,
-          statement_timeout: opts.statementTimeoutMs,
-          application_name: 'acktrail-journeys-read',
+          connectionString: opts.migrateUrl,
+          max: 1,
+          connectionTimeoutMillis: 5000,
+          application_name: 'acktrail-maintenance',
         })
+      : null;
+    this.maintenance?.on('error', (err) => {
+      health.error(PART, err, 'journey store maintenance connection lost');
+    });
+    this.steps = new StepStore(
+      this.pool,
+      opts.maxPendingSteps,
+      (err) => {
+        if (err === null) this.markUp();
+        else health.down(PART, err, 'unavailable');
+      },
+      this.maintenance ?? this.pool,
+    );
+    this.readPool = opts.readUrl
+      ? new SessionPool(
+          {
+            connectionString: opts.readUrl,
+            max: 6,
+            connectionTimeoutMillis: 2000,
+            application_name: 'acktrail-journeys-read',
+          },
+          opts.pooler,
+          { statementTimeoutMs: opts.statementTimeoutMs },
+        )
       : null;
     // A replica that goes away is the reads' concern (they fall back), never a crash.
     this.readPool?.on('error', () => undefined);
-    this.primaryReads = new pg.Pool({
-      connectionString: opts.url,
-      max: opts.readPoolSize,
-      connectionTimeoutMillis: 5000,
-      statement_timeout: opts.statementTimeoutMs,
-      application_name: 'acktrail-journeys-api',
-    });
+    this.primaryReads = new SessionPool(
+      {
+        connectionString: opts.url,
+        max: opts.readPoolSize,
+        connectionTimeoutMillis: 5000,
+        application_name: 'acktrail-journeys-api',
+      },
+      opts.pooler,
+      { statementTimeoutMs: opts.statementTimeoutMs },
+    );
     this.primaryReads.on('error', (err) => {
       health.error(PART, err, 'journey store read connection lost');
     });
@@ -127,6 +162,7 @@ export class JourneyStore {
     await this.pool.end();
     await this.primaryReads.end();
     await this.readPool?.end();
+    await this.maintenance?.end();
   }
 
   private markUp(): void {
@@ -140,7 +176,7 @@ export class JourneyStore {
     while (!signal.aborted) {
       try {
         if (!this.migrated) {
-          const applied = await migrateStore(this.opts.url);
+          const applied = await migrateStore(this.opts.migrateUrl ?? this.opts.url);
           if (applied.length) this.log.info({ applied }, 'journey store migrated');
           this.migrated = true;
           for (const resolve of this.onReady.splice(0)) resolve();
