@@ -3,6 +3,7 @@
 # RabbitMQ (with the management and prometheus plugins), PostgreSQL (with the acktrail role) and
 # Prometheus with promtool, VictoriaMetrics with vmalert, Chromium for the dashboard's browser
 # tests, docker-compose to validate the compose file, and Celery with Redis for the Celery tests.
+# RabbitMQ 4.0 in a Debian 13 chroot on ports of its own (scripts/rabbitmq4.sh).
 # The three-node RabbitMQ cluster (scripts/rabbitmq-cluster.sh) and the PostgreSQL replica
 # (scripts/pg-replica.sh) are started by the tests that need them.
 # Idempotent and quiet when all is well; installs from the OS packages when missing (needs root).
@@ -115,3 +116,5 @@ ensure_tools
 ensure_celery
 ensure_postgres
 ensure_rabbitmq
+# RabbitMQ 4.0 as the official image ships it, beside the default node (test/rabbitmq4.test.ts).
+bash "$(dirname "$0")/rabbitmq4.sh" ensure

@@ -6,8 +6,8 @@ import { getWorkQueues } from '@/lib/api';
 import { DownBanner } from '@/ui/banner';
 import { formatValue } from './format';
 
-const CLASS = { ok: 'ok', warn: 'warn', stall: 'bad', stop: 'bad' } as const;
-const RANK = { stop: 0, stall: 1, warn: 2, ok: 3 } as const;
+const CLASS = { ok: 'ok', warn: 'warn', stall: 'bad', stop: 'bad', unknown: 'warn' } as const;
+const RANK = { stop: 0, stall: 1, unknown: 2, warn: 3, ok: 4 } as const;
 /** Rows shown: the queues that need a look come first, so a broker of thousands stays readable. */
 const MAX_ROWS = 50;
 

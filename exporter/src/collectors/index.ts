@@ -47,7 +47,7 @@ export function createCollectors(
       r.statsIntervalSeconds * 1000,
     );
     collectors.push(new RabbitmqQueuesCollector(config, catalog, nodes, api, registry));
-    collectors.push(new RabbitmqStatsCollector(config, catalog, api));
+    collectors.push(new RabbitmqStatsCollector(config, catalog, api, nodes));
     if (journeys)
       collectors.push(
         new QueueHeadsCollector(

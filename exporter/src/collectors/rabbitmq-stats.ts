@@ -1,7 +1,10 @@
 // RabbitMQ per-queue message counters (published, delivered, acked, redelivered) and the queue
-// arguments and bindings that roles are inferred from. RabbitMQ 3.10's /metrics/detailed has no
-// per-queue counters, so they come from the management API, which is expensive with many queues:
-// this collector refreshes in the background, at most every statsIntervalSeconds and at most once
+// arguments and bindings that roles are inferred from. The counters come from the broker's own
+// /metrics/detailed where it has them (3.13, 4.x: rabbitmq/counters.ts), and from the management
+// API's message_stats where it must (3.10 to 3.12). RabbitMQ 4 as the official image ships it has
+// no statistics in the management API; with neither, the queue status is `unknown`, said by
+// acktrail_rabbitmq_counters_source{source="none"}, /status and an alert, never silently absent.
+// Listing queues from the management API is expensive with many queues: this collector refreshes in the background, at most every statsIntervalSeconds and at most once
 // per 100 times its last refresh took (so that it keeps the management API busy 1 % of the time at
 // most, however many queues there are); its data age is
 // acktrail_collector_data_age_seconds{collector="rabbitmq_stats"}. Its 40,000 series at 10,000
@@ -13,7 +16,14 @@ import type { ValidatedConfig } from '../config.js';
 import type { Collector } from './collector.js';
 import { scopeFilter, type QueueCatalog, type QueueFacts } from './rabbitmq/catalog.js';
 import { queueKey } from './rabbitmq/detailed.js';
-import type { ManagementApi } from './rabbitmq/http.js';
+import { getText, type ManagementApi } from './rabbitmq/http.js';
+import {
+  COUNTERS_PATH,
+  mergeCounters,
+  parseCounters,
+  type QueueCounters,
+} from './rabbitmq/counters.js';
+import type { BrokerNodes } from './rabbitmq/nodes.js';
 import { inferRoles, type BindingInfo, type QueueInfo, type Role } from './rabbitmq/roles.js';
 import { QUEUE_LABELS } from './rabbitmq.js';
 import {
@@ -83,6 +93,13 @@ export function queueFacts(q: StatsQueue, role: Role, brokerMajor: number): Queu
 
 export const RABBITMQ_STATS = 'rabbitmq_stats';
 
+/** Where the per-queue counters came from on the last refresh. */
+export const COUNTER_SOURCES = ['detailed', 'management', 'none'] as const;
+type CounterSource = (typeof COUNTER_SOURCES)[number];
+
+const UNKNOWN_RULE =
+  "no counters: the broker's /metrics/detailed has no queue_delivery_metrics and the management API no statistics (management_agent.disable_metrics_collector)";
+
 export class RabbitmqStatsCollector implements Collector {
   readonly name = RABBITMQ_STATS;
   readonly timeoutMs: number;
@@ -93,6 +110,10 @@ export class RabbitmqStatsCollector implements Collector {
   private readonly counters: Record<keyof typeof COUNTERS, Counter>;
   private readonly info: Gauge;
   private readonly status: Gauge;
+  private readonly source: Gauge;
+  private lastSource: CounterSource | null = null;
+  /** A broker without the families (3.10 to 3.12) is asked again only after this (ms epoch). */
+  private noFamiliesUntil = 0;
   private readonly windows = new StatusWindows();
   private readonly inScope: (vhost: string, queue: string) => boolean;
 
@@ -100,6 +121,8 @@ export class RabbitmqStatsCollector implements Collector {
     private readonly config: ValidatedConfig,
     private readonly catalog: QueueCatalog,
     private readonly api: ManagementApi,
+    /** The nodes whose /metrics/detailed has the counters (null: the management API only). */
+    private readonly nodes: BrokerNodes | null = null,
   ) {
     // Listing every queue with statistics is the slow call: give it more time than a scrape.
     this.timeoutMs = Math.max(config.rabbitmq.timeoutSeconds * 1000, 30_000);
@@ -125,6 +148,36 @@ export class RabbitmqStatsCollector implements Collector {
       labelNames: [...QUEUE_LABELS, 'status'],
       registers: [this.registry],
     });
+    this.source = new Gauge({
+      name: 'acktrail_rabbitmq_counters_source',
+      help: "Where the per-queue counters (published, delivered, acked, redelivered) and so the queue status come from: 1 for the source of the last refresh (detailed: the broker's /metrics/detailed; management: the management API's statistics; none: neither has them, every work queue's status is unknown), 0 for the others.",
+      labelNames: ['source'],
+      registers: [this.registry],
+    });
+  }
+
+  /** Said in /status while no source gives counters. */
+  partialFailure(): string | null {
+    return this.lastSource === 'none' ? `queue status unknown: ${UNKNOWN_RULE}` : null;
+  }
+
+  /** Every node's counters, or null when no node has the families (or none answered). */
+  private async detailedCounters(signal: AbortSignal): Promise<Map<string, QueueCounters> | null> {
+    if (!this.nodes || this.config.rabbitmq.source === 'management') return null;
+    if (Date.now() < this.noFamiliesUntil) return null;
+    const vhosts = this.config.rabbitmq.vhosts
+      .map((v) => `&vhost=${encodeURIComponent(v)}`)
+      .join('');
+    const targets = (await this.nodes.current(signal)).filter((t) => t.running && t.url);
+    const answers = await Promise.allSettled(
+      targets.map((t) => getText(t.url!, COUNTERS_PATH + vhosts, signal).then(parseCounters)),
+    );
+    const maps = answers.flatMap((a) => (a.status === 'fulfilled' && a.value ? [a.value] : []));
+    // Every node answered without the families: an older broker. Ask again in 10 minutes (an
+    // upgrade), not at every refresh (its answer is every queue's depth, read for nothing).
+    if (!maps.length && answers.length && answers.every((a) => a.status === 'fulfilled'))
+      this.noFamiliesUntil = Date.now() + 600_000;
+    return maps.length ? mergeCounters(maps) : null;
   }
 
   get minIntervalMs(): number {
@@ -148,7 +201,7 @@ export class RabbitmqStatsCollector implements Collector {
         : [`${path}?${cols}`];
     const get = <T>(paths: string[]) =>
       Promise.all(paths.map((p) => this.api.getJson<T[]>(p, signal))).then((l) => l.flat());
-    const [queues, bindings, exchanges, overview] = await Promise.all([
+    const [queues, bindings, exchanges, overview, detailed] = await Promise.all([
       get<StatsQueue>(per('/api/queues', columns)),
       get<BindingInfo>(per('/api/bindings', bindingColumns)),
       get<{ vhost: string; name: string; type: string }>(
@@ -158,11 +211,17 @@ export class RabbitmqStatsCollector implements Collector {
         '/api/overview?columns=rabbitmq_version',
         signal,
       ),
+      this.detailedCounters(signal).catch(() => null),
     ]);
+    // With the management API's statistics off, no queue lists its counts.
+    const managementStats = queues.some((q) => q.messages_ready !== undefined);
+    const source: CounterSource = detailed ? 'detailed' : managementStats ? 'management' : 'none';
     const roles = inferRoles(queues, bindings, overrides);
     this.lastRunMs = performance.now() - started;
     return () => {
       this.cachedText = null;
+      this.lastSource = source;
+      for (const s of COUNTER_SOURCES) this.source.set({ source: s }, s === source ? 1 : 0);
       const heads = new Map<string, number>();
       const leaders = new Map<string, string>();
       for (const q of queues) {
@@ -187,23 +246,27 @@ export class RabbitmqStatsCollector implements Collector {
       this.status.reset();
       const now = Date.now();
       const observations = new Map<string, Observation>();
+      const unknown: Record<string, string>[] = [];
       for (const q of queues) {
         if (!this.inScope(q.vhost, q.name)) continue;
         const key = queueKey(q.vhost, q.name);
         const labels = { vhost: q.vhost, queue: q.name, role: roles.get(key) ?? 'work' };
-        for (const field of Object.keys(COUNTERS) as (keyof typeof COUNTERS)[]) {
-          // The broker's cumulative value, mirrored: a reset followed by one increment.
-          this.counters[field].inc(labels, q.message_stats?.[field] ?? 0);
-        }
+        const counted = countsOf(q, source, detailed?.get(key));
+        if (counted)
+          for (const field of Object.keys(COUNTERS) as (keyof typeof COUNTERS)[]) {
+            // The broker's cumulative value, mirrored: a reset followed by one increment.
+            this.counters[field].inc(labels, counted[field]);
+          }
         this.info.set({ ...labels, type: q.type ?? 'classic' }, 1);
         // A queue whose statistics the broker has not emitted yet lists no counts: not observed.
-        if (labels.role === 'work' && q.messages_ready !== undefined)
+        if (labels.role === 'work' && counted)
           observations.set(key, {
             atMs: now,
-            ready: q.messages_ready,
-            consumers: q.consumers ?? 0,
-            acked: q.message_stats?.ack ?? 0,
+            ready: counted.ready,
+            consumers: counted.consumers,
+            acked: counted.ack,
           });
+        if (labels.role === 'work' && source === 'none') unknown.push(labels);
       }
       this.windows.record(observations);
       const statuses = new Map<string, Evaluation>();
@@ -218,7 +281,36 @@ export class RabbitmqStatsCollector implements Collector {
             status === e.status ? 1 : 0,
           );
       }
+      for (const labels of unknown) {
+        this.status.set({ ...labels, status: 'unknown' }, 1);
+        statuses.set(queueKey(labels.vhost!, labels.queue!), {
+          status: 'unknown',
+          rule: UNKNOWN_RULE,
+        });
+      }
       this.catalog.updateStatuses(statuses);
     };
   }
+}
+
+/**
+ * One queue's counts from the chosen source; null when that source has none for it yet (a queue
+ * whose statistics the broker has not emitted: not observed, rather than zero).
+ */
+function countsOf(
+  q: StatsQueue,
+  source: CounterSource,
+  detailed: QueueCounters | undefined,
+): QueueCounters | null {
+  if (source === 'detailed') return detailed ?? null;
+  if (source === 'none' || q.messages_ready === undefined) return null;
+  const m = q.message_stats ?? {};
+  return {
+    publish: m.publish ?? 0,
+    deliver_get: m.deliver_get ?? 0,
+    ack: m.ack ?? 0,
+    redeliver: m.redeliver ?? 0,
+    ready: q.messages_ready,
+    consumers: q.consumers ?? 0,
+  };
 }

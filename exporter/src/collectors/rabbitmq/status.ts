@@ -9,7 +9,9 @@
 //   OK     otherwise: consumers ack and the backlog does not keep growing
 // Each status comes with the rule that decided it, in words.
 
-export type QueueStatus = 'ok' | 'warn' | 'stall' | 'stop';
+/** `unknown`: the broker gives no counters to judge by (rabbitmq-stats.ts says why). */
+export type QueueStatus = 'ok' | 'warn' | 'stall' | 'stop' | 'unknown';
+/** The statuses an evaluation gives, each a series of acktrail_queue_status per work queue. */
 export const QUEUE_STATUSES: readonly QueueStatus[] = ['ok', 'warn', 'stall', 'stop'];
 
 export interface Observation {
