@@ -3,6 +3,7 @@
 import 'server-only';
 import { readFileSync } from 'node:fs';
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { checkMatchers } from './promql';
 import { sessionKeys, type SessionKeys } from './session';
 
 function url(name: string, fallback: string | null): string | null {
@@ -126,6 +127,49 @@ function addresses(name: string): BlockList | null {
   return list;
 }
 
+/** PROMETHEUS_URL without user and password (fetch refuses them; they become Basic auth). */
+function withoutCredentials(value: string): string {
+  const u = new URL(value);
+  u.username = '';
+  u.password = '';
+  return u.toString().replace(/\/$/, '');
+}
+
+function selector(name: string): string {
+  const value = (process.env[name] ?? '').trim();
+  if (!value) return '';
+  try {
+    return checkMatchers(value);
+  } catch (err) {
+    throw new Error(
+      `${name} must be label matchers, e.g. cluster="eu-1": ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
+function prometheusHeaders(): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const given = new URL(process.env.PROMETHEUS_URL || 'http://127.0.0.1:9090');
+  if (given.username)
+    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(given.username)}:${decodeURIComponent(given.password)}`).toString('base64')}`;
+  for (const item of secretEnv('PROMETHEUS_HEADERS')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const eq = item.indexOf('=');
+    const key = eq > 0 ? item.slice(0, eq).trim().toLowerCase() : '';
+    if (!/^[a-z0-9-]{1,64}$/.test(key))
+      throw new Error(
+        `PROMETHEUS_HEADERS must be Name=value pairs separated by commas, got ${JSON.stringify(item.slice(0, 40))}`,
+      );
+    headers[key] = decodeURIComponent(item.slice(eq + 1).trim());
+  }
+  return headers;
+}
+
 /** A header name from the environment, lower-cased, or the default. */
 function headerName(name: string, fallback: string): string {
   const value = (process.env[name] ?? '').trim().toLowerCase();
@@ -178,7 +222,18 @@ export const config = {
   /** A trace UI link per trace, e.g. http://jaeger:16686/trace/{traceId}; unset: no link. */
   traceUiUrl: process.env.TRACE_UI_URL ?? null,
   /** Prometheus, whose HTTP API the overview's charts and "problems now" strip read. */
-  prometheusUrl: url('PROMETHEUS_URL', 'http://127.0.0.1:9090')!,
+  prometheusUrl: withoutCredentials(url('PROMETHEUS_URL', 'http://127.0.0.1:9090')!),
+  /**
+   * Label matchers added to every query (PROMETHEUS_SELECTOR, e.g. `cluster="eu-1"`): this
+   * pipeline's series in a Prometheus shared by many. Empty: none.
+   */
+  prometheusSelector: selector('PROMETHEUS_SELECTOR'),
+  /**
+   * Headers sent with every Prometheus request: PROMETHEUS_HEADERS (`Name=value,Name2=value2`,
+   * values URL-encoded, as OTEL_EXPORTER_OTLP_HEADERS; e.g. X-Scope-OrgID for Mimir, Cortex and
+   * Thanos, or Authorization), and Basic auth from credentials in PROMETHEUS_URL.
+   */
+  prometheusHeaders: prometheusHeaders(),
   /** Grafana with acktrail's provisioned dashboards (grafana/); unset: the dashboard's own charts only. */
   grafanaUrl: url('GRAFANA_URL', null),
   /** The confirmation latency objective drawn on the latency chart (the alert rules use 30 s too). */

@@ -4,6 +4,7 @@
 // a banner and empty panels, never a failed page.
 import 'server-only';
 import { config } from './config';
+import { PromqlError, withMatchers } from './promql';
 import { requireReader } from './access';
 import type { Result } from './api';
 
@@ -30,10 +31,22 @@ interface Envelope<T> {
 
 async function get<T>(path: string, params: Record<string, string>): Promise<Result<T>> {
   await requireReader();
+  if (params.query !== undefined && config.prometheusSelector) {
+    try {
+      params = { ...params, query: withMatchers(params.query, config.prometheusSelector) };
+    } catch (err) {
+      if (!(err instanceof PromqlError)) throw err;
+      return { kind: 'bad_request', message: err.message };
+    }
+  }
   const url = `${config.prometheusUrl}${path}?${new URLSearchParams(params).toString()}`;
   let res: Response;
   try {
-    res = await fetch(url, { cache: 'no-store', signal: AbortSignal.timeout(config.timeoutMs) });
+    res = await fetch(url, {
+      cache: 'no-store',
+      headers: config.prometheusHeaders,
+      signal: AbortSignal.timeout(config.timeoutMs),
+    });
   } catch {
     return { kind: 'down', message: `Prometheus at ${config.prometheusUrl} does not answer` };
   }
