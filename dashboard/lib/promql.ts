@@ -11,10 +11,10 @@ export function withMatchers(expr: string, matchers: string): string {
   if (!matchers) return expr;
   const tree = parser.parse(expr);
   const inserts: { at: number; text: string }[] = [];
-  let broken = false;
+  const state = { broken: false };
   tree.iterate({
     enter(node) {
-      if (node.type.isError) broken = true;
+      if (node.type.isError) state.broken = true;
       if (node.name !== 'VectorSelector') return;
       const list = node.node.getChild('LabelMatchers');
       if (!list) {
@@ -25,7 +25,7 @@ export function withMatchers(expr: string, matchers: string): string {
       inserts.push({ at: list.from + 1, text: inner ? `${matchers}, ` : matchers });
     },
   });
-  if (broken) throw new PromqlError(`not a PromQL expression: ${expr}`);
+  if (state.broken) throw new PromqlError(`not a PromQL expression: ${expr}`);
   let out = expr;
   for (const { at, text } of inserts.sort((a, b) => b.at - a.at))
     out = out.slice(0, at) + text + out.slice(at);
@@ -35,12 +35,12 @@ export function withMatchers(expr: string, matchers: string): string {
 /** Checks PROMETHEUS_SELECTOR: matchers a selector can hold, nothing else. */
 export function checkMatchers(matchers: string): string {
   const probe = `up{${matchers}}`;
-  let ok = matchers.trim() !== '';
+  const state = { ok: matchers.trim() !== '' };
   parser.parse(probe).iterate({
     enter(node) {
-      if (node.type.isError) ok = false;
+      if (node.type.isError) state.ok = false;
     },
   });
-  if (!ok) throw new PromqlError(`not label matchers: ${JSON.stringify(matchers)}`);
+  if (!state.ok) throw new PromqlError(`not label matchers: ${JSON.stringify(matchers)}`);
   return matchers.trim();
 }

@@ -83,12 +83,12 @@ before(async () => {
 });
 
 after(async () => {
-  await browser?.close();
+  await browser.close();
   for (const d of dashboards) await d.close();
-  proxy?.close();
-  await prometheus?.close();
-  await exporter?.close();
-  await vhost?.drop();
+  proxy.close();
+  await prometheus.close();
+  await exporter.close();
+  await vhost.drop();
 });
 
 async function overview(env: Record<string, string>) {
