@@ -356,7 +356,7 @@ test('the overview shows its Celery section with a real worker running', async (
       );
     const legend = await celery
       .getByTestId('chart-celery-tasks')
-      .locator('.recharts-legend-wrapper')
+      .locator('.chart-legend')
       .innerText();
     assert.match(legend, /succeeded/);
     assert.match(legend, /failed/);

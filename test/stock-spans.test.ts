@@ -64,11 +64,11 @@ after(async () => {
 });
 
 /** Runs the stock client with these OTLP settings; resolves with the ids it printed. */
-async function runStockClient(env: Record<string, string>): Promise<Ids> {
+async function runStockClient(env: Record<string, string>, amqpUrl = vhost.url): Promise<Ids> {
   const client = new RoleProcess(
     'stock-client',
     env,
-    [vhost.url],
+    [amqpUrl],
     join(REPO_ROOT, 'test/fixtures/stock-client.ts'),
   );
   assert.equal(await client.exited, 0, client.stderr.join('\n'));
@@ -204,5 +204,53 @@ test('the same client over OTLP/gRPC (the SDK default of most languages): the sa
     const overGrpc = await journey(grpc[which], kind);
     const overHttp = await journey(ids[which], kind);
     assert.deepEqual(shape(overGrpc), shape(overHttp), which);
+  }
+});
+
+// RabbitMQ 4.0 as the official image ships it (scripts/rabbitmq4.sh: no statistics in the
+// management API): the same client, the same journeys as on this machine's RabbitMQ 3.10.
+const RABBITMQ4 = {
+  amqp: 'amqp://guest:guest@127.0.0.1:5691',
+  management: 'http://guest:guest@127.0.0.1:15691',
+  prometheus: 'http://127.0.0.1:15711',
+};
+
+test('on RabbitMQ 4.0 as shipped: the same three journeys', async () => {
+  const v4 = await createTestVhost('acktrail_test', RABBITMQ4);
+  const e4 = await TestExporter.withStore(
+    {
+      DATABASE_URL: role.url,
+      ACKTRAIL_API_TOKEN: TOKEN,
+      RABBITMQ_MANAGEMENT_URL: RABBITMQ4.management,
+    },
+    ordersConfig({
+      rabbitmq: { vhosts: [v4.name], statsIntervalSeconds: 1, prometheusUrl: RABBITMQ4.prometheus },
+      journeys: { words: { aggregate: 'shipment', done: 'shipped' } },
+    }),
+  );
+  try {
+    const on4 = await runStockClient(
+      { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${e4.url}/v1/traces` },
+      v4.url,
+    );
+    const shape = (j: Journey) => ({
+      kinds: j.kinds,
+      stages: j.timeline.map((e) => e.stage),
+      deadLetter: j.deadLetter,
+      verdict: j.verdict.replace(/\d\d:\d\d:\d\d/, 'T'),
+    });
+    for (const [which, kind] of [
+      ['acked', 'delivered_once'],
+      ['deadLettered', 'dead_lettered'],
+      ['discarded', 'discarded'],
+    ] as const) {
+      const there = await e4.journey<Journey>(TOKEN, on4[which], `${which} on 4.0`, (j) =>
+        j.kinds.includes(kind),
+      );
+      assert.deepEqual(shape(there), shape(await journey(ids[which], kind)), which);
+    }
+  } finally {
+    await e4.close();
+    await v4.drop();
   }
 });

@@ -5,13 +5,13 @@ import { Suspense } from 'react';
 import { getWords, withArticle } from '@/lib/api';
 import { config } from '@/lib/config';
 import { EMBEDS } from '@/lib/grafana';
-import { overviewCharts } from '@/lib/overview';
+import { overviewCharts, parseTop, TOP_CHOICES } from '@/lib/overview';
 import { parseRange } from '@/lib/range';
 import { RecentAnomalies, RecentAnomaliesSkeleton } from '@/ui/events/RecentAnomalies';
 import { GrafanaPanels } from '@/ui/grafana/GrafanaPanels';
 import { CelerySection } from '@/ui/overview/CelerySection';
 import { ChartPanel, PanelSkeleton } from '@/ui/overview/ChartPanel';
-import { QueueHealth, QueueHealthSkeleton } from '@/ui/overview/QueueHealth';
+import { parseQueueFilter, QueueHealth, QueueHealthSkeleton } from '@/ui/overview/QueueHealth';
 import { ProblemsSkeleton, ProblemsStrip } from '@/ui/overview/ProblemsStrip';
 import { RangePicker } from '@/ui/overview/RangePicker';
 import { SearchBox } from '@/ui/search/SearchBox';
@@ -23,7 +23,16 @@ export default async function Overview({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  const range = parseRange(await searchParams);
+  const params = await searchParams;
+  const range = parseRange(params);
+  const top = parseTop(params.top);
+  const filter = parseQueueFilter(params);
+  // What the table's links keep: the range and the charts' choices, not its own filter.
+  const keep = new URLSearchParams();
+  for (const k of ['range', 'from', 'to', 'refresh', 'top']) {
+    const v = params[k];
+    if (typeof v === 'string' && v) keep.set(k, v);
+  }
   // A new key per range remounts the boundaries, so a new range shows skeletons, not stale charts.
   const key = `${range.start}-${range.end}`;
   return (
@@ -37,23 +46,39 @@ export default async function Overview({
         <ProblemsStrip />
       </Suspense>
 
-      <h2>Queues</h2>
+      <h2 id="queues">Queues</h2>
       <Suspense fallback={<QueueHealthSkeleton />}>
-        <QueueHealth />
+        <QueueHealth filter={filter} params={keep} />
       </Suspense>
 
       <h2>Pipeline</h2>
       <RangePicker range={range} />
+      <nav className="top-picker" aria-label="Series per chart">
+        Per-queue charts show the top{' '}
+        {TOP_CHOICES.map((n) => {
+          const p = new URLSearchParams(keep);
+          p.set('top', String(n));
+          return (
+            <a key={n} href={`/?${p.toString()}`} aria-current={n === top ? 'true' : undefined}>
+              {n}{' '}
+            </a>
+          );
+        })}
+        by latest value; the rest are summed as &ldquo;others&rdquo;.
+      </nav>
       <div className="panels">
         {overviewCharts(config.confirmationSloSeconds).map((spec) => (
-          <Suspense key={`${spec.id}-${key}`} fallback={<PanelSkeleton title={spec.title} />}>
-            <ChartPanel spec={spec} range={range} />
+          <Suspense
+            key={`${spec.id}-${key}-${top}`}
+            fallback={<PanelSkeleton title={spec.title} />}
+          >
+            <ChartPanel spec={spec} range={range} top={top} />
           </Suspense>
         ))}
       </div>
 
       <Suspense key={`celery-${key}`} fallback={null}>
-        <CelerySection range={range} />
+        <CelerySection range={range} top={top} />
       </Suspense>
 
       <h2>In Grafana</h2>

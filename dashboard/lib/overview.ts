@@ -25,6 +25,44 @@ export interface ChartSpec {
    * link to its journey (Prometheus with exemplar storage).
    */
   slowest?: string;
+  /**
+   * One series per queue (or other open-ended label): the chart draws the `top` largest by their
+   * latest value and sums the rest into one "others" line, so a broker of a thousand queues
+   * draws as readably as one of ten. Only for quantities that add up (counts, rates).
+   */
+  topN?: boolean;
+}
+
+/** How many series a per-queue chart draws (`?top=`), the rest summed as "others". */
+export const TOP_CHOICES = [5, 10, 20, 50] as const;
+export const DEFAULT_TOP = 10;
+
+export function parseTop(value: string | string[] | undefined): number {
+  const n = Number(Array.isArray(value) ? value[0] : value);
+  return (TOP_CHOICES as readonly number[]).includes(n) ? n : DEFAULT_TOP;
+}
+
+export interface NamedSeries {
+  name: string;
+  points: [number, number][];
+}
+
+/**
+ * The `n` series with the largest latest value (ties by name), and the others summed point by
+ * point into one series named "others (K)"; all of them when there are n + 1 or fewer.
+ */
+export function topSeries(series: NamedSeries[], n: number): NamedSeries[] {
+  if (series.length <= n + 1) return series;
+  const last = (s: NamedSeries) => s.points.at(-1)?.[1] ?? 0;
+  const ranked = [...series].sort((a, b) => last(b) - last(a) || a.name.localeCompare(b.name));
+  const rest = ranked.slice(n);
+  const sums = new Map<number, number>();
+  for (const s of rest) for (const [t, v] of s.points) sums.set(t, (sums.get(t) ?? 0) + v);
+  const others = {
+    name: `others (${rest.length})`,
+    points: [...sums].sort((a, b) => a[0] - b[0]),
+  };
+  return [...ranked.slice(0, n), others];
 }
 
 const byQueue = (l: Record<string, string>) => `${l.role ?? '?'} · ${l.queue ?? '?'}`;
@@ -40,6 +78,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
   return [
     {
       id: 'ready',
+      topN: true,
       title: 'Ready messages by queue',
       unit: 'count',
       queries: [
@@ -52,6 +91,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
     },
     {
       id: 'unacked',
+      topN: true,
       title: 'Unacked messages by queue',
       unit: 'count',
       queries: [
@@ -64,6 +104,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
     },
     {
       id: 'consumers',
+      topN: true,
       title: 'Consumers by queue',
       unit: 'count',
       queries: [
@@ -76,6 +117,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
     },
     {
       id: 'dead-letter-depth',
+      topN: true,
       title: 'Dead-letter queue depth',
       unit: 'count',
       queries: [
@@ -88,6 +130,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
     },
     {
       id: 'redelivery-rate',
+      topN: true,
       title: 'Redeliveries per second',
       unit: 'per_second',
       queries: [
@@ -257,7 +300,13 @@ export const PROBLEMS = [
     title: 'Outbox stuck',
     alerts: ['AcktrailOutboxStuck', 'AcktrailOutboxBacklogGrowing'],
   },
-  { id: 'consumers', title: 'Consumers down', alerts: ['AcktrailConsumersDown'] },
+  {
+    id: 'consumers',
+    title: 'Consumers down',
+    alerts: ['AcktrailConsumersDown'],
+    // The queues table filtered to the same queues: STOP is "no consumer while messages wait".
+    list: '/?qstatus=stop#queues',
+  },
   { id: 'dead-letters', title: 'Dead-letters growing', alerts: ['AcktrailDeadLettersGrowing'] },
   { id: 'provider', title: 'Provider errors high', alerts: ['AcktrailProviderErrorRatioHigh'] },
 ] as const;

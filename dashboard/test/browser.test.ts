@@ -255,10 +255,7 @@ async function checkOverview(url: string, screenshot: string): Promise<void> {
     await line.waitFor({ state: 'attached' });
     assert.match((await line.getAttribute('d')) ?? '', /^M[\d.]+,[\d.]+L/, `${chart} has a line`);
   }
-  const legend = await pg
-    .getByTestId('chart-ready')
-    .locator('.recharts-legend-wrapper')
-    .innerText();
+  const legend = await pg.getByTestId('chart-ready').locator('.chart-legend').innerText();
   assert.match(legend, /work · orders\.confirmations/);
   assert.match(legend, /dead_letter · orders\.confirmations\.dlq/);
   const strip = pg.getByTestId('problems');

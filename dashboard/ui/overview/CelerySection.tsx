@@ -6,7 +6,7 @@ import { query } from '@/lib/prometheus';
 import type { TimeRange } from '@/lib/range';
 import { ChartPanel, PanelSkeleton } from './ChartPanel';
 
-export async function CelerySection({ range }: { range: TimeRange }) {
+export async function CelerySection({ range, top }: { range: TimeRange; top: number }) {
   const present = await query(CELERY_PRESENT);
   if (present.kind !== 'ok' || present.value.length === 0) return null;
   const key = `${range.start}-${range.end}`;
@@ -16,7 +16,7 @@ export async function CelerySection({ range }: { range: TimeRange }) {
       <div className="panels">
         {celeryCharts().map((spec) => (
           <Suspense key={`${spec.id}-${key}`} fallback={<PanelSkeleton title={spec.title} />}>
-            <ChartPanel spec={spec} range={range} />
+            <ChartPanel spec={spec} range={range} top={top} />
           </Suspense>
         ))}
       </div>

@@ -2,7 +2,7 @@
 // failing query delays or empties this panel only. A chart with `slowest` also marks the slowest
 // events of the range (exemplars) and lists them, each a link to its journey.
 import Link from 'next/link';
-import type { ChartSpec } from '@/lib/overview';
+import { topSeries, type ChartSpec } from '@/lib/overview';
 import { queryExemplars, queryRange } from '@/lib/prometheus';
 import type { TimeRange } from '@/lib/range';
 import { TimeSeriesChart } from '@/ui/charts';
@@ -26,14 +26,23 @@ async function slowest(spec: ChartSpec, range: TimeRange): Promise<ChartMark[]> 
   return [...byEvent.values()].sort((a, b) => b.value - a.value).slice(0, SLOWEST);
 }
 
-export async function ChartPanel({ spec, range }: { spec: ChartSpec; range: TimeRange }) {
+export async function ChartPanel({
+  spec,
+  range,
+  top,
+}: {
+  spec: ChartSpec;
+  range: TimeRange;
+  /** Per-queue charts draw this many series, the rest summed as "others". */
+  top: number;
+}) {
   const [results, marks] = await Promise.all([
     Promise.all(
       spec.queries.map((q) => queryRange(q.expr.replaceAll('$rw', range.rateWindow), range)),
     ),
     slowest(spec, range),
   ]);
-  const series: ChartSeries[] = [];
+  let series: ChartSeries[] = [];
   let failure: string | null = null;
   for (const [i, r] of results.entries()) {
     if (r.kind !== 'ok') {
@@ -45,6 +54,7 @@ export async function ChartPanel({ spec, range }: { spec: ChartSpec; range: Time
       if (s.points.length) series.push({ name: legend(s.labels), points: s.points });
   }
   series.sort((a, b) => a.name.localeCompare(b.name));
+  if (spec.topN) series = topSeries(series, top);
   return (
     <figure className="panel" data-testid={`chart-${spec.id}`}>
       <figcaption>{spec.title}</figcaption>

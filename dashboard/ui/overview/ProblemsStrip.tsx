@@ -1,6 +1,7 @@
 // "Problems now": for each kind of problem, the expressions of its alert rules as Prometheus has
 // them loaded, evaluated at this instant (so a problem shows before the rule's `for:` has run out),
 // with the rule's own state beside it. Prometheus down: the banner, for the whole page.
+import Link from 'next/link';
 import { PROBLEMS } from '@/lib/overview';
 import { alertRules, query, type AlertRule } from '@/lib/prometheus';
 import { DownBanner } from '@/ui/banner';
@@ -12,6 +13,8 @@ type Finding =
 
 const STATE_RANK = { inactive: 0, pending: 1, firing: 2 } as const;
 const PLACE_LABELS = ['queue', 'table', 'provider', 'exchange', 'collector'];
+/** Places named in the strip; past them it says how many more (a broker may have thousands). */
+const MAX_PLACES = 5;
 
 async function evaluate(rules: AlertRule[], names: readonly string[]): Promise<Finding> {
   const mine = rules.filter((r) => names.includes(r.name));
@@ -27,7 +30,7 @@ async function evaluate(rules: AlertRule[], names: readonly string[]): Promise<F
     }
     if (now.value.length && STATE_RANK[rule.state] > STATE_RANK[state]) state = rule.state;
   }
-  return where.size ? { kind: 'problem', where: [...where], state } : { kind: 'ok' };
+  return where.size ? { kind: 'problem', where: [...where].sort(), state } : { kind: 'ok' };
 }
 
 export async function ProblemsStrip() {
@@ -51,7 +54,19 @@ export async function ProblemsStrip() {
               <span>no</span>
             ) : f.kind === 'problem' ? (
               <span>
-                yes: {f.where.join(', ')}
+                yes: {f.where.slice(0, MAX_PLACES).join(', ')}
+                {f.where.length > MAX_PLACES ? (
+                  <>
+                    {' '}
+                    and {f.where.length - MAX_PLACES} more
+                    {'list' in p ? (
+                      <>
+                        {' '}
+                        (<Link href={p.list}>all {f.where.length}</Link>)
+                      </>
+                    ) : null}
+                  </>
+                ) : null}
                 {f.state === 'inactive' ? null : <em> (alert {f.state})</em>}
               </span>
             ) : (

@@ -1,9 +1,9 @@
 'use client';
-// One overview chart: a line per series on a shared time axis, with an optional threshold line.
-// Recharts draws in the browser only; the server sends the points, already fetched.
+// One overview chart: a line per series on a shared time axis, with an optional threshold line,
+// and its legend below as a list that scrolls inside the panel (never over the page, however many
+// series). Recharts draws in the browser only; the server sends the points, already fetched.
 import {
   CartesianGrid,
-  Legend,
   Line,
   LineChart,
   ReferenceDot,
@@ -57,71 +57,80 @@ export function TimeSeriesChart({
   const data = [...rows.values()].sort((a, b) => a.t! - b.t!);
   const span = range.end - range.start;
   return (
-    <div className="overview-chart" role="img" aria-label={label}>
-      <ResponsiveContainer width="100%" height="100%">
-        <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: 8 }}>
-          <CartesianGrid stroke="var(--line)" strokeDasharray="3 3" />
-          <XAxis
-            dataKey="t"
-            type="number"
-            domain={[range.start, range.end]}
-            tickFormatter={(t: number) => formatTime(t, span)}
-            stroke="var(--muted)"
-            fontSize={12}
-          />
-          <YAxis
-            tickFormatter={(v: number) => formatValue(v, unit)}
-            stroke="var(--muted)"
-            fontSize={12}
-            width={64}
-            domain={[0, 'auto']}
-          />
-          <Tooltip
-            labelFormatter={(t) => formatTime(Number(t), 0)}
-            formatter={(v) => formatValue(Number(v), unit)}
-            contentStyle={{ background: 'var(--bg)', borderColor: 'var(--line)' }}
-          />
-          <Legend wrapperStyle={{ fontSize: 12 }} />
-          {reference ? (
-            <ReferenceLine
-              y={reference.value}
-              stroke="var(--bad)"
-              strokeDasharray="6 3"
-              ifOverflow="extendDomain"
-              label={{
-                value: `${reference.label} ${formatValue(reference.value, unit)}`,
-                fill: 'var(--bad)',
-                fontSize: 12,
-                position: 'insideTopRight',
-              }}
+    <>
+      <div className="overview-chart" role="img" aria-label={label}>
+        <ResponsiveContainer width="100%" height="100%">
+          <LineChart data={data} margin={{ top: 8, right: 16, bottom: 0, left: 8 }}>
+            <CartesianGrid stroke="var(--line)" strokeDasharray="3 3" />
+            <XAxis
+              dataKey="t"
+              type="number"
+              domain={[range.start, range.end]}
+              tickFormatter={(t: number) => formatTime(t, span)}
+              stroke="var(--muted)"
+              fontSize={12}
             />
-          ) : null}
-          {marks.map((m) => (
-            <ReferenceDot
-              key={m.label}
-              x={m.t}
-              y={m.value}
-              r={4}
-              fill="var(--bad)"
-              stroke="var(--bg)"
-              ifOverflow="extendDomain"
+            <YAxis
+              tickFormatter={(v: number) => formatValue(v, unit)}
+              stroke="var(--muted)"
+              fontSize={12}
+              width={64}
+              domain={[0, 'auto']}
             />
-          ))}
-          {series.map((s, i) => (
-            <Line
-              key={s.name}
-              dataKey={`s${i}`}
-              name={s.name}
-              stroke={PALETTE[i % PALETTE.length]}
-              // Sparse series (a quantile of rare events) would be invisible as lines alone.
-              dot={s.points.length <= 20 ? { r: 2 } : false}
-              strokeWidth={2}
-              isAnimationActive={false}
-              connectNulls={false}
+            <Tooltip
+              labelFormatter={(t) => formatTime(Number(t), 0)}
+              formatter={(v) => formatValue(Number(v), unit)}
+              contentStyle={{ background: 'var(--bg)', borderColor: 'var(--line)' }}
             />
-          ))}
-        </LineChart>
-      </ResponsiveContainer>
-    </div>
+            {reference ? (
+              <ReferenceLine
+                y={reference.value}
+                stroke="var(--bad)"
+                strokeDasharray="6 3"
+                ifOverflow="extendDomain"
+                label={{
+                  value: `${reference.label} ${formatValue(reference.value, unit)}`,
+                  fill: 'var(--bad)',
+                  fontSize: 12,
+                  position: 'insideTopRight',
+                }}
+              />
+            ) : null}
+            {marks.map((m) => (
+              <ReferenceDot
+                key={m.label}
+                x={m.t}
+                y={m.value}
+                r={4}
+                fill="var(--bad)"
+                stroke="var(--bg)"
+                ifOverflow="extendDomain"
+              />
+            ))}
+            {series.map((s, i) => (
+              <Line
+                key={s.name}
+                dataKey={`s${i}`}
+                name={s.name}
+                stroke={PALETTE[i % PALETTE.length]}
+                // Sparse series (a quantile of rare events) would be invisible as lines alone.
+                dot={s.points.length <= 20 ? { r: 2 } : false}
+                strokeWidth={2}
+                isAnimationActive={false}
+                connectNulls={false}
+              />
+            ))}
+          </LineChart>
+        </ResponsiveContainer>
+      </div>
+      <ul className="chart-legend" aria-label="Legend">
+        {series.map((s, i) => (
+          <li key={s.name}>
+            <span className="swatch" style={{ background: PALETTE[i % PALETTE.length] }} />
+            {s.name}
+          </li>
+        ))}
+      </ul>
+    </>
   );
 }
