@@ -7,12 +7,10 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
-import { waitFor } from '@acktrail/orders-example/testing';
+import { RABBITMQ4, waitFor } from '@acktrail/orders-example/testing';
 import { TestExporter, type Scrape } from '@acktrail/exporter/testing';
 
-const MANAGEMENT = 'http://guest:guest@127.0.0.1:15691';
-const PROMETHEUS = 'http://127.0.0.1:15711';
-const AMQP = 'amqp://guest:guest@127.0.0.1:5691';
+const { management: MANAGEMENT, prometheus: PROMETHEUS, amqp: AMQP } = RABBITMQ4;
 const vhost = `acktrail_r4_${randomBytes(4).toString('hex')}`;
 const QUEUES = { classic: 'work.classic', quorum: 'work.quorum' };
 

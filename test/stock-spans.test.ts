@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import {
+  RABBITMQ4,
   REPO_ROOT,
   RoleProcess,
   createTestDatabase,
@@ -184,36 +185,42 @@ test('the dashboard shows the same verdicts, and the notes', async () => {
   await page.close();
 });
 
-test('the same client over OTLP/gRPC (the SDK default of most languages): the same journeys', async () => {
-  const grpc = await runStockClient({
-    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc',
-    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${exporter.ports.otlpGrpc}`,
-  });
+/**
+ * The three journeys of another run of the stock client (`other`, read with `read`) read as the
+ * first run's did: the same kinds, stages, dead letter and verdict (but its clock time).
+ */
+async function sameJourneys(
+  other: Ids,
+  read: (eventId: string, kind: string) => Promise<Journey>,
+): Promise<void> {
   const shape = (j: Journey) => ({
     kinds: j.kinds,
     stages: j.timeline.map((e) => e.stage),
     deadLetter: j.deadLetter,
-    // The verdict without its clock time.
     verdict: j.verdict.replace(/\d\d:\d\d:\d\d/, 'T'),
   });
   for (const [which, kind] of [
     ['acked', 'delivered_once'],
     ['deadLettered', 'dead_lettered'],
     ['discarded', 'discarded'],
-  ] as const) {
-    const overGrpc = await journey(grpc[which], kind);
-    const overHttp = await journey(ids[which], kind);
-    assert.deepEqual(shape(overGrpc), shape(overHttp), which);
-  }
+  ] as const)
+    assert.deepEqual(
+      shape(await read(other[which], kind)),
+      shape(await journey(ids[which], kind)),
+      which,
+    );
+}
+
+test('the same client over OTLP/gRPC (the SDK default of most languages): the same journeys', async () => {
+  const grpc = await runStockClient({
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc',
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `http://127.0.0.1:${exporter.ports.otlpGrpc}`,
+  });
+  await sameJourneys(grpc, (id, kind) => journey(id, kind));
 });
 
 // RabbitMQ 4.0 as the official image ships it (scripts/rabbitmq4.sh: no statistics in the
 // management API): the same client, the same journeys as on this machine's RabbitMQ 3.10.
-const RABBITMQ4 = {
-  amqp: 'amqp://guest:guest@127.0.0.1:5691',
-  management: 'http://guest:guest@127.0.0.1:15691',
-  prometheus: 'http://127.0.0.1:15711',
-};
 
 test('on RabbitMQ 4.0 as shipped: the same three journeys', async () => {
   const v4 = await createTestVhost('acktrail_test', RABBITMQ4);
@@ -233,22 +240,9 @@ test('on RabbitMQ 4.0 as shipped: the same three journeys', async () => {
       { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${e4.url}/v1/traces` },
       v4.url,
     );
-    const shape = (j: Journey) => ({
-      kinds: j.kinds,
-      stages: j.timeline.map((e) => e.stage),
-      deadLetter: j.deadLetter,
-      verdict: j.verdict.replace(/\d\d:\d\d:\d\d/, 'T'),
-    });
-    for (const [which, kind] of [
-      ['acked', 'delivered_once'],
-      ['deadLettered', 'dead_lettered'],
-      ['discarded', 'discarded'],
-    ] as const) {
-      const there = await e4.journey<Journey>(TOKEN, on4[which], `${which} on 4.0`, (j) =>
-        j.kinds.includes(kind),
-      );
-      assert.deepEqual(shape(there), shape(await journey(ids[which], kind)), which);
-    }
+    await sameJourneys(on4, (id, kind) =>
+      e4.journey<Journey>(TOKEN, id, `${id} ${kind} on 4.0`, (j) => j.kinds.includes(kind)),
+    );
   } finally {
     await e4.close();
     await v4.drop();

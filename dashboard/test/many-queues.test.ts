@@ -15,7 +15,7 @@ import {
   type TestVhost,
 } from '@acktrail/orders-example/testing';
 import { TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
-import { launchChromium, startDashboard, type DashboardServer } from './server.js';
+import { launchChromium, signedInContext, startDashboard, type DashboardServer } from './server.js';
 
 const TOKEN = 'many-queues-token-0123456789';
 const SECRET = 'many-queues-dashboard-secret';
@@ -70,11 +70,9 @@ before(async () => {
     DASHBOARD_SECRET: SECRET,
   });
   browser = await launchChromium();
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const res = await context.request.post(`${dashboard.url}/signin/submit`, {
-    form: { secret: SECRET, next: '/' },
+  const context = await signedInContext(browser, dashboard.url, SECRET, {
+    viewport: { width: 1280, height: 900 },
   });
-  assert.equal(res.status(), 200);
   page = await context.newPage();
   page.setDefaultTimeout(30_000);
 });

@@ -18,7 +18,7 @@ import {
   type TestVhost,
 } from '@acktrail/orders-example/testing';
 import { TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
-import { launchChromium, startDashboard, type DashboardServer } from './server.js';
+import { launchChromium, signedInContext, startDashboard, type DashboardServer } from './server.js';
 
 const TOKEN = 'tenancy-test-token-0123456789';
 const SECRET = 'tenancy-dashboard-secret';
@@ -100,11 +100,7 @@ async function overview(env: Record<string, string>) {
     ...env,
   });
   dashboards.push(d);
-  const context = await browser.newContext();
-  const res = await context.request.post(`${d.url}/signin/submit`, {
-    form: { secret: SECRET, next: '/' },
-  });
-  assert.equal(res.status(), 200);
+  const context = await signedInContext(browser, d.url, SECRET);
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
   return { page, url: d.url, context };

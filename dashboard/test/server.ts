@@ -8,7 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { chromium, type Browser } from 'playwright-core';
+import {
+  chromium,
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+} from 'playwright-core';
 import { REPO_ROOT, freePort } from '@acktrail/orders-example/testing';
 
 /**
@@ -152,4 +157,22 @@ export async function startIdentityProxy(
         });
       }),
   };
+}
+
+/**
+ * A browser context signed in to `dashboardUrl` with `secret` (the sign-in form's POST, its
+ * redirect followed), for tests that need the pages behind it.
+ */
+export async function signedInContext(
+  browser: Browser,
+  dashboardUrl: string,
+  secret: string,
+  options: BrowserContextOptions = {},
+): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  const res = await context.request.post(`${dashboardUrl}/signin/submit`, {
+    form: { secret, next: '/' },
+  });
+  if (res.status() !== 200) throw new Error(`sign-in answered ${res.status()}`);
+  return context;
 }

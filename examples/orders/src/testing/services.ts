@@ -9,6 +9,12 @@ import pg from 'pg';
 export const ADMIN_DATABASE_URL = 'postgres://acktrail:acktrail@127.0.0.1:5432/postgres';
 export const RABBITMQ_HOST_URL = 'amqp://guest:guest@127.0.0.1:5672';
 export const RABBITMQ_MANAGEMENT_URL = 'http://guest:guest@127.0.0.1:15672';
+/** RabbitMQ 4.0 as the official image ships it, beside the default node (scripts/rabbitmq4.sh). */
+export const RABBITMQ4 = {
+  amqp: 'amqp://guest:guest@127.0.0.1:5691',
+  management: 'http://guest:guest@127.0.0.1:15691',
+  prometheus: 'http://127.0.0.1:15711',
+};
 
 const uniqueName = (prefix: string) =>
   `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
