@@ -62,8 +62,10 @@ function withStep(
 ): TimeRange {
   const step = Math.max(SCRAPE_SECONDS, Math.ceil((end - start) / POINTS));
   // Aligned to the step, as Grafana does: the same range gives the same points at every refresh.
+  // The end goes up to the next step, not down: a point at or after the range's end is what draws
+  // the newest samples (a queue declared a few seconds ago is on the chart at once).
   start = Math.floor(start / step) * step;
-  end = Math.max(start + step, Math.floor(end / step) * step);
+  end = Math.max(start + step, Math.ceil(end / step) * step);
   const rateWindow = `${Math.max(4 * SCRAPE_SECONDS, step)}s`;
   return { start, end, step, rateWindow, preset, refresh, error };
 }

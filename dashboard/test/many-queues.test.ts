@@ -87,7 +87,7 @@ after(async () => {
 
 test('per-queue charts draw the top 10 and "others"; every legend stays inside its panel', async () => {
   const ready = page.getByTestId('chart-ready');
-  // The range ends at a whole step: the chart draws once the data is older than one step.
+  // The chart draws once Prometheus has scraped the queues (reloaded until then).
   await waitFor(
     'the ready chart drawn',
     async () => {

@@ -49,3 +49,12 @@ test('auto refresh is one of the offered intervals, otherwise off', () => {
   assert.equal(parseRange({ refresh: '30s' }, NOW).refresh, '30s');
   assert.equal(parseRange({ refresh: '1s' }, NOW).refresh, 'off');
 });
+
+test('the last point is at or after now: samples younger than one step are drawn', () => {
+  const now = Date.parse('2026-11-30T12:00:07Z');
+  const r = parseRange({ range: '15m' }, now);
+  assert.ok(r.end >= now / 1000, `end ${r.end} before now`);
+  assert.ok(r.end - now / 1000 < r.step, 'by less than one step');
+  assert.equal(r.end % r.step, 0, 'still on a step');
+  assert.equal(r.start % r.step, 0);
+});
