@@ -333,6 +333,9 @@ test('consumers stopped: the strip shows it, from the AcktrailConsumersDown expr
     await pg.goto(dashboardUrl);
     return pg.getByTestId('queue-health').locator('tr[data-queue="orders.confirmations"]');
   };
+  // STOP needs a stats refresh after the broker's statistics (every 5 s) show no consumer, and a
+  // refresh runs at most once per 100 times the last one took (1 % of the management API): under
+  // the whole suite's load a refresh of 300 ms means 30 s between two. Hence the bound.
   const stopped = await waitFor(
     'the work queue in STOP with its oldest message',
     async () => {
@@ -342,8 +345,17 @@ test('consumers stopped: the strip shows it, from the AcktrailConsumersDown expr
         ? r
         : undefined;
     },
-    { timeoutMs: 30_000, intervalMs: 1000 },
-  );
+    { timeoutMs: 90_000, intervalMs: 1000 },
+  ).catch(async (err: unknown) => {
+    // Say how fresh the exporter's statistics were, to tell a slow refresh from a wrong status.
+    const scrape = await exporter.scrape();
+    const age = scrape.value('acktrail_collector_data_age_seconds', {
+      collector: 'rabbitmq_stats',
+    });
+    throw new Error(`${(err as Error).message}; rabbitmq_stats data age ${String(age)} s`, {
+      cause: err,
+    });
+  });
   assert.match(await stopped.innerText(), /STOP\s+orders\.confirmations.*no consumer while/s);
   await stopped.getByRole('link').click();
   await pg.waitForURL(/\/events\//);
