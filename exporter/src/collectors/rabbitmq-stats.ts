@@ -4,10 +4,10 @@
 // API's message_stats where it must (3.10 to 3.12). RabbitMQ 4 as the official image ships it has
 // no statistics in the management API; with neither, the queue status is `unknown`, said by
 // acktrail_rabbitmq_counters_source{source="none"}, /status and an alert, never silently absent.
-// Listing queues from the management API is expensive with many queues: this collector refreshes in the background, at most every statsIntervalSeconds and at most once
-// per 100 times its last refresh took (so that it keeps the management API busy 1 % of the time at
-// most, however many queues there are); its data age is
-// acktrail_collector_data_age_seconds{collector="rabbitmq_stats"}. Its 40,000 series at 10,000
+// Listing queues from the management API is expensive with many queues: this collector refreshes
+// in the background, at most every statsIntervalSeconds and at most once per 100 times its last
+// refresh took (so that it keeps the management API busy 1 % of the time at most, however many
+// queues there are); its data age is acktrail_collector_data_age_seconds{collector="rabbitmq_stats"}. Its 40,000 series at 10,000
 // queues change only when it runs, so they live in a registry of their own whose text is cached.
 // Each refresh is also one observation of every work queue (ready, consumers, acks) for its
 // health status (rabbitmq/status.ts), and says each queue's type (acktrail_queue_info).
