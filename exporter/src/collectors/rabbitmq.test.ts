@@ -1,10 +1,16 @@
-// The rabbitmq collectors against the real broker: values equal the broker's own figures for
-// queues with known ready and unacked counts; roles from dead-letter relations; faults of the
+// The rabbitmq collectors against the real brokers, this machine's RabbitMQ 3.10 and RabbitMQ 4.0
+// as the official image ships it (scripts/rabbitmq4.sh): values equal the broker's own figures
+// for queues with known ready and unacked counts; roles from dead-letter relations; faults of the
 // broker's HTTP endpoints never fail the scrape, are logged once, and recover by themselves.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import amqp, { type ChannelModel } from 'amqplib';
 import {
+  REPO_ROOT,
+  RABBITMQ4,
   createTestVhost,
   management,
   waitFor,
@@ -13,15 +19,87 @@ import {
 import { FaultProxy } from '../testing/fault-proxy.js';
 import { TestExporter } from '../testing/exporter.js';
 
-const MANAGEMENT = 'http://guest:guest@127.0.0.1:15672';
-const PROMETHEUS = 'http://127.0.0.1:15692';
+interface QueueFigures {
+  name: string;
+  messages_ready: number;
+  messages_unacknowledged: number;
+  consumers: number;
+}
 
-let vhost: TestVhost;
-let conn: ChannelModel;
+interface Broker {
+  title: string;
+  amqp: string;
+  management: string;
+  prometheus: string;
+  /** Where the depths may come from: with the official image's settings, the management API has none. */
+  sources: readonly ('prometheus' | 'management')[];
+  /** The broker's own figures for each queue of `vhost`, from outside acktrail's code paths. */
+  figures(vhost: string): Promise<QueueFigures[]>;
+  /** The broker's own count of messages published into `queue`. */
+  published(vhost: string, queue: string): Promise<number | undefined>;
+}
 
-before(async () => {
-  vhost = await createTestVhost();
-  conn = await amqp.connect(vhost.url);
+const run = promisify(execFile);
+
+const BROKERS: Broker[] = [
+  {
+    title: 'RabbitMQ 3.10',
+    amqp: 'amqp://guest:guest@127.0.0.1:5672',
+    management: 'http://guest:guest@127.0.0.1:15672',
+    prometheus: 'http://127.0.0.1:15692',
+    sources: ['prometheus', 'management'],
+    figures: async (vhost) =>
+      (await management(`/queues/${encodeURIComponent(vhost)}`)) as QueueFigures[],
+    published: async (vhost, queue) =>
+      (
+        (await management(`/queues/${encodeURIComponent(vhost)}/${queue}`)) as {
+          message_stats?: { publish?: number };
+        }
+      ).message_stats?.publish,
+  },
+  {
+    title: 'RabbitMQ 4.0 as shipped',
+    ...RABBITMQ4,
+    sources: ['prometheus'],
+    // rabbitmqctl asks the queues themselves; the management API has no statistics here.
+    figures: async (vhost) => {
+      const { stdout } = await run('bash', [
+        join(REPO_ROOT, 'scripts/rabbitmq4.sh'),
+        'ctl',
+        'list_queues',
+        '-p',
+        vhost,
+        'name',
+        'messages_ready',
+        'messages_unacknowledged',
+        'consumers',
+        '--formatter',
+        'json',
+      ]);
+      return JSON.parse(stdout) as QueueFigures[];
+    },
+    published: async (vhost, queue) => {
+      const text = await (
+        await fetch(`${RABBITMQ4.prometheus}/metrics/detailed?family=queue_exchange_metrics`)
+      ).text();
+      let sum: number | undefined;
+      for (const line of text.split('\n'))
+        if (
+          line.startsWith('rabbitmq_detailed_queue_exchange_messages_published_total{') &&
+          line.includes(`vhost="${vhost}"`) &&
+          line.includes(`queue="${queue}"`)
+        )
+          sum = (sum ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
+      return sum;
+    },
+  },
+];
+
+const scope = (vhost: string) => ({ vhosts: [vhost], statsIntervalSeconds: 1, timeoutSeconds: 2 });
+
+/** Two queues with known figures (jobs: ready 7, unacked 3, consumers 1; graveyard: ready 2). */
+async function knownQueues(vhost: TestVhost): Promise<ChannelModel> {
+  const conn = await amqp.connect(vhost.url);
   const ch = await conn.createConfirmChannel();
   await ch.assertExchange('jobs.dlx', 'fanout');
   await ch.assertQueue('jobs', { arguments: { 'x-dead-letter-exchange': 'jobs.dlx' } });
@@ -33,207 +111,210 @@ before(async () => {
   for (let i = 0; i < 10; i++) ch.sendToQueue('jobs', Buffer.from(`job ${i}`));
   for (let i = 0; i < 2; i++) ch.sendToQueue('graveyard', Buffer.from(`dead ${i}`));
   await ch.waitForConfirms();
-  // A consumer holding 3 deliveries unacked: ready 7, unacked 3, consumers 1.
+  // A consumer holding 3 deliveries unacked.
   const consumer = await conn.createChannel();
   await consumer.prefetch(3);
   await consumer.consume('jobs', () => undefined, { noAck: false });
-});
-
-after(async () => {
-  await conn.close();
-  await vhost.drop();
-});
-
-const scope = () => ({ vhosts: [vhost.name], statsIntervalSeconds: 1, timeoutSeconds: 2 });
-const labels = (queue: string) => ({ vhost: vhost.name, queue });
-
-interface ManagementQueue {
-  name: string;
-  messages_ready: number;
-  messages_unacknowledged: number;
-  consumers: number;
-  message_stats?: { publish?: number };
+  return conn;
 }
 
-for (const source of ['prometheus', 'management'] as const) {
-  describe(`depths from the ${source} source`, () => {
-    let exporter: TestExporter;
+for (const broker of BROKERS)
+  describe(broker.title, () => {
+    let vhost: TestVhost;
+    let conn: ChannelModel;
+    const labels = (queue: string) => ({ vhost: vhost.name, queue });
+
     before(async () => {
-      exporter = await TestExporter.start(
-        { RABBITMQ_MANAGEMENT_URL: MANAGEMENT },
-        { rabbitmq: { ...scope(), source, prometheusUrl: PROMETHEUS } },
-      );
+      vhost = await createTestVhost('acktrail_test', broker);
+      conn = await knownQueues(vhost);
     });
-    after(() => exporter.close());
+    after(async () => {
+      await conn.close();
+      await vhost.drop();
+    });
 
-    test('ready, unacked and consumers equal the broker figures', async () => {
-      const scrape = await waitFor('the known figures', async () => {
-        const s = await exporter.scrape();
-        return s.value('acktrail_queue_messages_ready', labels('jobs')) === 7 &&
-          s.value('acktrail_queue_messages_unacked', labels('jobs')) === 3 &&
-          s.value('acktrail_queue_consumers', labels('jobs')) === 1 &&
-          s.value('acktrail_queue_messages_ready', labels('graveyard')) === 2
-          ? s
-          : undefined;
+    for (const source of broker.sources)
+      describe(`depths from the ${source} source`, () => {
+        let exporter: TestExporter;
+        before(async () => {
+          exporter = await TestExporter.start(
+            { RABBITMQ_MANAGEMENT_URL: broker.management },
+            { rabbitmq: { ...scope(vhost.name), source, prometheusUrl: broker.prometheus } },
+          );
+        });
+        after(() => exporter.close());
+
+        test('ready, unacked and consumers equal the broker figures', async () => {
+          const scrape = await waitFor('the known figures', async () => {
+            const s = await exporter.scrape();
+            return s.value('acktrail_queue_messages_ready', labels('jobs')) === 7 &&
+              s.value('acktrail_queue_messages_unacked', labels('jobs')) === 3 &&
+              s.value('acktrail_queue_consumers', labels('jobs')) === 1 &&
+              s.value('acktrail_queue_messages_ready', labels('graveyard')) === 2
+              ? s
+              : undefined;
+          });
+          // The broker's statistics may lag its queues: compare once it shows the known figures.
+          const figures = await waitFor('the broker to settle', async () => {
+            const qs = await broker.figures(vhost.name);
+            const jobs = qs.find((q) => q.name === 'jobs');
+            const graveyard = qs.find((q) => q.name === 'graveyard');
+            return jobs?.messages_ready === 7 &&
+              jobs.messages_unacknowledged === 3 &&
+              jobs.consumers === 1 &&
+              graveyard?.messages_ready === 2
+              ? qs
+              : undefined;
+          });
+          assert.equal(figures.length, 3);
+          for (const q of figures) {
+            assert.equal(
+              scrape.value('acktrail_queue_messages_ready', labels(q.name)),
+              q.messages_ready,
+              q.name,
+            );
+            assert.equal(
+              scrape.value('acktrail_queue_messages_unacked', labels(q.name)),
+              q.messages_unacknowledged,
+              q.name,
+            );
+            assert.equal(
+              scrape.value('acktrail_queue_consumers', labels(q.name)),
+              q.consumers,
+              q.name,
+            );
+          }
+        });
+
+        test('a deleted queue disappears from the next scrapes', async () => {
+          const ch = await conn.createChannel();
+          await ch.assertQueue('jobs.tmp');
+          await waitFor(
+            'the new queue',
+            async () =>
+              (await exporter.scrape()).value(
+                'acktrail_queue_messages_ready',
+                labels('jobs.tmp'),
+              ) === 0,
+          );
+          await ch.deleteQueue('jobs.tmp');
+          await ch.close();
+          await waitFor(
+            'it gone',
+            async () =>
+              (await exporter.scrape()).value(
+                'acktrail_queue_messages_ready',
+                labels('jobs.tmp'),
+              ) === undefined,
+          );
+        });
+
+        test('roles come from the dead-letter relations; other vhosts stay out of scope', async () => {
+          const s = await exporter.scrape();
+          const roles: Record<string, string | undefined> = Object.fromEntries(
+            s
+              .samples('acktrail_queue_messages_ready')
+              .map((x) => [x.labels.queue ?? '', x.labels.role] as const),
+          );
+          assert.deepEqual(roles, {
+            jobs: 'work',
+            'jobs.later': 'retry',
+            graveyard: 'dead_letter',
+          });
+          assert.ok(
+            s.samples('acktrail_queue_messages_ready').every((x) => x.labels.vhost === vhost.name),
+          );
+        });
       });
-      // Both sources are refreshed by the broker's statistics timer: compare once both show the
-      // known figures.
-      const broker = await waitFor('the management API to settle', async () => {
-        const qs = (await management(
-          `/queues/${encodeURIComponent(vhost.name)}`,
-        )) as ManagementQueue[];
-        const jobs = qs.find((q) => q.name === 'jobs');
-        const graveyard = qs.find((q) => q.name === 'graveyard');
-        return jobs?.messages_ready === 7 &&
-          jobs.messages_unacknowledged === 3 &&
-          jobs.consumers === 1 &&
-          graveyard?.messages_ready === 2
-          ? qs
-          : undefined;
-      });
-      for (const q of broker) {
-        assert.equal(
-          scrape.value('acktrail_queue_messages_ready', labels(q.name)),
-          q.messages_ready,
-          q.name,
+
+    test('published totals mirror the broker statistics', async () => {
+      const exporter = await TestExporter.start(
+        { RABBITMQ_MANAGEMENT_URL: broker.management },
+        { rabbitmq: { ...scope(vhost.name), prometheusUrl: broker.prometheus } },
+      );
+      try {
+        const published = await waitFor('broker stats for jobs', async () =>
+          (await broker.published(vhost.name, 'jobs')) === 10 ? 10 : undefined,
         );
-        assert.equal(
-          scrape.value('acktrail_queue_messages_unacked', labels(q.name)),
-          q.messages_unacknowledged,
-          q.name,
-        );
-        assert.equal(scrape.value('acktrail_queue_consumers', labels(q.name)), q.consumers, q.name);
+        await waitFor('the exporter to show them', async () => {
+          const s = await exporter.scrape();
+          return (
+            s.value('acktrail_queue_messages_published_total', {
+              ...labels('jobs'),
+              role: 'work',
+            }) === published
+          );
+        });
+      } finally {
+        await exporter.close();
       }
-      assert.equal(scrape.value('acktrail_queue_consumers', labels('jobs')), 1);
-      assert.equal(scrape.value('acktrail_queue_messages_ready', labels('graveyard')), 2);
     });
 
-    test('a deleted queue disappears from the next scrapes', async () => {
-      const ch = await conn.createChannel();
-      await ch.assertQueue('jobs.tmp');
-      await waitFor(
-        'the new queue',
-        async () =>
-          (await exporter.scrape()).value('acktrail_queue_messages_ready', labels('jobs.tmp')) ===
-          0,
+    test('endpoints answering 500, then stalling, then healthy again: recovery is automatic', async () => {
+      const mgmt = await FaultProxy.start(broker.management);
+      const prom = await FaultProxy.start(broker.prometheus);
+      const exporter = await TestExporter.start(
+        { RABBITMQ_MANAGEMENT_URL: mgmt.url },
+        { rabbitmq: { ...scope(vhost.name), prometheusUrl: prom.url, timeoutSeconds: 0.5 } },
       );
-      await ch.deleteQueue('jobs.tmp');
-      await ch.close();
-      await waitFor(
-        'it gone',
-        async () =>
-          (await exporter.scrape()).value('acktrail_queue_messages_ready', labels('jobs.tmp')) ===
-          undefined,
-      );
-    });
+      const error = () =>
+        exporter.exporter.runner.status().find((x) => x.collector === 'rabbitmq')!.error ?? '';
+      try {
+        assert.equal((await exporter.scrape()).success('rabbitmq'), 1);
+        mgmt.mode = prom.mode = 'error';
+        let s = await exporter.scrape();
+        assert.equal(s.success('rabbitmq'), 0);
+        assert.match(error(), /answered 500/);
 
-    test('roles come from the dead-letter relations; other vhosts stay out of scope', async () => {
-      const s = await exporter.scrape();
-      const roles: Record<string, string | undefined> = Object.fromEntries(
-        s
-          .samples('acktrail_queue_messages_ready')
-          .map((x) => [x.labels.queue ?? '', x.labels.role] as const),
-      );
-      assert.deepEqual(roles, { jobs: 'work', 'jobs.later': 'retry', graveyard: 'dead_letter' });
-      assert.ok(
-        s.samples('acktrail_queue_messages_ready').every((x) => x.labels.vhost === vhost.name),
-      );
+        mgmt.mode = prom.mode = 'stall';
+        s = await exporter.scrape();
+        assert.equal(s.success('rabbitmq'), 0);
+        assert.match(error(), /timed out/);
+
+        mgmt.mode = prom.mode = 'pass';
+        s = await exporter.scrape();
+        assert.equal(s.success('rabbitmq'), 1);
+        assert.equal(s.value('acktrail_queue_messages_unacked', labels('jobs')), 3);
+        const transitions = exporter.logs
+          .filter((l) => l.collector === 'rabbitmq')
+          .map((l) => l.msg);
+        assert.deepEqual(transitions, ['collector failing', 'collector recovered']);
+      } finally {
+        await exporter.close();
+        await mgmt.close();
+        await prom.close();
+      }
     });
   });
-}
 
-test('published totals mirror the broker statistics', async () => {
+test('broker unreachable: /metrics answers, rabbitmq collectors report 0, others unaffected', async () => {
   const exporter = await TestExporter.start(
-    { RABBITMQ_MANAGEMENT_URL: MANAGEMENT },
-    { rabbitmq: scope() },
+    { RABBITMQ_MANAGEMENT_URL: 'http://guest:guest@127.0.0.1:1' },
+    { rabbitmq: { ...scope('nowhere'), prometheusUrl: 'http://127.0.0.1:1' } },
   );
   try {
-    const broker = await waitFor('broker stats for jobs', async () => {
-      const qs = (await management(
-        `/queues/${encodeURIComponent(vhost.name)}/jobs`,
-      )) as ManagementQueue;
-      return qs.message_stats?.publish === 10 ? qs : undefined;
-    });
-    await waitFor('the exporter to show them', async () => {
+    const before = (await (await fetch(`${exporter.url}/status`)).json()) as { status: string };
+    assert.equal(before.status, 'starting', 'nothing collected before the first scrape');
+    for (let i = 0; i < 3; i++) {
       const s = await exporter.scrape();
-      return (
-        s.value('acktrail_queue_messages_published_total', { ...labels('jobs'), role: 'work' }) ===
-        broker.message_stats?.publish
-      );
-    });
+      assert.equal(s.success('rabbitmq'), 0);
+      assert.equal(s.success('rabbitmq_stats'), 0);
+      assert.equal(s.value('acktrail_build_info'), 1);
+      assert.deepEqual(s.samples('acktrail_queue_messages_ready'), []);
+    }
+    const failing = exporter.logs.filter((l) => l.msg === 'collector failing');
+    assert.deepEqual(
+      failing.map((l) => l.collector).sort(),
+      ['rabbitmq', 'rabbitmq_stats'],
+      'one line per collector, not per scrape',
+    );
+    const ready = (await (await fetch(`${exporter.url}/status`)).json()) as {
+      status: string;
+      down: string[];
+    };
+    assert.equal(ready.status, 'degraded');
+    assert.deepEqual(ready.down.sort(), ['rabbitmq', 'rabbitmq_stats']);
   } finally {
     await exporter.close();
   }
-});
-
-describe('faults', () => {
-  test('broker unreachable: /metrics answers, rabbitmq collectors report 0, others unaffected', async () => {
-    const exporter = await TestExporter.start(
-      { RABBITMQ_MANAGEMENT_URL: 'http://guest:guest@127.0.0.1:1' },
-      { rabbitmq: { ...scope(), prometheusUrl: 'http://127.0.0.1:1' } },
-    );
-    try {
-      const before = (await (await fetch(`${exporter.url}/status`)).json()) as { status: string };
-      assert.equal(before.status, 'starting', 'nothing collected before the first scrape');
-      for (let i = 0; i < 3; i++) {
-        const s = await exporter.scrape();
-        assert.equal(s.success('rabbitmq'), 0);
-        assert.equal(s.success('rabbitmq_stats'), 0);
-        assert.equal(s.value('acktrail_build_info'), 1);
-        assert.deepEqual(s.samples('acktrail_queue_messages_ready'), []);
-      }
-      const failing = exporter.logs.filter((l) => l.msg === 'collector failing');
-      assert.deepEqual(
-        failing.map((l) => l.collector).sort(),
-        ['rabbitmq', 'rabbitmq_stats'],
-        'one line per collector, not per scrape',
-      );
-      const ready = (await (await fetch(`${exporter.url}/status`)).json()) as {
-        status: string;
-        down: string[];
-      };
-      assert.equal(ready.status, 'degraded');
-      assert.deepEqual(ready.down.sort(), ['rabbitmq', 'rabbitmq_stats']);
-    } finally {
-      await exporter.close();
-    }
-  });
-
-  test('endpoints answering 500, then stalling, then healthy again: recovery is automatic', async () => {
-    const mgmt = await FaultProxy.start(MANAGEMENT);
-    const prom = await FaultProxy.start(PROMETHEUS);
-    const exporter = await TestExporter.start(
-      { RABBITMQ_MANAGEMENT_URL: mgmt.url },
-      { rabbitmq: { ...scope(), prometheusUrl: prom.url, timeoutSeconds: 0.5 } },
-    );
-    try {
-      assert.equal((await exporter.scrape()).success('rabbitmq'), 1);
-      mgmt.mode = prom.mode = 'error';
-      let s = await exporter.scrape();
-      assert.equal(s.success('rabbitmq'), 0);
-      assert.match(
-        exporter.exporter.runner.status().find((x) => x.collector === 'rabbitmq')!.error ?? '',
-        /answered 500/,
-      );
-
-      mgmt.mode = prom.mode = 'stall';
-      s = await exporter.scrape();
-      assert.equal(s.success('rabbitmq'), 0);
-      assert.match(
-        exporter.exporter.runner.status().find((x) => x.collector === 'rabbitmq')!.error ?? '',
-        /timed out/,
-      );
-
-      mgmt.mode = prom.mode = 'pass';
-      s = await exporter.scrape();
-      assert.equal(s.success('rabbitmq'), 1);
-      assert.equal(s.value('acktrail_queue_messages_unacked', labels('jobs')), 3);
-      const transitions = exporter.logs.filter((l) => l.collector === 'rabbitmq').map((l) => l.msg);
-      assert.deepEqual(transitions, ['collector failing', 'collector recovered']);
-    } finally {
-      await exporter.close();
-      await mgmt.close();
-      await prom.close();
-    }
-  });
 });

@@ -5,7 +5,7 @@
 // (management_agent.disable_metrics_collector), so there these are the only counters; on 3.10 to
 // 3.12 the families do not exist, and the management API's message_stats stay the source.
 import { forEachSample } from '../../exposition/text.js';
-import { queueKey } from './detailed.js';
+import { EXISTS, keepLive, queueKey } from './detailed.js';
 
 export const COUNTERS_PATH =
   '/metrics/detailed?family=queue_delivery_metrics&family=queue_exchange_metrics&family=queue_coarse_metrics&family=queue_consumer_count';
@@ -42,10 +42,12 @@ const MARKER = '# TYPE rabbitmq_detailed_queue_messages_acked_total ';
 export function parseCounters(text: string): Map<string, QueueCounters> | null {
   if (!text.includes(MARKER)) return null;
   const queues = new Map<string, QueueCounters>();
+  const live = new Set<string>();
   forEachSample(text, WANTED, (name, labels, value) => {
     const { vhost, queue } = labels;
     if (vhost === undefined || queue === undefined) return;
     const key = queueKey(vhost, queue);
+    if (name === EXISTS) live.add(key);
     let q = queues.get(key);
     if (!q) {
       q = { publish: 0, deliver_get: 0, ack: 0, redeliver: 0, ready: 0, consumers: 0 };
@@ -53,6 +55,7 @@ export function parseCounters(text: string): Map<string, QueueCounters> | null {
     }
     q[FIELD[name]!] += value;
   });
+  keepLive(queues, live);
   return queues;
 }
 

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseDetailed } from './detailed.js';
+import { parseCounters } from './counters.js';
+import { parseDetailed, queueKey } from './detailed.js';
 import { parseSamples } from '../../exposition/text.js';
 
 const TEXT = `# TYPE rabbitmq_detailed_queue_messages_ready gauge
@@ -39,4 +40,21 @@ test('samples without labels and special values', () => {
     { name: 'x', labels: { a: '1' }, value: Infinity },
     { name: 'x', labels: { a: '3' }, value: -2500 },
   ]);
+});
+
+// RabbitMQ 4.0 keeps a deleted queue's consumer and process families until its metrics garbage
+// collection (up to two minutes); only queue_coarse_metrics goes at once.
+test('a queue whose depth the broker no longer reports is gone, whatever else lingers', () => {
+  const lingering = `rabbitmq_detailed_queue_messages_ready{vhost="/",queue="orders"} 1
+rabbitmq_detailed_queue_consumers{vhost="/",queue="orders"} 1
+rabbitmq_detailed_queue_consumers{vhost="/",queue="deleted"} 0
+rabbitmq_detailed_queue_messages_acked_total{vhost="/",queue="deleted"} 4
+rabbitmq_detailed_queue_messages_acked_total{vhost="/",queue="orders"} 2
+`;
+  assert.deepEqual([...parseDetailed(lingering).queues.keys()], [queueKey('/', 'orders')]);
+  const counters = parseCounters(
+    `# TYPE rabbitmq_detailed_queue_messages_acked_total counter\n${lingering}`,
+  );
+  assert.deepEqual([...(counters?.keys() ?? [])], [queueKey('/', 'orders')]);
+  assert.equal(counters?.get(queueKey('/', 'orders'))?.ack, 2);
 });

@@ -32,8 +32,21 @@ export interface NodeDepths {
   node: string | null;
 }
 
+/**
+ * A queue exists while the broker reports its depth (queue_coarse_metrics). RabbitMQ 4 keeps a
+ * deleted queue's other families (queue_consumer_count, queue_metrics) until its metrics garbage
+ * collection, up to two minutes later: samples of those alone name no queue.
+ */
+export const EXISTS = 'rabbitmq_detailed_queue_messages_ready';
+
+/** Deletes from `queues` the keys not in `live`. */
+export function keepLive<T>(queues: Map<string, T>, live: Set<string>): void {
+  for (const key of queues.keys()) if (!live.has(key)) queues.delete(key);
+}
+
 export function parseDetailed(text: string): NodeDepths {
   const queues = new Map<string, QueueDepth>();
+  const live = new Set<string>();
   let node: string | null = null;
   forEachSample(text, WANTED, (name, labels, value) => {
     if (name === IDENTITY) {
@@ -43,6 +56,7 @@ export function parseDetailed(text: string): NodeDepths {
     const { vhost, queue } = labels;
     if (vhost === undefined || queue === undefined) return;
     const key = queueKey(vhost, queue);
+    if (name === EXISTS) live.add(key);
     let q = queues.get(key);
     if (!q) {
       q = { vhost, queue, ready: 0, unacked: 0, consumers: 0 };
@@ -50,5 +64,6 @@ export function parseDetailed(text: string): NodeDepths {
     }
     q[FIELDS[name]!] = value;
   });
+  keepLive(queues, live);
   return { queues, node };
 }
