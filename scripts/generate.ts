@@ -1,11 +1,12 @@
-// Generates acktrail's rules and manifests from their one source (prometheus/mixin/rules.yml with
-// prometheus/mixin/params.ts):
-//   npm run generate                 prometheus/rules/acktrail.rules.yml and
+// Generates acktrail's rules, Grafana dashboards and manifests from their one source
+// (prometheus/mixin/rules.yml and prometheus/mixin/dashboards/ with prometheus/mixin/params.ts):
+//   npm run generate                 prometheus/rules/acktrail.rules.yml, grafana/dashboards/ and
 //                                    deploy/kubernetes/generated/ with the default parameters
 //   npm run generate -- --check      writes nothing; exits 1 naming each file that differs
 //   npm run generate -- --out DIR --selector 'cluster="eu-1"' --group-labels cluster,job \
 //     --runbook-url-pattern 'https://wiki.example/runbooks/%s' --alert-name-prefix Acktrail
-//                                    DIR/acktrail.rules.yml for your Prometheus
+//                                    DIR/acktrail.rules.yml for your Prometheus and
+//                                    DIR/dashboards/*.json for your Grafana
 // deploy/kubernetes/generated/ holds the PrometheusRule and one ConfigMap per Grafana dashboard
 // (labelled for Grafana's dashboard sidecar).
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -13,12 +14,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse, stringify } from 'yaml';
+import { renderDashboard } from '../prometheus/mixin/dashboards.js';
 import { DEFAULTS, renderRules, type Params } from '../prometheus/mixin/params.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TEMPLATE = join(ROOT, 'prometheus/mixin/rules.yml');
-const HEADER = (params: string) =>
-  `# Generated from prometheus/mixin/rules.yml by \`npm run generate\` (scripts/generate.ts), ${params}: edit the source, not this.\n`;
+const DASHBOARDS = join(ROOT, 'prometheus/mixin/dashboards');
+const HEADER = (params: string, from = 'prometheus/mixin/rules.yml') =>
+  `# Generated from ${from} by \`npm run generate\` (scripts/generate.ts), ${params}: edit the source, not this.\n`;
 const LABELS = { 'app.kubernetes.io/part-of': 'acktrail' };
 
 export function rulesFile(params: Params = DEFAULTS): string {
@@ -42,27 +45,31 @@ function prometheusRule(): string {
   );
 }
 
-function grafanaDashboards(): string {
-  const dir = join(ROOT, 'grafana/dashboards');
-  const maps = readdirSync(dir)
+/** Each Grafana dashboard's file name with its JSON for these parameters. */
+export function dashboards(params: Params = DEFAULTS): [string, string][] {
+  return readdirSync(DASHBOARDS)
     .filter((f) => f.endsWith('.json'))
     .sort()
-    .map((f) =>
-      stringify(
-        {
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: {
-            name: `acktrail-dashboard-${f.replace(/\.json$/, '')}`,
-            labels: { ...LABELS, grafana_dashboard: '1' },
-            annotations: { grafana_folder: 'acktrail' },
-          },
-          data: { [f]: readFileSync(join(dir, f), 'utf8') },
+    .map((f) => [f, renderDashboard(readFileSync(join(DASHBOARDS, f), 'utf8'), params)]);
+}
+
+function grafanaDashboards(): string {
+  const maps = dashboards().map(([f, json]) =>
+    stringify(
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: {
+          name: `acktrail-dashboard-${f.replace(/\.json$/, '')}`,
+          labels: { ...LABELS, grafana_dashboard: '1' },
+          annotations: { grafana_folder: 'acktrail' },
         },
-        { lineWidth: 0 },
-      ),
-    );
-  return HEADER('from grafana/dashboards') + maps.join('---\n');
+        data: { [f]: json },
+      },
+      { lineWidth: 0 },
+    ),
+  );
+  return HEADER('default parameters', 'prometheus/mixin/dashboards') + maps.join('---\n');
 }
 
 /** Every generated file (path from the repository's root) with its text, default parameters. */
@@ -71,6 +78,7 @@ export function generated(): Record<string, string> {
     'prometheus/rules/acktrail.rules.yml': rulesFile(),
     'deploy/kubernetes/generated/prometheus-rule.yaml': prometheusRule(),
     'deploy/kubernetes/generated/grafana-dashboards.yaml': grafanaDashboards(),
+    ...Object.fromEntries(dashboards().map(([f, json]) => [`grafana/dashboards/${f}`, json])),
   };
 }
 
@@ -110,6 +118,11 @@ function main(): number {
     const path = join(values.out, 'acktrail.rules.yml');
     writeFileSync(path, rulesFile(params));
     console.log(`wrote ${path}`);
+    mkdirSync(join(values.out, 'dashboards'), { recursive: true });
+    for (const [f, json] of dashboards(params)) {
+      writeFileSync(join(values.out, 'dashboards', f), json);
+      console.log(`wrote ${join(values.out, 'dashboards', f)}`);
+    }
     return 0;
   }
   let stale = 0;

@@ -20,7 +20,7 @@ import type { Journey } from '@acktrail/exporter';
 import { launchChromium, startDashboard } from '../dashboard/test/server.js';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { panelQueries } from '../exporter/src/testing/grafana.js';
+import { panelQueries } from './grafana-queries.js';
 
 const TOKEN = 'celery-test-token-0123456789';
 const DIR = join(REPO_ROOT, 'test', 'celery');

@@ -1,4 +1,5 @@
-// The Grafana dashboards as code (grafana/): stable uids, unique panel ids, importable into any
+// The Grafana dashboards as code (grafana/, generated from prometheus/mixin/dashboards/ with the
+// mixin's parameters; test/kubernetes.test.ts checks they are current): stable uids, unique panel ids, importable into any
 // Grafana (no datasource uid: a `datasource` variable, `__inputs`, job and instance selectors on
 // every series) while the provisioned stack keeps working (its datasource is the default one),
 // every variable defined and used, every metric documented, exemplars on the panels of metrics
@@ -10,7 +11,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '@acktrail/orders-example/testing';
+import { parser } from '@prometheus-io/lezer-promql';
 import { ANOMALY_SECTIONS, EMBEDS } from '../dashboard/lib/embeds.js';
+import { DEFAULTS } from '../prometheus/mixin/params.js';
+import { dashboards as renderedDashboards } from '../scripts/generate.js';
 
 interface Target {
   expr: string;
@@ -123,21 +127,67 @@ test('the provisioned stack keeps working: its Prometheus is the default datasou
   assert.equal(prometheus[0]!.isDefault, true);
 });
 
-test('every series a panel reads is selected by $job and $instance', () => {
+/** The label matchers of every series selector in `expr` (Prometheus' grammar), `{}` as ''. */
+function selectors(expr: string): string[] {
+  // Grafana's own variables stand where PromQL wants a duration.
+  const promql = expr
+    .replace(/^label_values\((.+),\s*\w+\)$/s, '$1')
+    .replaceAll('$__rate_interval', '1m');
+  const found: string[] = [];
+  parser.parse(promql).iterate({
+    enter(node) {
+      assert.ok(!node.type.isError, `not PromQL: ${expr}`);
+      if (node.name !== 'VectorSelector') return;
+      const list = node.node.getChild('LabelMatchers');
+      found.push(list ? promql.slice(list.from, list.to) : '');
+    },
+  });
+  return found;
+}
+const variableQueries = (d: Dashboard) =>
+  d.templating.list.flatMap((v) => (typeof v.query === 'object' ? [v.query.query] : []));
+
+test('every series a panel reads is selected by the group labels, $job and $instance', () => {
   for (const d of dashboards) {
-    for (const name of ['job', 'instance'])
-      assert.ok(
-        d.templating.list.some((v) => v.name === name && v.type === 'query'),
-        `${d.uid}: $${name}`,
-      );
+    const names = d.templating.list.map((v) => v.name);
+    // One variable per group label (cluster, namespace, job), in that order, then instance.
+    const order = ['cluster', 'namespace', 'job', 'instance'].map((n) => names.indexOf(n));
+    assert.ok(
+      order.every((i, k) => i >= 0 && (k === 0 || i > order[k - 1]!)),
+      `${d.uid}: ${names.join(', ')}`,
+    );
     for (const expr of queries(d))
-      for (const m of expr.matchAll(/\b(acktrail_[a-z_]+|up)(\{[^}]*\})?/g))
+      for (const m of selectors(expr))
         assert.match(
-          m[2] ?? '',
-          /^\{job=~"\$job", instance=~"\$instance"/,
-          `${d.uid}: ${m[0]} in ${expr}`,
+          m,
+          /^\{cluster=~"\$cluster", namespace=~"\$namespace", job=~"\$job", instance=~"\$instance"/,
+          `${d.uid}: ${m} in ${expr}`,
         );
   }
+});
+
+test('dashboards generated with a selector and other group labels select with them everywhere', () => {
+  const params = { ...DEFAULTS, selector: 'region="eu-1"', groupLabels: ['tenant', 'job'] };
+  const generated = renderedDashboards(params).map(([, json]) => JSON.parse(json) as Dashboard);
+  assert.equal(generated.length, dashboards.length);
+  for (const d of generated) {
+    const tenant = d.templating.list.find((v) => v.name === 'tenant');
+    assert.ok(tenant, `${d.uid}: a $tenant variable`);
+    assert.equal(tenant.type, 'query');
+    assert.ok(!d.templating.list.some((v) => v.name === 'cluster'), d.uid);
+    for (const expr of [...queries(d), ...variableQueries(d)]) {
+      const found = selectors(expr);
+      assert.ok(found.length > 0, expr);
+      for (const m of found) assert.match(m, /^\{region="eu-1"/, `${d.uid}: ${expr}`);
+    }
+    // Panels and the variables after $tenant are narrowed by it; $tenant itself by the selector.
+    for (const expr of queries(d)) assert.match(expr, /tenant=~"\$tenant"/, `${d.uid}: ${expr}`);
+    assert.equal(
+      (tenant.query as { query: string }).query,
+      'label_values(acktrail_build_info{region="eu-1"}, tenant)',
+    );
+  }
+  assert.throws(() => renderedDashboards({ ...DEFAULTS, selector: '{job="x"}' }), /selector/);
 });
 
 const EXEMPLAR_METRICS = [

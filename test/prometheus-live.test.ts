@@ -20,7 +20,8 @@ import {
   TestPrometheus,
   TestVictoriaMetrics,
 } from '@acktrail/exporter/testing';
-import { dashboardFiles, panelQueries } from '../exporter/src/testing/grafana.js';
+import { DEFAULTS } from '../prometheus/mixin/params.js';
+import { dashboardFiles, panelQueries } from './grafana-queries.js';
 
 let p: TestPipeline;
 let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
@@ -154,6 +155,28 @@ test('every Grafana panel query returns data', async () => {
       `${where}: ${query}`,
     );
   assert.ok(queries.length >= 30, `${queries.length} panel queries`);
+});
+
+// `npm run generate -- --selector …` for a Prometheus shared by many acktrails: the selector is in
+// every query, so the dashboards generated for this job draw every panel and those generated for
+// a job this Prometheus does not have draw none (a panel that missed the selector would).
+test('Grafana dashboards generated with a selector read only the series it selects', async () => {
+  const files = dashboardFiles().filter((f) => f !== 'celery.json');
+  const values = { vhost: p.vhost.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') };
+  const end = Date.now() / 1000;
+  const generated = (selector: string) =>
+    panelQueries(files, { ...values, queue: 'orders.confirmations' }, { ...DEFAULTS, selector });
+  const ours = generated('job="acktrail"');
+  assert.equal(ours.length, panels().length);
+  for (const { where, query } of ours) {
+    assert.match(query, /job="acktrail"/, where);
+    assert.ok(await prometheus.hasPoints(query, startedAt, end), `${where}: ${query}`);
+  }
+  // A count drawn as 0 when nothing matches (`or vector(0)`) has points, all of them zero.
+  for (const { where, query } of generated('job="acktrail-elsewhere"')) {
+    const nonZero = query.includes('or vector(0)') ? `(${query}) != 0` : query;
+    assert.equal(await prometheus.hasPoints(nonZero, startedAt, end), false, `${where}: ${query}`);
+  }
 });
 
 test('every Grafana panel query returns data in VictoriaMetrics, fed by remote_write', async () => {

@@ -1,0 +1,43 @@
+// The queries of the Grafana dashboards as code, with their variables filled in, for the tests
+// that run them against a real Prometheus (or VictoriaMetrics): the committed dashboards
+// (grafana/dashboards/, the default parameters) or the ones generated for other parameters.
+import { dashboards } from '../scripts/generate.js';
+import { DEFAULTS, type Params } from '../prometheus/mixin/params.js';
+
+interface Panel {
+  id: number;
+  title: string;
+  targets?: { expr: string }[];
+}
+
+/** The dashboards' file names. */
+export const dashboardFiles = () => dashboards().map(([f]) => f);
+
+/**
+ * Every panel query of the dashboards in `files`, generated with `params`; `values` fills the
+ * variables (the group labels, `job` and `instance` match everything unless given,
+ * `$__rate_interval` is 1m).
+ */
+export function panelQueries(
+  files: readonly string[],
+  values: Record<string, string> = {},
+  params: Params = DEFAULTS,
+): { where: string; query: string }[] {
+  const all: Record<string, string> = {
+    ...Object.fromEntries(params.groupLabels.map((l) => [l, '.*'])),
+    instance: '.*',
+    __rate_interval: '1m',
+    ...values,
+  };
+  return dashboards(params)
+    .filter(([f]) => files.includes(f))
+    .flatMap(([, json]) => {
+      const d = JSON.parse(json) as { uid: string; panels: Panel[] };
+      return d.panels.flatMap((panel) =>
+        (panel.targets ?? []).map(({ expr }) => ({
+          where: `${d.uid} panel ${panel.id} (${panel.title})`,
+          query: expr.replace(/\$(\w+)/g, (_, name: string) => all[name] ?? `$${name}`),
+        })),
+      );
+    });
+}
