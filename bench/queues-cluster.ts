@@ -7,18 +7,21 @@
 // Broker CPU is the three nodes' processes together. Ratios are against `nodes`.
 import { execFileSync } from 'node:child_process';
 import { createTestVhost } from '@acktrail/orders-example/testing';
-import { CLUSTER, ensureCluster } from '../exporter/src/testing/cluster.js';
+import { CLUSTERS } from '../exporter/src/testing/cluster.js';
 import { brokerPid, createQueues, rssMb, timed } from './broker.js';
 import { caseLines, record, startBenchExporter, type Case } from './queues.js';
 import { fmt } from './lib.js';
+
+// This machine's RabbitMQ 3.10 cluster (the figures in docs/benchmarks.md were measured on it).
+const { nodes: CLUSTER, ensure: ensureCluster } = CLUSTERS[0]!;
 
 export async function measureCluster(n: number, scrapes: number): Promise<string[]> {
   process.stderr.write('queues bench: three-node cluster\n');
   await ensureCluster();
   const [first] = CLUSTER;
   const vhost = await createTestVhost('acktrail_bench', {
-    amqp: first!.amqp,
-    management: first!.management,
+    amqp: first.amqp,
+    management: first.management,
   });
   const v = encodeURIComponent(vhost.name);
   const pids = CLUSTER.map((node) => brokerPid(node.name));
@@ -32,12 +35,12 @@ export async function measureCluster(n: number, scrapes: number): Promise<string
       {
         rabbitmq: {
           vhosts: [vhost.name],
-          prometheusUrl: first!.prometheus,
+          prometheusUrl: first.prometheus,
           statsIntervalSeconds: 3600,
           timeoutSeconds: 30,
         },
       },
-      { RABBITMQ_MANAGEMENT_URL: first!.management },
+      { RABBITMQ_MANAGEMENT_URL: first.management },
     );
     try {
       const firstScrape = await timed([['http://127.0.0.1:9479/metrics', {}]], pids);
@@ -71,6 +74,6 @@ export async function measureCluster(n: number, scrapes: number): Promise<string
       exporter.kill('SIGTERM');
     }
   } finally {
-    execFileSync('rabbitmqctl', ['-n', first!.name, '-q', 'delete_vhost', vhost.name]);
+    execFileSync('rabbitmqctl', ['-n', first.name, '-q', 'delete_vhost', vhost.name]);
   }
 }

@@ -14,21 +14,55 @@
 #   rabbitmq-cluster.sh down        stop every node of the cluster
 #   rabbitmq-cluster.sh reset       stop every node and delete the cluster's data
 #   rabbitmq-cluster.sh queues N ARGS...   rabbitmq-queues ARGS against node N (move a leader)
+#   rabbitmq-cluster.sh ctl N ARGS...      rabbitmqctl ARGS against node N
+#
+# With --rabbitmq4 first (rabbitmq-cluster.sh --rabbitmq4 ensure, ...), the same three nodes run
+# RabbitMQ 4.0 as the official image ships it, in the chroot of scripts/rabbitmq4.sh (made and
+# mounted by it), with that chroot's epmd port (4391) and the metrics collector off:
+#
+#   node                   AMQP   management   prometheus   distribution
+#   acktrail-r4c1@localhost 5694  15694        15714        25694
+#   acktrail-r4c2@localhost 5695  15695        15715        25695
+#   acktrail-r4c3@localhost 5696  15696        15716        25696
 #
 # The nodes run as the rabbitmq user with its Erlang cookie, like the default node (root runs
-# them through su). Data lives under /var/lib/rabbitmq/acktrail-cluster; `ensure` starts over
-# from empty directories when the nodes it finds cannot form the cluster.
+# them through su). Data lives under /var/lib/rabbitmq/acktrail-cluster (of the chroot, for
+# RabbitMQ 4); `ensure` starts over from empty directories when the nodes it finds cannot form
+# the cluster.
 set -euo pipefail
+
+V4=
+if [ "${1:-}" = --rabbitmq4 ]; then
+  V4=1
+  shift
+fi
 
 say() { printf 'rabbitmq-cluster: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 
 BASE=/var/lib/rabbitmq/acktrail-cluster
 NODES=(1 2 3)
-node_name() { echo "acktrail-c$1@localhost"; }
+if [ -n "$V4" ]; then
+  ROOT4=${ACKTRAIL_RABBITMQ4_ROOT:-/var/lib/acktrail/rabbitmq4}
+  node_name() { echo "acktrail-r4c$1@localhost"; }
+  OFF=13 # node 1: 5694, 15694, 15714, 25694
+  EXTRA_CONF='management_agent.disable_metrics_collector = true'
+else
+  node_name() { echo "acktrail-c$1@localhost"; }
+  OFF=0 # node 1: 5681, 15681, 15701, 25681
+  EXTRA_CONF=
+fi
+amqp_port() { echo $((5680 + OFF + $1)); }
+management_port() { echo $((15680 + OFF + $1)); }
+prometheus_port() { echo $((15700 + OFF + $1)); }
+dist_port() { echo $((25680 + OFF + $1)); }
 
 as_rabbitmq() {
-  if [ "$(id -u)" = 0 ]; then
+  if [ -n "$V4" ]; then
+    [ "$(id -u)" = 0 ] || die "RabbitMQ 4's cluster runs in a chroot: run as root"
+    chroot "$ROOT4" env ERL_EPMD_PORT=4391 su rabbitmq -s /bin/sh -c \
+      "cd /var/lib/rabbitmq && HOME=/var/lib/rabbitmq ERL_EPMD_PORT=4391 $*"
+  elif [ "$(id -u)" = 0 ]; then
     su rabbitmq -s /bin/sh -c "cd /var/lib/rabbitmq && HOME=/var/lib/rabbitmq $*"
   elif [ "$(id -un)" = rabbitmq ]; then
     (cd /var/lib/rabbitmq && HOME=/var/lib/rabbitmq sh -c "$*")
@@ -46,12 +80,13 @@ write_config() {
   local n=$1 dir="$BASE/c$1"
   as_rabbitmq "mkdir -p $dir/mnesia $dir/log"
   as_rabbitmq "cat > $dir/rabbitmq.conf" <<EOF
-listeners.tcp.local = 127.0.0.1:568$n
+listeners.tcp.local = 127.0.0.1:$(amqp_port "$n")
 management.tcp.ip = 127.0.0.1
-management.tcp.port = 1568$n
+management.tcp.port = $(management_port "$n")
 prometheus.tcp.ip = 127.0.0.1
-prometheus.tcp.port = 1570$n
+prometheus.tcp.port = $(prometheus_port "$n")
 loopback_users = none
+$EXTRA_CONF
 EOF
   as_rabbitmq "echo '[rabbitmq_management,rabbitmq_prometheus].' > $dir/enabled_plugins"
   # An env file of its own, so that /etc/rabbitmq/rabbitmq-env.conf (the default node's name)
@@ -67,7 +102,7 @@ start_node() {
   write_config "$n"
   say "starting $(node_name "$n")"
   as_rabbitmq "RABBITMQ_CONF_ENV_FILE=$dir/rabbitmq-env.conf RABBITMQ_NODENAME=$(node_name "$n") \
-    RABBITMQ_NODE_PORT=568$n RABBITMQ_DIST_PORT=2568$n RABBITMQ_CONFIG_FILE=$dir/rabbitmq.conf \
+    RABBITMQ_NODE_PORT=$(amqp_port "$n") RABBITMQ_DIST_PORT=$(dist_port "$n") RABBITMQ_CONFIG_FILE=$dir/rabbitmq.conf \
     RABBITMQ_ENABLED_PLUGINS_FILE=$dir/enabled_plugins RABBITMQ_MNESIA_BASE=$dir/mnesia \
     RABBITMQ_MNESIA_DIR=$dir/mnesia/node RABBITMQ_LOG_BASE=$dir/log \
     RABBITMQ_PID_FILE=$dir/node.pid ERL_EPMD_ADDRESS=127.0.0.1 \
@@ -97,7 +132,12 @@ join() {
 }
 
 ensure() {
-  command -v rabbitmq-server >/dev/null || die "rabbitmq-server is not installed (scripts/services.sh installs it)"
+  if [ -n "$V4" ]; then
+    # The chroot made, /proc mounted, its epmd running (the single node).
+    bash "$(dirname "$0")/rabbitmq4.sh" ensure
+  else
+    command -v rabbitmq-server >/dev/null || die "rabbitmq-server is not installed (scripts/services.sh installs it)"
+  fi
   local n
   for n in "${NODES[@]}"; do start_node "$n"; done
   for n in "${NODES[@]}"; do wait_booted "$n"; done
@@ -124,8 +164,11 @@ wait_members() {
     [ "$SECONDS" -lt "$deadline" ] || die "the cluster did not reach 3 running nodes"
     sleep 0.5
   done
-  local url
-  for url in http://127.0.0.1:1568{1,2,3}/api/overview http://127.0.0.1:1570{1,2,3}/metrics; do
+  local url n urls=()
+  for n in "${NODES[@]}"; do
+    urls+=("http://127.0.0.1:$(management_port "$n")/api/overview" "http://127.0.0.1:$(prometheus_port "$n")/metrics")
+  done
+  for url in "${urls[@]}"; do
     until curl -fsS -o /dev/null -u guest:guest "$url" 2>/dev/null; do
       [ "$SECONDS" -lt "$deadline" ] || die "$url does not answer"
       sleep 0.5
@@ -161,5 +204,10 @@ case "${1:-}" in
     shift 2
     as_rabbitmq "/usr/lib/rabbitmq/bin/rabbitmq-queues -q -n $(node_name "$n") $(printf '%q ' "$@")"
     ;;
-  *) die "usage: rabbitmq-cluster.sh ensure | stop N | start N | down | reset | queues N ARGS..." ;;
+  ctl)
+    n=${2:?node number}
+    shift 2
+    as_rabbitmq "/usr/lib/rabbitmq/bin/rabbitmqctl -q -n $(node_name "$n") $(printf '%q ' "$@")"
+    ;;
+  *) die "usage: rabbitmq-cluster.sh [--rabbitmq4] ensure | stop N | start N | down | reset | queues N ARGS... | ctl N ARGS..." ;;
 esac

@@ -170,7 +170,11 @@ export class RabbitmqStatsCollector implements Collector {
       .join('');
     const targets = (await this.nodes.current(signal)).filter((t) => t.running && t.url);
     const answers = await Promise.allSettled(
-      targets.map((t) => getText(t.url!, COUNTERS_PATH + vhosts, signal).then(parseCounters)),
+      targets.map((t) =>
+        getText(t.url!, COUNTERS_PATH + vhosts, signal).then((text) =>
+          parseCounters(text, t.name, t.url!),
+        ),
+      ),
     );
     const maps = answers.flatMap((a) => (a.status === 'fulfilled' && a.value ? [a.value] : []));
     // Every node answered without the families: an older broker. Ask again in 10 minutes (an

@@ -11,7 +11,12 @@ import type { ValidatedConfig } from '../config.js';
 import { errorMessage } from '../log.js';
 import type { Collector } from './collector.js';
 import { scopeFilter, type QueueCatalog } from './rabbitmq/catalog.js';
-import { DETAILED_PATH, parseDetailed, type QueueDepth } from './rabbitmq/detailed.js';
+import {
+  DETAILED_PATH,
+  checkIdentity,
+  parseDetailed,
+  type QueueDepth,
+} from './rabbitmq/detailed.js';
 import { getText, type ManagementApi } from './rabbitmq/http.js';
 import { mergeNodes, type NodeAnswer } from './rabbitmq/merge.js';
 import type { BrokerNodes, NodeTarget } from './rabbitmq/nodes.js';
@@ -220,6 +225,7 @@ export class RabbitmqQueuesCollector implements Collector {
       throw err;
     }
     const parsed = parseDetailed(text);
+    checkIdentity(target.name, parsed.node, url);
     if (parsed.node) this.identities.set(url, parsed.node);
     return { ...parsed, name: this.nameOf(target) };
   }

@@ -47,13 +47,22 @@ const rabbitmq = z.strictObject({
    * The broker's nodes, each read for the queues it leads (the broker's metrics are node-local).
    * `discover` (the default): the nodes the management API lists, each at its own
    * rabbitmq_prometheus listener (a single node is read at prometheusUrl). Or the nodes'
-   * Prometheus endpoints, listed: `[{url, name?}]` (name: the node's name, e.g. rabbit@host;
-   * otherwise the name the node reports).
+   * Prometheus endpoints, listed: `[{url, name?, management?}]` (name: the node's name, e.g.
+   * rabbit@host, otherwise the name the node reports; management: its management listener, tried
+   * with RABBITMQ_MANAGEMENT_URL's credentials when that URL's node does not answer).
    */
   nodes: z
     .union([
       z.literal('discover'),
-      z.array(z.strictObject({ url: z.url(), name: z.string().min(1).max(255).optional() })).min(1),
+      z
+        .array(
+          z.strictObject({
+            url: z.url(),
+            name: z.string().min(1).max(255).optional(),
+            management: z.url().optional(),
+          }),
+        )
+        .min(1),
     ])
     .default('discover'),
   /**

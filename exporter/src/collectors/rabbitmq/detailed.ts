@@ -20,7 +20,13 @@ const FIELDS: Record<string, keyof Pick<QueueDepth, 'ready' | 'unacked' | 'consu
   rabbitmq_detailed_queue_consumers: 'consumers',
 };
 
-const IDENTITY = 'rabbitmq_identity_info';
+export const IDENTITY = 'rabbitmq_identity_info';
+
+/** Refuses an answer from another node than the one asked (an endpoint guessed wrong). */
+export function checkIdentity(asked: string | null, answered: string | null, url: string): void {
+  if (asked && answered && asked !== answered)
+    throw new Error(`${url} answers as ${answered}: list each node's endpoint in rabbitmq.nodes`);
+}
 const WANTED = new Set([...Object.keys(FIELDS), IDENTITY]);
 
 export const queueKey = (vhost: string, queue: string) => `${vhost}\u0000${queue}`;

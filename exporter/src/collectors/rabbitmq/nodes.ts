@@ -1,7 +1,11 @@
 // Which broker nodes to read. RabbitMQ's Prometheus metrics are node-local: each node reports the
 // queues it leads, so a cluster is read node by node. The nodes are the configured list, or
 // discovered from the management API: /api/nodes names them and says which run, /api/overview's
-// listeners give each running node's rabbitmq_prometheus and management ports. A single node is
+// listeners give each running node's rabbitmq_prometheus and management ports. RabbitMQ 4 as the
+// official image ships it (management_agent.disable_metrics_collector) lists no listeners: each
+// node is then looked for at its own host (the part of its name after `@`) on the configured
+// prometheusUrl's port, the layout of the image and the Kubernetes operator; an endpoint that
+// answers as another node is reported (rabbitmq.ts), never read as that node. A single node is
 // read at the configured prometheusUrl, as before there were clusters.
 import type { ManagementApi } from './http.js';
 
@@ -22,11 +26,18 @@ interface Listener {
 }
 
 export interface NodesConfig {
-  nodes: 'discover' | { url: string; name?: string | undefined }[];
+  nodes: 'discover' | { url: string; name?: string | undefined; management?: string | undefined }[];
   prometheusUrl: string;
 }
 
 const WILDCARD = new Set(['::', '0.0.0.0', '']);
+
+/** `scheme://host:port` with a node's own host name (rabbit@host) and `like`'s scheme and port. */
+export function sameLayoutUrl(node: string, like: string): string {
+  const url = new URL(like);
+  const host = node.split('@')[1] ?? url.hostname;
+  return `${url.protocol}//${host.includes(':') ? `[${host}]` : host}${url.port ? `:${url.port}` : ''}`;
+}
 
 /** `http://host:port` of a listener; a wildcard address means the node's own host name. */
 export function listenerUrl(l: Listener, scheme: string): string {
@@ -46,10 +57,12 @@ export class BrokerNodes {
     private readonly api: ManagementApi,
     private readonly intervalMs: number,
   ) {
-    this.targets =
-      config.nodes === 'discover'
-        ? [{ name: null, url: config.prometheusUrl, running: true }]
-        : config.nodes.map((n) => ({ name: n.name ?? null, url: n.url, running: true }));
+    if (config.nodes === 'discover')
+      this.targets = [{ name: null, url: config.prometheusUrl, running: true }];
+    else {
+      this.targets = config.nodes.map((n) => ({ name: n.name ?? null, url: n.url, running: true }));
+      api.setNodes(config.nodes.flatMap((n) => (n.management ? [n.management] : [])));
+    }
   }
 
   /** More than one node: queues can move between them. */
@@ -91,13 +104,15 @@ export class BrokerNodes {
             listenerUrl(l, l.protocol.startsWith('https') ? 'https:' : scheme),
           );
       // Another node's management API stands in for the configured one when that one is down;
-      // a single node has no other.
+      // a single node has no other. Without listeners, each at its host on the configured port.
       this.api.setNodes(
         nodes.length <= 1
           ? []
-          : listeners
-              .filter((l) => l.protocol === 'http' || l.protocol === 'https')
-              .map((l) => listenerUrl(l, `${l.protocol}:`)),
+          : listeners.length
+            ? listeners
+                .filter((l) => l.protocol === 'http' || l.protocol === 'https')
+                .map((l) => listenerUrl(l, `${l.protocol}:`))
+            : nodes.map((n) => sameLayoutUrl(n.name, this.api.configured)),
       );
       this.targets =
         nodes.length <= 1
@@ -105,7 +120,9 @@ export class BrokerNodes {
           : nodes
               .map((n) => ({
                 name: n.name,
-                url: this.lastUrl.get(n.name) ?? null,
+                url:
+                  this.lastUrl.get(n.name) ??
+                  (listeners.length ? null : sameLayoutUrl(n.name, this.config.prometheusUrl)),
                 running: n.running !== false,
               }))
               .sort((a, b) => a.name.localeCompare(b.name));
