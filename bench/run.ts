@@ -7,6 +7,7 @@ import { runDeadLettersBench } from './dead-letters.js';
 import { runHostileBench } from './hostile.js';
 import { runInstrumentBench } from './instrument.js';
 import { runJourneysBench } from './journeys.js';
+import { runOverviewBench } from './overview.js';
 import { runPipelineBench } from './pipeline.js';
 import { runQueuesBench } from './queues.js';
 import { runSqlBench } from './sql.js';
@@ -18,6 +19,7 @@ const benches: Record<string, (rounds: number) => Promise<void>> = {
   hostile: runHostileBench,
   instrument: runInstrumentBench,
   journeys: runJourneysBench,
+  overview: runOverviewBench,
   pipeline: runPipelineBench,
   queues: runQueuesBench,
   sql: runSqlBench,

@@ -28,11 +28,12 @@ export class TestPrometheus {
 
   /**
    * `targets`: job name to base URL (its /metrics is scraped); `remoteWrite`: a URL every sample
-   * is also sent to (a VictoriaMetrics, say).
+   * is also sent to (a VictoriaMetrics, say); `scrapeInterval`: how often it scrapes (and
+   * evaluates the rules), 1s unless given (the demo's is 10s).
    */
   static async start(
     targets: Record<string, string>,
-    { remoteWrite }: { remoteWrite?: string } = {},
+    { remoteWrite, scrapeInterval = '1s' }: { remoteWrite?: string; scrapeInterval?: string } = {},
   ): Promise<TestPrometheus> {
     const dir = mkdtempSync(join(tmpdir(), 'acktrail-prometheus-'));
     const jobs = Object.entries(targets).map(([job, url]) => {
@@ -43,8 +44,8 @@ export class TestPrometheus {
       join(dir, 'prometheus.yml'),
       [
         'global:',
-        '  scrape_interval: 1s',
-        '  evaluation_interval: 1s',
+        `  scrape_interval: ${scrapeInterval}`,
+        `  evaluation_interval: ${scrapeInterval}`,
         'rule_files:',
         `  - ${join(REPO_ROOT, 'prometheus', 'rules', '*.yml')}`,
         'scrape_configs:',
