@@ -19,7 +19,7 @@ import {
   waitFor,
   type TestVhost,
 } from '@acktrail/orders-example/testing';
-import { eventQueueArguments } from '../exporter/src/celery/consumer.js';
+import { eventQueueArguments } from '../exporter/src/celery/amqp.js';
 import { parseBody } from '../exporter/src/celery/events.js';
 import { taskStep } from '../exporter/src/celery/steps.js';
 import { migrateStore } from '../exporter/src/journeys/store/migrate.js';

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { fileSchema, ownSecret, type FileConfig } from './config/sections.js';
+import { celeryBrokerUrl, fileSchema, ownSecret, type FileConfig } from './config/sections.js';
 
 const envSchema = z.object({
   ACKTRAIL_PORT: z.coerce.number().int().min(0).max(65535).default(9470),
@@ -40,7 +40,7 @@ const envSchema = z.object({
   ACKTRAIL_DEAD_LETTER_KEYS: z.string().optional(),
   ACKTRAIL_DEAD_LETTERS_URL: z.url().optional(),
   RABBITMQ_MANAGEMENT_URL: z.url().default('http://guest:guest@127.0.0.1:15672'),
-  CELERY_BROKER_URL: z.url().optional(),
+  CELERY_BROKER_URL: celeryBrokerUrl.optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -11,6 +11,8 @@ export interface PartStatus {
   up: boolean | null;
   error: string | null;
   since: string;
+  /** What a reader of /status should know about the part beyond up or down (a gap it had). */
+  note?: string;
 }
 
 interface State {
@@ -21,6 +23,7 @@ interface State {
 
 export class Health {
   private readonly parts = new Map<string, State>();
+  private readonly notes = new Map<string, string>();
   private readonly upGauge: Gauge<'part'>;
   private readonly errors: Counter<'part'>;
 
@@ -78,6 +81,12 @@ export class Health {
     this.log.warn({ part, err: errorMessage(err) }, what);
   }
 
+  /** Says `text` with the part's status from now on (null: nothing more). */
+  note(part: string, text: string | null): void {
+    if (text === null) this.notes.delete(part);
+    else this.notes.set(part, text);
+  }
+
   isUp(part: string): boolean {
     return this.parts.get(part)?.up === true;
   }
@@ -88,6 +97,7 @@ export class Health {
       up: s.up,
       error: s.error,
       since: new Date(s.since).toISOString(),
+      ...(this.notes.has(part) ? { note: this.notes.get(part)! } : {}),
     }));
   }
 

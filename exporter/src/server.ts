@@ -14,7 +14,8 @@ import { eventsRouter } from './api/events.js';
 import { JourneyMetrics } from './journeys/metrics.js';
 import { PipelineReader } from './journeys/assemble/rows.js';
 import { JourneyStore } from './journeys/store/supervisor.js';
-import { CeleryConsumer } from './celery/consumer.js';
+import { CeleryIntake } from './celery/intake.js';
+import { celeryTransport } from './celery/transport.js';
 import { CeleryMetrics } from './celery/metrics.js';
 import { receiverRouter } from './receiver/route.js';
 import { Ingest } from './receiver/ingest.js';
@@ -112,11 +113,14 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   const metrics = new JourneyMetrics(registry, queues, () => catalog?.names() ?? [], exemplars);
   const coverage = new Coverage(registry);
   const celery = config.celery.enabled
-    ? new CeleryConsumer(
-        config.celery,
-        config.journeys.retentionDays,
-        new CeleryMetrics(registry, config.celery),
-        store?.steps ?? null,
+    ? celeryTransport(
+        new CeleryIntake(
+          config.celery,
+          config.journeys.retentionDays,
+          new CeleryMetrics(registry, config.celery),
+          store?.steps ?? null,
+          log,
+        ),
         health,
         log,
       )

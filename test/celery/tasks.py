@@ -1,5 +1,6 @@
 """The Celery app of acktrail's Celery tests (test/celery.test.ts): a real Celery 5 worker on the
-local RabbitMQ, results in Redis (chords need a result backend)."""
+broker CELERY_BROKER_URL names (the local RabbitMQ or Redis), results in Redis (chords need a
+result backend)."""
 import os
 
 from celery import Celery

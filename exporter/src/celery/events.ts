@@ -70,6 +70,7 @@ export const SKIP_REASONS = [
   'out_of_window',
   'too_large',
   'store_rejected',
+  'store_unavailable',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 

@@ -20,6 +20,7 @@ export function assembleCeleryTask(
 ): Journey & { celery: CeleryTask } {
   const task = celeryTask(steps, workflow);
   const kinds: JourneyKind[] = [];
+  if (task.redeliveries) kinds.push('redelivered');
   if (task.retries.length) kinds.push('retried');
   kinds.push(
     task.state in FINAL_KIND ? FINAL_KIND[task.state as keyof typeof FINAL_KIND] : 'in_flight',

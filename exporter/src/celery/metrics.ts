@@ -19,6 +19,8 @@ interface TaskInfo {
   rootId: string | null;
   sentAt: number | null;
   receivedAt: number | null;
+  /** Started, and not ended or retried since. */
+  running: boolean;
 }
 
 interface WorkerState {
@@ -47,6 +49,12 @@ export class CeleryMetrics {
   private readonly workerUp: Gauge;
   private readonly workerActive: Gauge;
   readonly queueLength: Gauge;
+  readonly unacked: Gauge;
+  readonly unackedOldestAge: Gauge;
+  readonly visibilityTimeout: Gauge;
+  readonly reconnects: Counter;
+  readonly redeliveries: Counter;
+  private readonly lastReceived: Gauge;
   private readonly names: BoundedLabel;
   private readonly queues: BoundedLabel;
   private readonly pairs: BoundedLabel;
@@ -72,7 +80,7 @@ export class CeleryMetrics {
     });
     this.skipped = new Counter({
       name: 'acktrail_celery_events_skipped_total',
-      help: 'Celery events set aside: malformed (not JSON, no type or timestamp), unknown_type, invalid_id (not 1-128 printable ASCII characters), out_of_window (timestamp outside the retention window), too_large (message over celery.maxMessageBytes), store_rejected (PostgreSQL refused its step).',
+      help: 'Celery events set aside: malformed (not JSON, no type or timestamp), unknown_type, invalid_id (not 1-128 printable ASCII characters), out_of_window (timestamp outside the retention window), too_large (message over celery.maxMessageBytes), store_rejected (PostgreSQL refused its step), store_unavailable (Redis broker: the store was away longer than acktrail holds steps).',
       labelNames: ['reason'],
       registers,
     });
@@ -126,10 +134,47 @@ export class CeleryMetrics {
     });
     this.queueLength = new Gauge({
       name: 'acktrail_celery_queue_length',
-      help: 'Messages ready in a Celery queue (the broker, checked every few seconds).',
+      help: 'Messages ready in a Celery queue (the broker, checked every few seconds; on Redis the list and its priority lists).',
       labelNames: ['queue'],
       registers,
     });
+    this.unacked = new Gauge({
+      name: 'acktrail_celery_unacked_tasks',
+      help: "Redis broker: task messages reserved by workers and not yet acknowledged (kombu's unacked hash).",
+      registers,
+    });
+    this.unackedOldestAge = new Gauge({
+      name: 'acktrail_celery_unacked_oldest_age_seconds',
+      help: 'Redis broker: age of the oldest reserved, unacknowledged task message (0 when none); past the visibility timeout Celery restores it to its queue.',
+      registers,
+    });
+    this.visibilityTimeout = new Gauge({
+      name: 'acktrail_celery_visibility_timeout_seconds',
+      help: "Redis broker: the visibility timeout acktrail was configured with (celery.redis.visibilityTimeoutSeconds, Celery's broker_transport_options).",
+      registers,
+    });
+    this.reconnects = new Counter({
+      name: 'acktrail_celery_broker_reconnects_total',
+      help: 'Connections to the Celery broker made again after the first; on Redis, events published meanwhile are lost (pub/sub keeps nothing).',
+      registers,
+    });
+    this.redeliveries = new Counter({
+      name: 'acktrail_celery_task_redeliveries_total',
+      help: 'A task started again without having ended or retried: its message was delivered again (a worker lost, the visibility timeout passed).',
+      labelNames: ['task', 'queue'],
+      registers,
+    });
+    this.lastReceived = new Gauge({
+      name: 'acktrail_celery_events_last_received_timestamp_seconds',
+      help: 'When the last Celery event message arrived (unix seconds); 0 before the first.',
+      registers,
+    });
+    this.lastReceived.set(0);
+  }
+
+  /** An event message arrived now. */
+  received(nowMs: number): void {
+    this.lastReceived.set(nowMs / 1000);
   }
 
   /** The task's remembered name, queue and workflow root (from its earlier events). */
@@ -141,7 +186,14 @@ export class CeleryMetrics {
     let info = this.info.get(e.uuid);
     if (!info) {
       if (this.info.size >= MAX_TASKS) this.info.delete(this.info.keys().next().value!);
-      info = { name: null, queue: null, rootId: null, sentAt: null, receivedAt: null };
+      info = {
+        name: null,
+        queue: null,
+        rootId: null,
+        sentAt: null,
+        receivedAt: null,
+        running: false,
+      };
       this.info.set(e.uuid, info);
     }
     info.name = e.name ?? info.name;
@@ -152,9 +204,12 @@ export class CeleryMetrics {
     const labels = this.labels(info);
     this.tasks.inc({ ...labels, state: TASK_STATE[e.type] });
     if (e.type === 'task-started') {
+      if (info.running) this.redeliveries.inc(labels);
+      info.running = true;
       const from = info.sentAt ?? info.receivedAt;
       if (from !== null) this.queueWait.observe(labels, Math.max(0, e.timestamp - from));
     }
+    if (e.type === 'task-retried') info.running = false;
     if (e.type === 'task-succeeded' && e.runtime !== null) this.runtime.observe(labels, e.runtime);
     // A retried task comes back with a new task-sent/received; the others are final.
     if (['task-succeeded', 'task-failed', 'task-revoked', 'task-rejected'].includes(e.type))

@@ -15,7 +15,9 @@ const hex = (s: string, length: number) =>
 
 export function taskStep(
   e: TaskEvent,
-  known: { name: string | null; queue: string | null; rootId: string | null } | undefined,
+  known:
+    | { name: string | null; queue: string | null; rootId: string | null; running?: boolean }
+    | undefined,
 ): Step {
   const uuidHex = e.uuid.replace(/-/g, '').toLowerCase();
   const attrs: Record<string, AttributeValue> = {};
@@ -51,8 +53,15 @@ export function taskStep(
     statusMessage: e.exception ? scrub(e.exception) : null,
     aggregateType: WORKFLOW,
     aggregateId: rootId,
+    // A start after a start that neither ended nor retried: the message came back.
     anomaly:
-      e.type === 'task-failed' ? 'task_failed' : e.type === 'task-retried' ? 'retried' : null,
+      e.type === 'task-failed'
+        ? 'task_failed'
+        : e.type === 'task-retried'
+          ? 'retried'
+          : e.type === 'task-started' && known?.running
+            ? 'redelivered'
+            : null,
     attrs,
   };
 }

@@ -44,6 +44,9 @@ export interface CeleryTask {
   }[];
   exception: string | null;
   traceback: string | null;
+  /** Starts that came after a start without an end or a retry: the message came back (a worker
+   * lost, the broker's visibility timeout passed). */
+  redeliveries: number;
   workflow: {
     rootId: string | null;
     /** The task that sent this one: the previous link of a chain, or for a chord's callback the
@@ -118,6 +121,7 @@ export function celeryTask(steps: StoredRow[], workflow: WorkflowTask[]): Celery
       worker: s.service,
     })),
     retries,
+    redeliveries: redeliveries(own.map((s) => STATE[s.stage as keyof typeof STATE])),
     exception: failed ? text(failed.attrs['celery.exception']) : null,
     traceback: failed ? text(failed.attrs['celery.traceback']) : null,
     workflow: {
@@ -137,13 +141,30 @@ export function celeryTask(steps: StoredRow[], workflow: WorkflowTask[]): Celery
   };
 }
 
+/** Starts after a start that neither ended nor retried, in time order. */
+export function redeliveries(states: readonly CeleryState[]): number {
+  let running = false;
+  let n = 0;
+  for (const state of states) {
+    if (state === 'STARTED') {
+      if (running) n++;
+      running = true;
+    } else if (state === 'RETRY' || FINAL.has(state)) running = false;
+  }
+  return n;
+}
+
 /** The one-line verdict of a task journey. */
 export function celeryVerdict(t: CeleryTask): string {
   const name = t.name ?? 'task';
   const on = t.worker ? ` on ${t.worker}` : '';
-  const retried = t.retries.length
-    ? ` after ${t.retries.length === 1 ? '1 retry' : `${t.retries.length} retries`}`
-    : '';
+  const retried =
+    (t.retries.length
+      ? ` after ${t.retries.length === 1 ? '1 retry' : `${t.retries.length} retries`}`
+      : '') +
+    (t.redeliveries
+      ? ` (started ${t.redeliveries + 1} times: delivered again after a start that never ended)`
+      : '');
   switch (t.state) {
     case 'SUCCESS':
       return `${name} succeeded${on}${retried}${t.runtimeMs === null ? '' : ` in ${t.runtimeMs} ms`}`;

@@ -252,10 +252,39 @@ const journeys = z.strictObject({
 });
 
 /** Celery's event stream (exporter/src/celery/, docs/metrics.md "Celery"); off unless enabled. */
+/** kombu's Redis transport options, as Celery's broker_transport_options set them. */
+const celeryRedis = z.strictObject({
+  /** Celery restores a reserved, unacknowledged message to its queue after this long. */
+  visibilityTimeoutSeconds: z.number().positive().default(3600),
+  /** Priority lists read beside each queue's own (`<queue>\x06\x16<n>`); 0 is the queue. */
+  prioritySteps: z.array(z.number().int().min(0).max(255)).min(1).max(256).default([0, 3, 6, 9]),
+  /** `true`: `/<db>.` before the event channel's name; `false`: none; or the prefix itself. */
+  fanoutPrefix: z.union([z.boolean(), z.string().max(255)]).default(true),
+  /** Routing keys in channel names (`celeryev/task.multi`): subscribe with a pattern. */
+  fanoutPatterns: z.boolean().default(true),
+  /** kombu's global_keyprefix, before every key acktrail reads. */
+  globalKeyprefix: z.string().max(255).default(''),
+  unackedKey: z.string().min(1).max(255).default('unacked'),
+  unackedIndexKey: z.string().min(1).max(255).default('unacked_index'),
+  /** One replica subscribes at a time, holding a lease of this length in Redis. */
+  leaseSeconds: z.number().min(1).max(300).default(15),
+});
+
+const BROKER_SCHEMES = ['amqp:', 'amqps:', 'redis:', 'rediss:'];
+/** A Celery broker's URL, of a transport acktrail reads (CELERY_BROKER_URL too). */
+export const celeryBrokerUrl = z.url().refine((u) => BROKER_SCHEMES.includes(new URL(u).protocol), {
+  error: `a Celery broker URL: ${BROKER_SCHEMES.map((s) => `${s}//`).join(', ')}`,
+});
+
 const celery = z.strictObject({
   enabled: z.boolean().default(false),
-  /** The Celery broker (its vhost); CELERY_BROKER_URL overrides it. */
-  url: z.url().default('amqp://guest:guest@127.0.0.1:5672'),
+  /**
+   * The Celery broker: amqp:// or amqps:// (its vhost), or redis:// or rediss:// (its database,
+   * `/5`); CELERY_BROKER_URL overrides it.
+   */
+  url: celeryBrokerUrl.default('amqp://guest:guest@127.0.0.1:5672'),
+  /** Redis brokers only: kombu's transport options as the workers have them. */
+  redis: celeryRedis.default(celeryRedis.parse({})),
   exchange: z.string().min(1).default('celeryev'),
   /** acktrail's own queue on that exchange (expires after an hour unused). */
   queue: z.string().min(1).default('acktrail.celery.events'),

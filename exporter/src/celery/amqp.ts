@@ -1,5 +1,5 @@
-// Consumes Celery's event stream (exchange `celeryev`, every routing key) into the celery metrics
-// and, with a journey store, into task journeys. Messages are acked only once their steps are
+// Celery's event stream on a RabbitMQ broker (exchange `celeryev`, every routing key), fed to the
+// Celery core (intake.ts): metrics and, with a journey store, task journeys. Messages are acked only once their steps are
 // committed (a failed write is retried with backoff; a redelivered message is not counted in the
 // metrics twice, and its steps are stored once). The connection is made, and made again after a
 // broker restart, by amqplib's recovery, with backoff and without end: a broker that is down at
@@ -9,23 +9,15 @@
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
 import { backoffMs } from '../backoff.js';
-import type { ValidatedConfig } from '../config.js';
 import type { Health } from '../health.js';
 import { connectRecovering, type Recovering } from '../recovering-connection.js';
 import { errorMessage } from '../log.js';
-import { StepsRefusedError, type StepStore } from '../journeys/store/store.js';
 import type { Step } from '../journeys/steps.js';
-import { parseBody, type EventLimits } from './events.js';
-import type { CeleryMetrics } from './metrics.js';
-import { taskStep } from './steps.js';
+import { PART, type CeleryIntake, type CelerySettings, type CeleryTransport } from './intake.js';
 
-export const PART = 'celery';
-const FLUSH_STEPS = 5000;
-const FLUSH_MS = 50;
-const QUEUE_LENGTH_EVERY_MS = 5000;
-const DAY_S = 86_400;
-
-type Settings = ValidatedConfig['celery'];
+export const FLUSH_STEPS = 5000;
+export const FLUSH_MS = 50;
+export const QUEUE_LENGTH_EVERY_MS = 5000;
 
 /** The arguments acktrail declares its event queue with (see setup below for why each). */
 export function eventQueueArguments(s: { queueMaxBytes: number }): Record<string, unknown> {
@@ -38,7 +30,7 @@ export function eventQueueArguments(s: { queueMaxBytes: number }): Record<string
   };
 }
 
-export class CeleryConsumer {
+export class CeleryAmqpConsumer implements CeleryTransport {
   private channel: Channel | null = null;
   private model: ChannelModel | null = null;
   private probe: Channel | null = null;
@@ -48,19 +40,17 @@ export class CeleryConsumer {
   private flushing: Promise<void> = Promise.resolve();
   private failures = 0;
   private readonly timers: NodeJS.Timeout[] = [];
-  private readonly queues: Set<string>;
   private closed = false;
   private conn: Recovering | null = null;
+  private connects = 0;
+  private readonly settings: CelerySettings;
 
   constructor(
-    private readonly settings: Settings,
-    private readonly retentionDays: number,
-    private readonly metrics: CeleryMetrics,
-    private readonly store: StepStore | null,
+    private readonly intake: CeleryIntake,
     private readonly health: Health,
     private readonly log: Logger,
   ) {
-    this.queues = new Set(settings.queues);
+    this.settings = intake.settings;
     health.register(PART);
   }
 
@@ -90,18 +80,10 @@ export class CeleryConsumer {
     this.timers.push(timer);
   }
 
-  private limits(): EventLimits {
-    const now = Date.now() / 1000;
-    return {
-      fromS: now - this.retentionDays * DAY_S,
-      toS: now + DAY_S,
-      maxMessageBytes: this.settings.maxMessageBytes,
-    };
-  }
-
   /** Runs on every (re)connect; a failure here makes amqplib close and try again later. */
   private async setup(model: ChannelModel): Promise<void> {
     if (this.closed) return;
+    if (this.connects++ > 0) this.intake.metrics.reconnects.inc();
     const s = this.settings;
     const ch = await model.createChannel();
     ch.on('error', (err: Error) => {
@@ -145,21 +127,8 @@ export class CeleryConsumer {
   }
 
   private onMessage(msg: ConsumeMessage): void {
-    const count = !msg.fields.redelivered;
-    for (const e of parseBody(msg.content, this.limits())) {
-      if (e.kind === 'skipped') {
-        if (count) this.metrics.skipped.inc({ reason: e.reason });
-        continue;
-      }
-      if (count) this.metrics.events.inc({ type: e.type });
-      if (e.kind === 'worker') {
-        if (count) this.metrics.worker(e);
-        continue;
-      }
-      if (e.queue && this.queues.size < this.settings.maxQueues) this.queues.add(e.queue);
-      if (this.store) this.pending.push(taskStep(e, this.metrics.taskInfo(e.uuid)));
-      if (count) this.metrics.task(e);
-    }
+    for (const step of this.intake.take(msg.content, !msg.fields.redelivered))
+      this.pending.push(step);
     this.lastMessage = msg;
     if (this.pending.length >= FLUSH_STEPS) void this.flush();
     else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
@@ -180,7 +149,7 @@ export class CeleryConsumer {
     if (!ch || !last) return this.flushing;
     this.pending = [];
     this.lastMessage = null;
-    const outcome = this.write(steps).then(
+    const outcome = this.intake.write(steps).then(
       () => null,
       (err: unknown) => err as Error,
     );
@@ -205,28 +174,6 @@ export class CeleryConsumer {
     return this.flushing;
   }
 
-  /**
-   * Stores the steps. Steps that PostgreSQL refuses as such (it would refuse them again) are
-   * written one by one so that only those are set aside, counted, and never block the queue.
-   */
-  private async write(steps: Step[]): Promise<void> {
-    if (!this.store || steps.length === 0) return;
-    try {
-      await this.store.write(steps);
-    } catch (err) {
-      if (!(err instanceof StepsRefusedError)) throw err;
-      for (const step of steps) {
-        try {
-          await this.store.write([step]);
-        } catch (one) {
-          if (!(one instanceof StepsRefusedError)) throw one;
-          this.metrics.skipped.inc({ reason: 'store_rejected' });
-          this.log.warn({ err: one.message }, 'celery: a task event was set aside');
-        }
-      }
-    }
-  }
-
   private async probeChannel(): Promise<Channel | null> {
     if (this.probe) return this.probe;
     const model = this.model;
@@ -245,15 +192,15 @@ export class CeleryConsumer {
   }
 
   private async measureQueues(): Promise<void> {
-    for (const queue of this.queues) {
+    for (const queue of this.intake.queues) {
       const ch = await this.probeChannel();
       if (!ch) return;
       try {
         const { messageCount } = await ch.checkQueue(queue);
-        this.metrics.queueLength.set({ queue }, messageCount);
+        this.intake.metrics.queueLength.set({ queue }, messageCount);
       } catch {
         // no such queue (yet): checkQueue closed the probe channel; a new one is made next time
-        this.metrics.queueLength.remove({ queue });
+        this.intake.metrics.queueLength.remove({ queue });
       }
     }
   }

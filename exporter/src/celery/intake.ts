@@ -1,0 +1,97 @@
+// The one Celery core that both transports (amqp.ts, redis.ts) feed: a message body's events
+// become metrics and task steps, the queues they name are remembered for the queue lengths, and
+// steps are stored with refused ones set aside one by one. What a transport adds is only how
+// messages arrive, are acknowledged (or cannot be) and how its queues are measured.
+import type { Logger } from 'pino';
+import type { ValidatedConfig } from '../config.js';
+import { StepsRefusedError, type StepStore } from '../journeys/store/store.js';
+import type { Step } from '../journeys/steps.js';
+import { parseBody, type EventLimits } from './events.js';
+import type { CeleryMetrics } from './metrics.js';
+import { taskStep } from './steps.js';
+
+export const PART = 'celery';
+const DAY_S = 86_400;
+
+export type CelerySettings = ValidatedConfig['celery'];
+
+/** A Celery event transport: started once, closed once; reports itself in Health as PART. */
+export interface CeleryTransport {
+  start(): void;
+  close(): Promise<void>;
+}
+
+export class CeleryIntake {
+  /** The queues whose length is reported: configured, and those the tasks' events name. */
+  readonly queues: Set<string>;
+
+  constructor(
+    readonly settings: CelerySettings,
+    private readonly retentionDays: number,
+    readonly metrics: CeleryMetrics,
+    private readonly store: StepStore | null,
+    private readonly log: Logger,
+  ) {
+    this.queues = new Set(settings.queues);
+  }
+
+  private limits(): EventLimits {
+    const now = Date.now() / 1000;
+    return {
+      fromS: now - this.retentionDays * DAY_S,
+      toS: now + DAY_S,
+      maxMessageBytes: this.settings.maxMessageBytes,
+    };
+  }
+
+  /**
+   * The task steps of one message body (a JSON event or a list of them); its events are counted
+   * in the metrics unless `count` is false (a message delivered again).
+   */
+  take(body: Buffer, count: boolean): Step[] {
+    const steps: Step[] = [];
+    this.metrics.received(Date.now());
+    for (const e of parseBody(body, this.limits())) {
+      if (e.kind === 'skipped') {
+        if (count) this.metrics.skipped.inc({ reason: e.reason });
+        continue;
+      }
+      if (count) this.metrics.events.inc({ type: e.type });
+      if (e.kind === 'worker') {
+        if (count) this.metrics.worker(e);
+        continue;
+      }
+      if (e.queue && this.queues.size < this.settings.maxQueues) this.queues.add(e.queue);
+      if (this.store) steps.push(taskStep(e, this.metrics.taskInfo(e.uuid)));
+      if (count) this.metrics.task(e);
+    }
+    return steps;
+  }
+
+  /** Counts a body set aside before it was read (too large), as `take` counts what it skips. */
+  skip(reason: 'too_large' | 'malformed'): void {
+    this.metrics.skipped.inc({ reason });
+  }
+
+  /**
+   * Stores the steps. Steps that PostgreSQL refuses as such (it would refuse them again) are
+   * written one by one so that only those are set aside, counted, and never block the stream.
+   */
+  async write(steps: Step[]): Promise<void> {
+    if (!this.store || steps.length === 0) return;
+    try {
+      await this.store.write(steps);
+    } catch (err) {
+      if (!(err instanceof StepsRefusedError)) throw err;
+      for (const step of steps) {
+        try {
+          await this.store.write([step]);
+        } catch (one) {
+          if (!(one instanceof StepsRefusedError)) throw one;
+          this.metrics.skipped.inc({ reason: 'store_rejected' });
+          this.log.warn({ err: one.message }, 'celery: a task event was set aside');
+        }
+      }
+    }
+  }
+}

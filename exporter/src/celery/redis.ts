@@ -1,0 +1,347 @@
+// Celery's event stream on a Redis broker, fed to the Celery core (intake.ts). kombu's Redis
+// transport makes the `celeryev` exchange a fanout over pub/sub: each event message is a PUBLISH
+// on `<fanout prefix><exchange>/<routing key>` (the prefix is `/<db>.` by default), its payload
+// kombu's JSON envelope around the body (base64 unless the envelope says otherwise). acktrail
+// subscribes as Celery's own event receiver does (PSUBSCRIBE `<prefix>celeryev/*`). Pub/sub
+// keeps nothing: what is published while nobody listens is lost, so every gap is said (the
+// reconnect counter, the last-received gauge, a note in /status). Several exporter replicas
+// elect one subscriber with a lease in Redis (SET NX PX, renewed), so that no event is counted
+// twice; the others stand by and take over when the lease runs out.
+// Queue lengths come from the broker itself, as celery-exporter reads them: LLEN of each queue's
+// list and of its priority lists (`<queue>\x06\x16<priority>`), and kombu's `unacked` hash and
+// `unacked_index` sorted set for the reserved, unacknowledged task messages; one pipeline per
+// measurement, never KEYS.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { backoffMs } from '../backoff.js';
+import type { Health } from '../health.js';
+import { errorMessage } from '../log.js';
+import type { Step } from '../journeys/steps.js';
+import { FLUSH_MS, FLUSH_STEPS, QUEUE_LENGTH_EVERY_MS } from './amqp.js';
+import { PART, type CeleryIntake, type CelerySettings, type CeleryTransport } from './intake.js';
+
+/** kombu's separator between a queue's name and its priority. */
+const PRIORITY_SEP = '\x06\x16';
+/** Steps held while the store is away; past it the oldest are dropped (counted). */
+const MAX_PENDING_STEPS = 200_000;
+const LEASE_KEY = 'acktrail.celery.subscriber';
+// Renew the lease only while it is still ours: another replica may hold it after a long pause.
+const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+
+/** The database number of a redis:// URL (`/5`), as kombu reads it; 0 when none. */
+export function redisDb(url: string): number {
+  const db = Number(new URL(url).pathname.slice(1) || '0');
+  return Number.isInteger(db) && db >= 0 ? db : 0;
+}
+
+/** The channel of a fanout exchange (no routing key), as kombu publishes to it. */
+function fanoutChannel(s: CelerySettings, db: number, exchange: string): string {
+  const { fanoutPrefix, globalKeyprefix } = s.redis;
+  const prefix = fanoutPrefix === true ? `/${db}.` : fanoutPrefix === false ? '' : fanoutPrefix;
+  // kombu prefixes PUBLISH with global_keyprefix: the messages are on the prefixed channel.
+  return `${globalKeyprefix}${prefix}${exchange}`;
+}
+
+/** The pub/sub pattern Celery's event receiver subscribes to, for these transport options. */
+export function eventPattern(s: CelerySettings, db: number): string {
+  return `${fanoutChannel(s, db, s.exchange)}${s.redis.fanoutPatterns ? '/*' : ''}`;
+}
+
+/** A kombu envelope around a JSON body, as kombu's Redis transport publishes a message. */
+export function envelope(body: unknown, exchange: string, routingKey: string): string {
+  return JSON.stringify({
+    body: Buffer.from(JSON.stringify(body)).toString('base64'),
+    'content-encoding': 'utf-8',
+    'content-type': 'application/json',
+    headers: {},
+    properties: {
+      body_encoding: 'base64',
+      delivery_info: { exchange, routing_key: routingKey },
+      delivery_mode: 2,
+      delivery_tag: randomUUID(),
+      priority: 0,
+    },
+  });
+}
+
+/**
+ * The body of one kombu envelope (`{"body": …, "properties": {"body_encoding": "base64"}}`), or
+ * null when the payload is no envelope.
+ */
+export function envelopeBody(payload: Buffer): Buffer | null {
+  let env: unknown;
+  try {
+    env = JSON.parse(payload.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (typeof env !== 'object' || env === null) return null;
+  const { body, properties } = env as { body?: unknown; properties?: { body_encoding?: unknown } };
+  if (typeof body !== 'string') return null;
+  return properties?.body_encoding === 'base64'
+    ? Buffer.from(body, 'base64')
+    : Buffer.from(body, 'utf8');
+}
+
+/** The Redis keys of a queue's messages: its list, then one per priority step above 0. */
+export function queueKeys(queue: string, prioritySteps: readonly number[]): string[] {
+  return prioritySteps.map((p) => (p ? `${queue}${PRIORITY_SEP}${p}` : queue));
+}
+
+export class CeleryRedisConsumer implements CeleryTransport {
+  private readonly settings: CelerySettings;
+  private readonly token = randomUUID();
+  private cmd: Redis | null = null;
+  private sub: Redis | null = null;
+  private subscribing: Promise<void> | null = null;
+  private pending: Step[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private failures = 0;
+  private readonly timers: NodeJS.Timeout[] = [];
+  private closed = false;
+  /** When this replica last stopped hearing events (a reconnect, a lost lease), until now. */
+  private gapSince: number | null = null;
+
+  constructor(
+    private readonly intake: CeleryIntake,
+    private readonly health: Health,
+    private readonly log: Logger,
+  ) {
+    this.settings = intake.settings;
+    health.register(PART);
+    intake.metrics.visibilityTimeout.set(this.settings.redis.visibilityTimeoutSeconds);
+  }
+
+  private connect(role: string): Redis {
+    const client = new Redis(this.settings.url, {
+      connectionName: `acktrail-${role}`,
+      // Commands fail at once while disconnected; the loops try again on their next tick.
+      enableOfflineQueue: role === 'events',
+      maxRetriesPerRequest: 1,
+      connectTimeout: 5000,
+      retryStrategy: (attempt) => backoffMs(attempt, 500, 10_000),
+      lazyConnect: true,
+    });
+    client.on('error', (err: Error) => {
+      if (!this.closed) this.health.down(PART, err, 'cannot reach the Redis broker');
+    });
+    return client;
+  }
+
+  /** Starts in the background; never rejects and never gives up. */
+  start(): void {
+    this.cmd = this.connect('commands');
+    this.cmd.on('ready', () => {
+      if (!this.closed) this.health.up(PART);
+    });
+    void this.cmd.connect().catch(() => undefined);
+    const leaseMs = this.settings.redis.leaseSeconds * 1000;
+    this.every(Math.max(200, Math.floor(leaseMs / 3)), () => this.elect(leaseMs));
+    this.every(QUEUE_LENGTH_EVERY_MS, () => this.measureQueues());
+    if (this.settings.enableEventsIntervalSeconds > 0)
+      this.every(this.settings.enableEventsIntervalSeconds * 1000, () => this.enableEvents());
+    void this.elect(leaseMs);
+  }
+
+  /** `celery control enable_events`, as kombu's broadcast sends it over Redis (a PUBLISH). */
+  private async enableEvents(): Promise<void> {
+    const cmd = this.cmd;
+    if (!cmd || cmd.status !== 'ready') return;
+    const command = {
+      method: 'enable_events',
+      arguments: {},
+      destination: null,
+      pattern: null,
+      matcher: null,
+    };
+    const channel = fanoutChannel(this.settings, redisDb(this.settings.url), 'celery.pidbox');
+    await cmd.publish(channel, envelope(command, 'celery.pidbox', '')).then(
+      () => {
+        this.log.debug('celery: asked the workers to send events');
+      },
+      (err: unknown) => {
+        this.health.error(PART, err, 'celery: asking for events failed');
+      },
+    );
+  }
+
+  private every(ms: number, run: () => Promise<void>): void {
+    const timer = setInterval(() => void run(), ms);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  /** Takes or renews the subscriber's lease; subscribes while holding it, stops when lost. */
+  private async elect(leaseMs: number): Promise<void> {
+    const cmd = this.cmd;
+    if (!cmd || this.closed || cmd.status !== 'ready') return;
+    try {
+      const mine = this.sub
+        ? (await cmd.eval(RENEW, 1, LEASE_KEY, this.token, leaseMs)) === 1
+        : (await cmd.set(LEASE_KEY, this.token, 'PX', leaseMs, 'NX')) === 'OK';
+      if (mine && !this.sub) await this.subscribe();
+      if (!mine && this.sub) {
+        this.log.warn('celery: another replica holds the Redis subscription now; standing by');
+        this.unsubscribe();
+      }
+    } catch (err) {
+      this.health.error(PART, err, 'celery: the Redis subscriber lease failed');
+    }
+  }
+
+  private subscribe(): Promise<void> {
+    this.subscribing ??= (async () => {
+      const pattern = eventPattern(this.settings, redisDb(this.settings.url));
+      const sub = this.connect('events');
+      let readies = 0;
+      sub.on('ready', () => {
+        // ioredis subscribes again by itself on every reconnect; what was published between
+        // is gone.
+        if (readies++ > 0) {
+          this.intake.metrics.reconnects.inc();
+          this.gap('the Redis subscription was reconnected');
+        }
+      });
+      sub.on('close', () => {
+        if (!this.closed && this.sub === sub) this.gapSince ??= Date.now();
+      });
+      sub.on('pmessageBuffer', (_pattern: Buffer, _channel: Buffer, payload: Buffer) => {
+        this.onMessage(payload);
+      });
+      sub.on('messageBuffer', (_channel: Buffer, payload: Buffer) => {
+        this.onMessage(payload);
+      });
+      this.sub = sub;
+      await sub.connect();
+      if (this.settings.redis.fanoutPatterns) await sub.psubscribe(pattern);
+      else await sub.subscribe(pattern);
+      this.log.info({ pattern }, 'celery: subscribed to the Redis event channel');
+      this.gap(null);
+    })()
+      .catch((err: unknown) => {
+        this.health.error(PART, err, 'celery: subscribing to the Redis event channel failed');
+        this.unsubscribe();
+      })
+      .finally(() => {
+        this.subscribing = null;
+      });
+    return this.subscribing;
+  }
+
+  private unsubscribe(): void {
+    const sub = this.sub;
+    this.sub = null;
+    sub?.disconnect();
+    this.gapSince ??= Date.now();
+  }
+
+  /** Records the end of a gap in hearing the events, or that hearing resumed without one. */
+  private gap(what: string | null): void {
+    const since = this.gapSince;
+    this.gapSince = null;
+    if (since === null && what === null) return;
+    const from = new Date(since ?? Date.now()).toISOString();
+    const text = `${what ?? 'subscribed again'}; events published from ${from} to ${new Date().toISOString()} were not heard (Redis pub/sub keeps nothing)`;
+    this.health.note(PART, text);
+    this.log.warn({ since: from }, `celery: ${text}`);
+  }
+
+  private onMessage(payload: Buffer): void {
+    if (payload.length > this.settings.maxMessageBytes) {
+      this.intake.skip('too_large');
+      return;
+    }
+    const body = envelopeBody(payload);
+    if (body === null) {
+      this.intake.skip('malformed');
+      return;
+    }
+    for (const step of this.intake.take(body, true)) this.pending.push(step);
+    if (this.pending.length > MAX_PENDING_STEPS) {
+      const dropped = this.pending.splice(0, this.pending.length - MAX_PENDING_STEPS);
+      this.intake.metrics.skipped.inc({ reason: 'store_unavailable' }, dropped.length);
+    }
+    if (this.pending.length >= FLUSH_STEPS) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+  }
+
+  /** Stores the steps heard so far; on failure they go back to the front and are tried again. */
+  private flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.pending.length === 0) return this.flushing;
+    const steps = this.pending;
+    this.pending = [];
+    this.flushing = this.flushing.then(async () => {
+      try {
+        await this.intake.write(steps);
+        this.failures = 0;
+      } catch (err) {
+        this.failures++;
+        this.log.debug({ err: errorMessage(err) }, 'celery: storing task steps failed; retrying');
+        // Nothing can be redelivered from pub/sub: the steps wait here (bounded) for the store.
+        this.pending = steps.concat(this.pending);
+        if (!this.closed)
+          this.timer ??= setTimeout(() => void this.flush(), backoffMs(this.failures, 1000));
+      }
+    });
+    return this.flushing;
+  }
+
+  /** Queue lengths (priorities included) and the unacknowledged messages, one pipeline. */
+  private async measureQueues(): Promise<void> {
+    const cmd = this.cmd;
+    if (!cmd || cmd.status !== 'ready') return;
+    const {
+      prioritySteps,
+      globalKeyprefix: prefix,
+      unackedKey,
+      unackedIndexKey,
+    } = this.settings.redis;
+    const queues = [...this.intake.queues];
+    const pipe = cmd.pipeline();
+    for (const q of queues) for (const key of queueKeys(q, prioritySteps)) pipe.llen(prefix + key);
+    pipe.hlen(prefix + unackedKey);
+    pipe.zrange(prefix + unackedIndexKey, 0, 0, 'WITHSCORES');
+    let results: [Error | null, unknown][] | null;
+    try {
+      results = await pipe.exec();
+    } catch (err) {
+      this.health.error(PART, err, 'celery: reading the Redis queue lengths failed');
+      return;
+    }
+    if (!results) return;
+    const value = (i: number) => (results[i]?.[0] ? null : results[i]?.[1]);
+    let i = 0;
+    for (const queue of queues) {
+      let length = 0;
+      for (let p = 0; p < prioritySteps.length; p++) length += Number(value(i++) ?? 0);
+      this.intake.metrics.queueLength.set({ queue }, length);
+    }
+    this.intake.metrics.unacked.set(Number(value(i++) ?? 0));
+    const oldest = value(i) as string[] | null;
+    const at = oldest?.length === 2 ? Number(oldest[1]) : NaN;
+    this.intake.metrics.unackedOldestAge.set(
+      Number.isFinite(at) ? Math.max(0, Date.now() / 1000 - at) : 0,
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const t of this.timers) clearInterval(t);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.subscribing;
+    this.sub?.disconnect();
+    this.sub = null;
+    await this.flush();
+    const cmd = this.cmd;
+    if (cmd?.status === 'ready')
+      await cmd.eval(RELEASE, 1, LEASE_KEY, this.token).catch(() => undefined);
+    cmd?.disconnect();
+  }
+}

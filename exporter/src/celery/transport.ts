@@ -1,0 +1,17 @@
+// Which transport carries Celery's events, by the broker URL's scheme, as Celery chooses it.
+import type { Logger } from 'pino';
+import type { Health } from '../health.js';
+import { CeleryAmqpConsumer } from './amqp.js';
+import type { CeleryIntake, CeleryTransport } from './intake.js';
+import { CeleryRedisConsumer } from './redis.js';
+
+export function celeryTransport(
+  intake: CeleryIntake,
+  health: Health,
+  log: Logger,
+): CeleryTransport {
+  const scheme = new URL(intake.settings.url).protocol;
+  return scheme === 'redis:' || scheme === 'rediss:'
+    ? new CeleryRedisConsumer(intake, health, log)
+    : new CeleryAmqpConsumer(intake, health, log);
+}
