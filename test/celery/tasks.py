@@ -2,6 +2,7 @@
 broker CELERY_BROKER_URL names (the local RabbitMQ or Redis), results in Redis (chords need a
 result backend)."""
 import os
+import time
 
 from celery import Celery
 
@@ -14,6 +15,11 @@ app.conf.update(
     task_send_sent_event=True,  # task-sent events: the queue and the time a task was sent
     result_extended=True,  # the backend keeps name, worker, queue and retries: what we compare
     broker_connection_retry_on_startup=True,
+    # Redis brokers: how long a reserved, unacknowledged message waits before Celery restores it
+    # to its queue (test/celery-redis.test.ts makes it short).
+    broker_transport_options={
+        "visibility_timeout": float(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))
+    },
 )
 
 
@@ -37,3 +43,11 @@ def flaky(self, x):
     if self.request.retries < 2:
         raise self.retry(exc=RuntimeError("provider 503"), countdown=1)
     return x
+
+
+@app.task(bind=True, acks_late=True)
+def slow(self):
+    """Runs for ten minutes on its first delivery (a worker is killed meanwhile), at once after."""
+    if not self.request.delivery_info.get("redelivered"):
+        time.sleep(600)
+    return "done"

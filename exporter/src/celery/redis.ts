@@ -26,8 +26,12 @@ const PRIORITY_SEP = '\x06\x16';
 /** Steps held while the store is away; past it the oldest are dropped (counted). */
 const MAX_PENDING_STEPS = 200_000;
 const LEASE_KEY = 'acktrail.celery.subscriber';
-// Renew the lease only while it is still ours: another replica may hold it after a long pause.
-const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end`;
+// Renew the lease only while it is still ours (another replica may hold it after a long pause);
+// take it again when nobody has it (Redis restarted empty), keeping the subscription.
+const RENEW = `local v = redis.call('get', KEYS[1])
+if v == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
+if not v then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
+return 0`;
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
 /** The database number of a redis:// URL (`/5`), as kombu reads it; 0 when none. */
@@ -134,8 +138,12 @@ export class CeleryRedisConsumer implements CeleryTransport {
   /** Starts in the background; never rejects and never gives up. */
   start(): void {
     this.cmd = this.connect('commands');
+    let readies = 0;
     this.cmd.on('ready', () => {
-      if (!this.closed) this.health.up(PART);
+      if (this.closed) return;
+      // One per outage of the broker (the subscription's own connection comes back with it).
+      if (readies++ > 0) this.intake.metrics.reconnects.inc();
+      this.health.up(PART);
     });
     void this.cmd.connect().catch(() => undefined);
     const leaseMs = this.settings.redis.leaseSeconds * 1000;
@@ -200,10 +208,7 @@ export class CeleryRedisConsumer implements CeleryTransport {
       sub.on('ready', () => {
         // ioredis subscribes again by itself on every reconnect; what was published between
         // is gone.
-        if (readies++ > 0) {
-          this.intake.metrics.reconnects.inc();
-          this.gap('the Redis subscription was reconnected');
-        }
+        if (readies++ > 0) this.gap('the Redis subscription was reconnected');
       });
       sub.on('close', () => {
         if (!this.closed && this.sub === sub) this.gapSince ??= Date.now();
