@@ -7,10 +7,17 @@
 //   store     the same steps (parsed and built by the consumer's own code) written straight into
 //             a journey store by StepStore, 2,000 at a time, all in flight at once: the store's
 //             own ceiling, with no broker traffic
+//   redis_metrics, redis_journeys   the same messages through a Redis broker (Celery's Redis
+//             transport: PUBLISH of kombu's envelope on /<db>.celeryev/<routing key>), received
+//             by acktrail's subscriber; pub/sub keeps nothing, so the messages are published
+//             while acktrail listens (from this process, 200 per pipeline), timed from the first
+//             publish to the last event counted (and committed)
 // Events per second, from the consumer's start until the last event is counted (and, with the
-// store, committed). Target: at least 20,000 events/s (issue 7).
+// store, committed). Targets: at least 20,000 events/s (issue 7); the Redis path at least 0.8 of
+// the AMQP path (issue 24).
 import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Metric } from 'prom-client';
 import {
@@ -20,6 +27,7 @@ import {
   type TestVhost,
 } from '@acktrail/orders-example/testing';
 import { eventQueueArguments } from '../exporter/src/celery/amqp.js';
+import { envelope } from '../exporter/src/celery/redis.js';
 import { parseBody } from '../exporter/src/celery/events.js';
 import { taskStep } from '../exporter/src/celery/steps.js';
 import { migrateStore } from '../exporter/src/journeys/store/migrate.js';
@@ -32,6 +40,8 @@ const QUEUE = 'acktrail.celery.events';
 // acktrail's own queue, declared as its consumer declares it (the default celery.queueMaxBytes).
 const QUEUE_ARGS = eventQueueArguments({ queueMaxBytes: 128 * 1024 * 1024 });
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** The bench's own Redis database (the tests take 12 to 14). */
+const REDIS_URL = 'redis://127.0.0.1:6379/15';
 
 /** Message bodies (routing key, JSON) for TASKS tasks: 4 events each, plus heartbeats. */
 function messages(): { key: string; body: Buffer; events: number }[] {
@@ -168,26 +178,7 @@ async function acktrail(vhost: TestVhost, events: number, store: boolean): Promi
       {},
       { ...config, rabbitmq: { enabled: false }, journeys: { enabled: false } },
     ));
-  const counter = () =>
-    total(exporter.exporter.registry.getSingleMetric('acktrail_celery_events_total'));
-  await waitFor('every event counted', async () => (await counter()) >= events, {
-    timeoutMs: 300_000,
-    intervalMs: 20,
-  });
-  if (withStore) {
-    const db = new pg.Client({ connectionString: withStore.storeUrl });
-    await db.connect();
-    const steps = events - Math.ceil(TASKS / 1000);
-    await waitFor(
-      'every task event stored',
-      async () =>
-        Number(
-          (await db.query<{ n: string }>('SELECT count(*) AS n FROM journey_steps')).rows[0]!.n,
-        ) >= steps,
-      { timeoutMs: 300_000, intervalMs: 50 },
-    );
-    await db.end();
-  }
+  await untilIngested(exporter, withStore?.storeUrl ?? null, events);
   const end = Date.now();
   // From the moment the consumer started (after the store's database is made and migrated).
   const started = (exporter.logs as { msg: string; time?: number }[]).find(
@@ -198,6 +189,79 @@ async function acktrail(vhost: TestVhost, events: number, store: boolean): Promi
   await (await conn.createChannel()).deleteQueue(QUEUE);
   await conn.close();
   return events / ((end - started) / 1000);
+}
+
+/** Waits until every event is counted and, with a store, every task event is stored. */
+async function untilIngested(
+  exporter: TestExporter,
+  storeUrl: string | null,
+  events: number,
+): Promise<void> {
+  const counter = () =>
+    total(exporter.exporter.registry.getSingleMetric('acktrail_celery_events_total'));
+  await waitFor(
+    'every event counted',
+    async () => {
+      const reconnects = await total(
+        exporter.exporter.registry.getSingleMetric('acktrail_celery_broker_reconnects_total'),
+      );
+      if (reconnects > 0) throw new Error('the broker connection dropped: events were lost');
+      return (await counter()) >= events;
+    },
+    { timeoutMs: 300_000, intervalMs: 20 },
+  );
+  if (storeUrl === null) return;
+  const db = new pg.Client({ connectionString: storeUrl });
+  await db.connect();
+  const steps = events - Math.ceil(TASKS / 1000);
+  await waitFor(
+    'every task event stored',
+    async () =>
+      Number(
+        (await db.query<{ n: string }>('SELECT count(*) AS n FROM journey_steps')).rows[0]!.n,
+      ) >= steps,
+    { timeoutMs: 300_000, intervalMs: 50 },
+  );
+  await db.end();
+}
+
+/** The messages through a Redis broker, published while acktrail's subscriber listens. */
+async function viaRedis(
+  bodies: ReturnType<typeof messages>,
+  events: number,
+  store: boolean,
+): Promise<number> {
+  const config = { celery: { enabled: true, url: REDIS_URL } };
+  const withStore = store ? await TestExporter.withStore({}, config) : null;
+  const exporter =
+    withStore ??
+    (await TestExporter.start(
+      {},
+      { ...config, rabbitmq: { enabled: false }, journeys: { enabled: false } },
+    ));
+  try {
+    await waitFor('subscribed', () =>
+      exporter.logs.some((l) => l.msg === 'celery: subscribed to the Redis event channel'),
+    );
+    // kombu's envelopes, made before the clock starts.
+    const payloads = bodies.map((m) => {
+      const env = JSON.parse(envelope(null, 'celeryev', m.key)) as { body: string };
+      env.body = m.body.toString('base64');
+      return [`/15.celeryev/${m.key}`, JSON.stringify(env)] as const;
+    });
+    const pub = new Redis(REDIS_URL);
+    const t = performance.now();
+    for (let i = 0; i < payloads.length; i += 200) {
+      const pipe = pub.pipeline();
+      for (const [channel, payload] of payloads.slice(i, i + 200)) pipe.publish(channel, payload);
+      await pipe.exec();
+    }
+    pub.disconnect();
+    await untilIngested(exporter, withStore?.storeUrl ?? null, events);
+    return events / ((performance.now() - t) / 1000);
+  } finally {
+    await exporter.close();
+  }
 }
 
 /** Every timestamp and size is accepted: the bench's events are all valid. */
@@ -247,6 +311,8 @@ export async function runCeleryBench(rounds: number): Promise<void> {
         return acktrail(vhost, events, true);
       },
       store: () => storeOnly(bodies),
+      redis_metrics: () => viaRedis(bodies, events, false),
+      redis_journeys: () => viaRedis(bodies, events, true),
     });
     const m = (k: keyof typeof results) => median(results[k]);
     console.log(`celery: ingest of ${fmt(events)} events, medians of ${rounds} rounds (events/s)`);
@@ -257,6 +323,12 @@ export async function runCeleryBench(rounds: number): Promise<void> {
     console.log(`  journey store alone (steps/s):    ${fmt(m('store'))}`);
     console.log(
       `  acktrail, metrics + journeys:    ${fmt(m('journeys'))}  (ratio to raw ${fmt(m('journeys') / m('raw'), 2)}; target >= 20,000)`,
+    );
+    console.log(
+      `  Redis broker, metrics only:      ${fmt(m('redis_metrics'))}  (ratio to the AMQP path ${fmt(m('redis_metrics') / m('metrics'), 2)}; target >= 0.8)`,
+    );
+    console.log(
+      `  Redis broker, metrics + journeys: ${fmt(m('redis_journeys'))}  (ratio to the AMQP path ${fmt(m('redis_journeys') / m('journeys'), 2)}; target >= 0.8)`,
     );
   } finally {
     await vhost.drop();

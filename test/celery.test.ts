@@ -39,6 +39,8 @@ interface CeleryReport {
   chord: { header: string[]; body: string };
   retried: string;
   failed: string;
+  revoked: { id: string; state: string };
+  rejected: string;
 }
 
 /** A Celery broker for one run of the tests: where it is, and how to put a raw event on it. */
@@ -207,6 +209,41 @@ function celeryTests(broker: Broker): void {
       assert.equal(c.queue, t.queue, t.id);
       assert.equal(c.retries.length, t.retries, `${t.name} retries`);
     }
+  });
+
+  test("a revoked task and one the worker rejects: their journeys end in Celery's final states", async () => {
+    assert.equal(report.revoked.state, 'REVOKED', "Celery's backend");
+    for (const [id, state, kind] of [
+      [report.revoked.id, 'REVOKED', 'task_revoked'],
+      [report.rejected, 'REJECTED', 'task_rejected'],
+    ] as const) {
+      const j = await waitFor(
+        `the journey of ${id} in state ${state}`,
+        async () => {
+          const found = await journey(id);
+          return found?.celery?.state === state ? found : null;
+        },
+        { timeoutMs: 30_000, intervalMs: 100 },
+      );
+      assert.ok(j.kinds.includes(kind), j.kinds.join(', '));
+    }
+    const s = await exporter.scrape();
+    assert.equal(
+      s.value('acktrail_celery_tasks_total', {
+        task: 'tasks.add',
+        queue: 'celery',
+        state: 'revoked',
+      }),
+      1,
+    );
+    assert.equal(
+      s.value('acktrail_celery_tasks_total', {
+        task: 'tasks.refuse',
+        queue: 'celery',
+        state: 'rejected',
+      }),
+      1,
+    );
   });
 
   test('the task that retried: each retry with its exception and countdown, then success', () => {

@@ -1,11 +1,14 @@
-"""Runs a chain, a group, a chord, a task that retries and one that fails, waits for them, and
-prints what Celery itself reports for every task (JSON on stdout)."""
+"""Runs a chain, a group, a chord, a task that retries, one that fails, one revoked and one the
+worker rejects, waits for them, and prints what Celery itself reports for every task (JSON on
+stdout)."""
 import json
+import time
+import uuid
 
 from celery import chain, chord, group
 from celery.result import AsyncResult
 
-from tasks import add, app, boom, flaky, tsum
+from tasks import add, app, boom, flaky, refuse, tsum
 
 TIMEOUT = 60
 
@@ -14,6 +17,12 @@ g = group(add.s(i, i) for i in range(3))()
 ch = chord([add.s(1, 1), add.s(2, 2), add.s(3, 3)], tsum.s())()
 f = flaky.delay(7)
 b = boom.delay(3)
+# Revoked before it is sent, once the worker has said it took the revoke (a broadcast that waits
+# too long in a busy worker expires): the worker discards it on receipt (task-revoked).
+revoked_id = str(uuid.uuid4())
+assert app.control.revoke(revoked_id, reply=True, timeout=30, limit=1), "no worker took the revoke"
+rv = add.apply_async((5, 5), task_id=revoked_id)
+rj = refuse.delay()
 
 c.get(timeout=TIMEOUT)
 g.get(timeout=TIMEOUT)
@@ -23,6 +32,9 @@ try:
     b.get(timeout=TIMEOUT)
 except ValueError:
     pass
+deadline = time.time() + TIMEOUT
+while AsyncResult(rv.id, app=app).state != "REVOKED" and time.time() < deadline:
+    time.sleep(0.2)
 
 chain_ids = []
 node = c
@@ -54,6 +66,10 @@ print(
             "chord": {"header": header_ids, "body": ch.id},
             "retried": f.id,
             "failed": b.id,
+            # Celery's backend keeps REVOKED; a rejected task has no state there (PENDING), only
+            # its task-rejected event.
+            "revoked": {"id": rv.id, "state": AsyncResult(rv.id, app=app).state},
+            "rejected": rj.id,
         }
     )
 )

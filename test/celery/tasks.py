@@ -5,6 +5,7 @@ import os
 import time
 
 from celery import Celery
+from celery.exceptions import Reject
 
 app = Celery(
     "acktrail_test",
@@ -51,3 +52,9 @@ def slow(self):
     if not self.request.delivery_info.get("redelivered"):
         time.sleep(600)
     return "done"
+
+
+@app.task(bind=True, acks_late=True)
+def refuse(self):
+    """Rejected by the worker (not requeued): the task-rejected event."""
+    raise Reject("refused by the test", requeue=False)
