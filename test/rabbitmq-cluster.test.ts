@@ -15,7 +15,7 @@ import {
   type TestVhost,
 } from '@acktrail/orders-example/testing';
 import { TestExporter, type Scrape } from '@acktrail/exporter/testing';
-import { CLUSTERS, type Cluster } from '../exporter/src/testing/cluster.js';
+import { CLUSTERS, listQueuesArgs, type Cluster } from '../exporter/src/testing/cluster.js';
 
 const FAMILIES = [
   'acktrail_queue_messages_ready',
@@ -57,21 +57,7 @@ function clusterTests(cluster: Cluster): void {
     if (cluster.statistics) return listed;
     // RabbitMQ 4 as shipped: the management API names queues and leaders, rabbitmqctl asks the
     // queues themselves for their figures.
-    const asked = JSON.parse(
-      await cluster.ctl(
-        3,
-        'list_queues',
-        '-p',
-        vhost.name,
-        '--online',
-        'name',
-        'messages_ready',
-        'messages_unacknowledged',
-        'consumers',
-        '--formatter',
-        'json',
-      ),
-    ) as BrokerQueue[];
+    const asked = JSON.parse(await cluster.ctl(3, ...listQueuesArgs(vhost.name))) as BrokerQueue[];
     const figures = new Map(asked.map((q) => [q.name, q]));
     return listed.map((q) => ({ ...q, ...figures.get(q.name) }));
   }

@@ -13,7 +13,13 @@ import type { Health } from '../health.js';
 import { connectRecovering, type Recovering } from '../recovering-connection.js';
 import { errorMessage } from '../log.js';
 import type { Step } from '../journeys/steps.js';
-import { PART, type CeleryIntake, type CelerySettings, type CeleryTransport } from './intake.js';
+import {
+  Loops,
+  PART,
+  type CeleryIntake,
+  type CelerySettings,
+  type CeleryTransport,
+} from './intake.js';
 
 export const FLUSH_STEPS = 5000;
 export const FLUSH_MS = 50;
@@ -39,7 +45,7 @@ export class CeleryAmqpConsumer implements CeleryTransport {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private failures = 0;
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly loops = new Loops();
   private closed = false;
   private conn: Recovering | null = null;
   private connects = 0;
@@ -69,15 +75,9 @@ export class CeleryAmqpConsumer implements CeleryTransport {
     }).then((c) => {
       this.conn = c;
     });
-    this.every(QUEUE_LENGTH_EVERY_MS, () => this.measureQueues());
+    this.loops.every(QUEUE_LENGTH_EVERY_MS, () => this.measureQueues());
     if (this.settings.enableEventsIntervalSeconds > 0)
-      this.every(this.settings.enableEventsIntervalSeconds * 1000, () => this.enableEvents());
-  }
-
-  private every(ms: number, run: () => Promise<void>): void {
-    const timer = setInterval(() => void run(), ms);
-    timer.unref();
-    this.timers.push(timer);
+      this.loops.every(this.settings.enableEventsIntervalSeconds * 1000, () => this.enableEvents());
   }
 
   /** Runs on every (re)connect; a failure here makes amqplib close and try again later. */
@@ -234,7 +234,7 @@ export class CeleryAmqpConsumer implements CeleryTransport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const t of this.timers) clearInterval(t);
+    this.loops.stop();
     await this.flush();
     await this.conn?.close().catch(() => undefined);
   }

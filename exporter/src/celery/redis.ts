@@ -19,7 +19,13 @@ import type { Health } from '../health.js';
 import { errorMessage } from '../log.js';
 import type { Step } from '../journeys/steps.js';
 import { FLUSH_MS, FLUSH_STEPS, QUEUE_LENGTH_EVERY_MS } from './amqp.js';
-import { PART, type CeleryIntake, type CelerySettings, type CeleryTransport } from './intake.js';
+import {
+  Loops,
+  PART,
+  type CeleryIntake,
+  type CelerySettings,
+  type CeleryTransport,
+} from './intake.js';
 
 /** kombu's separator between a queue's name and its priority. */
 const PRIORITY_SEP = '\x06\x16';
@@ -104,7 +110,7 @@ export class CeleryRedisConsumer implements CeleryTransport {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private failures = 0;
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly loops = new Loops();
   private closed = false;
   /** When this replica last stopped hearing events (a reconnect, a lost lease), until now. */
   private gapSince: number | null = null;
@@ -147,10 +153,10 @@ export class CeleryRedisConsumer implements CeleryTransport {
     });
     void this.cmd.connect().catch(() => undefined);
     const leaseMs = this.settings.redis.leaseSeconds * 1000;
-    this.every(Math.max(200, Math.floor(leaseMs / 3)), () => this.elect(leaseMs));
-    this.every(QUEUE_LENGTH_EVERY_MS, () => this.measureQueues());
+    this.loops.every(Math.max(200, Math.floor(leaseMs / 3)), () => this.elect(leaseMs));
+    this.loops.every(QUEUE_LENGTH_EVERY_MS, () => this.measureQueues());
     if (this.settings.enableEventsIntervalSeconds > 0)
-      this.every(this.settings.enableEventsIntervalSeconds * 1000, () => this.enableEvents());
+      this.loops.every(this.settings.enableEventsIntervalSeconds * 1000, () => this.enableEvents());
     void this.elect(leaseMs);
   }
 
@@ -174,12 +180,6 @@ export class CeleryRedisConsumer implements CeleryTransport {
         this.health.error(PART, err, 'celery: asking for events failed');
       },
     );
-  }
-
-  private every(ms: number, run: () => Promise<void>): void {
-    const timer = setInterval(() => void run(), ms);
-    timer.unref();
-    this.timers.push(timer);
   }
 
   /** Takes or renews the subscriber's lease; subscribes while holding it, stops when lost. */
@@ -337,7 +337,7 @@ export class CeleryRedisConsumer implements CeleryTransport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const t of this.timers) clearInterval(t);
+    this.loops.stop();
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.subscribing;

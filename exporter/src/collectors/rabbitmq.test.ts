@@ -16,6 +16,7 @@ import {
   waitFor,
   type TestVhost,
 } from '@acktrail/orders-example/testing';
+import { listQueuesArgs } from '../testing/cluster.js';
 import { FaultProxy } from '../testing/fault-proxy.js';
 import { TestExporter } from '../testing/exporter.js';
 
@@ -66,15 +67,7 @@ const BROKERS: Broker[] = [
       const { stdout } = await run('bash', [
         join(REPO_ROOT, 'scripts/rabbitmq4.sh'),
         'ctl',
-        'list_queues',
-        '-p',
-        vhost,
-        'name',
-        'messages_ready',
-        'messages_unacknowledged',
-        'consumers',
-        '--formatter',
-        'json',
+        ...listQueuesArgs(vhost),
       ]);
       return JSON.parse(stdout) as QueueFigures[];
     },

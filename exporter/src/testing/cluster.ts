@@ -61,6 +61,20 @@ function cluster(
   };
 }
 
+/** rabbitmqctl's arguments for the broker's own figures of a vhost's queues (JSON). */
+export const listQueuesArgs = (vhost: string) => [
+  'list_queues',
+  '-p',
+  vhost,
+  '--online',
+  'name',
+  'messages_ready',
+  'messages_unacknowledged',
+  'consumers',
+  '--formatter',
+  'json',
+];
+
 export const CLUSTERS: Cluster[] = [
   cluster('RabbitMQ 3.10', [], 'acktrail-c', 0, true),
   cluster('RabbitMQ 4.0 as shipped', ['--rabbitmq4'], 'acktrail-r4c', 13, false),
