@@ -5,11 +5,14 @@
 // HLEN unacked; a worker killed mid-task (acks late) leaves its message to the visibility
 // timeout, another worker runs it again, and the task's journey and a counter say so; Redis
 // restarted under load: the exporter recovers by itself, says what it missed, and /metrics always
-// answers.
+// answers. Through a Redis Sentinel (redis-server --sentinel), a worker's events reach acktrail
+// as Celery's sentinel:// URL names the broker.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { REPO_ROOT, waitFor } from '@acktrail/orders-example/testing';
@@ -62,12 +65,13 @@ let client: Redis;
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 const workers: ChildProcess[] = [];
 
-const env = (): NodeJS.ProcessEnv => ({
+const env = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({
   PATH: process.env.PATH,
   CELERY_BROKER_URL: BROKER,
   CELERY_RESULT_BACKEND: `redis://127.0.0.1:${PORT}/1`,
   CELERY_VISIBILITY_TIMEOUT: String(VISIBILITY_S),
   PYTHONDONTWRITEBYTECODE: '1',
+  ...extra,
 });
 
 /**
@@ -75,11 +79,11 @@ const env = (): NodeJS.ProcessEnv => ({
  * stops its pool's children too, as losing the machine would. (A solo-pool worker would not do:
  * it sends its task events only between tasks.)
  */
-function startWorker(name: string): ChildProcess {
+function startWorker(name: string, extraEnv: NodeJS.ProcessEnv = {}): ChildProcess {
   const w = spawn(
     PYTHON,
     ['-m', 'celery', '-A', 'tasks', 'worker', '-E', '-c', '1', '-n', name, '-l', 'warning'],
-    { cwd: DIR, env: env(), stdio: ['ignore', 'ignore', 'inherit'], detached: true },
+    { cwd: DIR, env: env(extraEnv), stdio: ['ignore', 'ignore', 'inherit'], detached: true },
   );
   workers.push(w);
   return w;
@@ -126,6 +130,8 @@ const subscribed = (e: TestExporter) =>
 
 before(() => {
   client = new Redis(PORT, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 1 });
+  // Redis is stopped on purpose below; this client's reconnecting is no failure.
+  client.on('error', () => undefined);
 });
 
 after(async () => {
@@ -332,4 +338,44 @@ test('Redis restarted under load: /metrics answers throughout, the gap is said, 
   assert.ok(part);
   assert.equal(part.up, true);
   assert.match(part.note ?? '', /were not heard \(Redis pub\/sub keeps nothing\)/);
+});
+
+test("through a Redis Sentinel: sentinel:// with the master's name, as Celery has it", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'acktrail-sentinel-'));
+  const conf = join(dir, 'sentinel.conf');
+  const SENTINEL_PORT = 26391;
+  // The sentinel rewrites its file: one of its own.
+  writeFileSync(
+    conf,
+    `port ${SENTINEL_PORT}\nbind 127.0.0.1\ndir ${dir}\nsentinel monitor acktrail 127.0.0.1 ${PORT} 1\n`,
+  );
+  const sentinel = spawn('redis-server', [conf, '--sentinel'], { stdio: 'ignore' });
+  const url = `sentinel://127.0.0.1:${SENTINEL_PORT}/3`;
+  let viaSentinel: TestExporter | null = null;
+  try {
+    viaSentinel = await TestExporter.start(
+      { ACKTRAIL_API_TOKEN: TOKEN },
+      {
+        rabbitmq: { enabled: false },
+        journeys: { enabled: false },
+        celery: { enabled: true, url, redis: { masterName: 'acktrail' } },
+      },
+    );
+    const e = viaSentinel;
+    await waitFor('subscribed through the sentinel', () => subscribed(e) === 1, {
+      timeoutMs: 30_000,
+    });
+    startWorker('sentinel@localhost', { CELERY_BROKER_URL: url, CELERY_MASTER_NAME: 'acktrail' });
+    await waitFor(
+      'the worker online, its heartbeats through the master the sentinel names',
+      async () =>
+        (await e.scrape()).value('acktrail_celery_worker_up', { worker: 'sentinel@localhost' }) ===
+        1,
+      { timeoutMs: 60_000 },
+    );
+  } finally {
+    await viaSentinel?.close();
+    sentinel.kill('SIGKILL');
+    await once(sentinel, 'exit');
+  }
 });

@@ -247,12 +247,22 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
       'deadLetters.queues: name the dead-letter queues to park, or set deadLetters.allDeadLetterQueues',
     );
 
+  const celeryUrl = e.data.CELERY_BROKER_URL ?? f.data.celery.url;
+  if (
+    f.data.celery.enabled &&
+    celeryUrl.startsWith('sentinel:') &&
+    f.data.celery.redis.masterName === undefined
+  )
+    throw new ConfigError(
+      "celery.redis.masterName: a sentinel:// broker needs the master's name (kombu's master_name)",
+    );
+
   const management = new URL(e.data.RABBITMQ_MANAGEMENT_URL);
   const prometheusUrl =
     f.data.rabbitmq.prometheusUrl ?? `${management.protocol}//${management.hostname}:15692`;
   return {
     ...f.data,
-    celery: { ...f.data.celery, url: e.data.CELERY_BROKER_URL ?? f.data.celery.url },
+    celery: { ...f.data.celery, url: celeryUrl },
     deadLetters: { ...f.data.deadLetters, url: deadLetterUrl },
     journeys: {
       ...f.data.journeys,

@@ -19,7 +19,9 @@ app.conf.update(
     # Redis brokers: how long a reserved, unacknowledged message waits before Celery restores it
     # to its queue (test/celery-redis.test.ts makes it short).
     broker_transport_options={
-        "visibility_timeout": float(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))
+        "visibility_timeout": float(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
+        # Sentinel brokers (sentinel://): the master's name.
+        **({"master_name": os.environ["CELERY_MASTER_NAME"]} if "CELERY_MASTER_NAME" in os.environ else {}),
     },
 )
 

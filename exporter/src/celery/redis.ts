@@ -12,7 +12,7 @@
 // `unacked_index` sorted set for the reserved, unacknowledged task messages; one pipeline per
 // measurement, never KEYS.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { backoffMs } from '../backoff.js';
 import type { Health } from '../health.js';
@@ -29,6 +29,8 @@ import {
 
 /** kombu's separator between a queue's name and its priority. */
 const PRIORITY_SEP = '\x06\x16';
+/** Delivery tags remembered to take a message heard on two channels once. */
+const RECENT_TAGS = 1000;
 /** Steps held while the store is away; past it the oldest are dropped (counted). */
 const MAX_PENDING_STEPS = 200_000;
 const LEASE_KEY = 'acktrail.celery.subscriber';
@@ -40,23 +42,51 @@ if not v then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
 return 0`;
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
-/** The database number of a redis:// URL (`/5`), as kombu reads it; 0 when none. */
+/** The database number of a redis:// or sentinel:// URL (`/5`), as kombu reads it; 0 when none. */
 export function redisDb(url: string): number {
-  const db = Number(new URL(url).pathname.slice(1) || '0');
+  const db = Number(new URL(url.split(';')[0]!).pathname.slice(1) || '0');
   return Number.isInteger(db) && db >= 0 ? db : 0;
 }
 
-/** The channel of a fanout exchange (no routing key), as kombu publishes to it. */
-function fanoutChannel(s: CelerySettings, db: number, exchange: string): string {
-  const { fanoutPrefix, globalKeyprefix } = s.redis;
-  const prefix = fanoutPrefix === true ? `/${db}.` : fanoutPrefix === false ? '' : fanoutPrefix;
-  // kombu prefixes PUBLISH with global_keyprefix: the messages are on the prefixed channel.
-  return `${globalKeyprefix}${prefix}${exchange}`;
+/**
+ * How ioredis reaches the broker: a redis:// or rediss:// URL as it is; a Sentinel broker as
+ * kombu reads `sentinel://[user:password@]host:port;sentinel://host2:port/db` (every sentinel, the
+ * first's credentials and database for the master) with the master's name.
+ */
+export function redisTarget(url: string, masterName: string | undefined): string | RedisOptions {
+  if (!url.startsWith('sentinel:')) return url;
+  const urls = url.split(';').map((u) => new URL(u));
+  const first = urls[0]!;
+  return {
+    sentinels: urls.map((u) => ({ host: u.hostname, port: Number(u.port || 26379) })),
+    name: masterName,
+    db: redisDb(url),
+    ...(first.username ? { username: decodeURIComponent(first.username) } : {}),
+    ...(first.password ? { password: decodeURIComponent(first.password) } : {}),
+  };
 }
 
-/** The pub/sub pattern Celery's event receiver subscribes to, for these transport options. */
-export function eventPattern(s: CelerySettings, db: number): string {
-  return `${fanoutChannel(s, db, s.exchange)}${s.redis.fanoutPatterns ? '/*' : ''}`;
+/**
+ * The channels of a fanout exchange (no routing key), as kombu publishes to them. Over Sentinel,
+ * kombu before 5.4.0 never filled in the database (`/{db}.`, kombu#1986), later ones do (`/0.`):
+ * both are read, each message once.
+ */
+function fanoutChannels(s: CelerySettings, exchange: string): string[] {
+  const { fanoutPrefix, globalKeyprefix } = s.redis;
+  const db = redisDb(s.url);
+  const prefixes =
+    fanoutPrefix === true
+      ? s.url.startsWith('sentinel:')
+        ? [`/${db}.`, '/{db}.']
+        : [`/${db}.`]
+      : [fanoutPrefix === false ? '' : fanoutPrefix];
+  // kombu prefixes PUBLISH with global_keyprefix: the messages are on the prefixed channel.
+  return prefixes.map((prefix) => `${globalKeyprefix}${prefix}${exchange}`);
+}
+
+/** The pub/sub patterns Celery's event receiver subscribes to, for these transport options. */
+export function eventPatterns(s: CelerySettings): string[] {
+  return fanoutChannels(s, s.exchange).map((c) => `${c}${s.redis.fanoutPatterns ? '/*' : ''}`);
 }
 
 /** A kombu envelope around a JSON body, as kombu's Redis transport publishes a message. */
@@ -77,10 +107,10 @@ export function envelope(body: unknown, exchange: string, routingKey: string): s
 }
 
 /**
- * The body of one kombu envelope (`{"body": …, "properties": {"body_encoding": "base64"}}`), or
- * null when the payload is no envelope.
+ * The body of one kombu envelope (`{"body": …, "properties": {"body_encoding": "base64",
+ * "delivery_tag": …}}`) with its delivery tag, or null when the payload is no envelope.
  */
-export function envelopeBody(payload: Buffer): Buffer | null {
+export function envelopeBody(payload: Buffer): { body: Buffer; tag: string | null } | null {
   let env: unknown;
   try {
     env = JSON.parse(payload.toString('utf8'));
@@ -88,11 +118,19 @@ export function envelopeBody(payload: Buffer): Buffer | null {
     return null;
   }
   if (typeof env !== 'object' || env === null) return null;
-  const { body, properties } = env as { body?: unknown; properties?: { body_encoding?: unknown } };
+  const { body, properties } = env as {
+    body?: unknown;
+    properties?: { body_encoding?: unknown; delivery_tag?: unknown };
+  };
   if (typeof body !== 'string') return null;
-  return properties?.body_encoding === 'base64'
-    ? Buffer.from(body, 'base64')
-    : Buffer.from(body, 'utf8');
+  const tag = properties?.delivery_tag;
+  return {
+    body:
+      properties?.body_encoding === 'base64'
+        ? Buffer.from(body, 'base64')
+        : Buffer.from(body, 'utf8'),
+    tag: typeof tag === 'string' ? tag.slice(0, 128) : null,
+  };
 }
 
 /** The Redis keys of a queue's messages: its list, then one per priority step above 0. */
@@ -112,6 +150,8 @@ export class CeleryRedisConsumer implements CeleryTransport {
   private failures = 0;
   private readonly loops = new Loops();
   private closed = false;
+  /** Delivery tags of the last messages, to take each once when two channels carry it. */
+  private readonly recent = new Set<string>();
   /** When this replica last stopped hearing events (a reconnect, a lost lease), until now. */
   private gapSince: number | null = null;
 
@@ -126,15 +166,21 @@ export class CeleryRedisConsumer implements CeleryTransport {
   }
 
   private connect(role: string): Redis {
-    const client = new Redis(this.settings.url, {
+    const options: RedisOptions = {
       connectionName: `acktrail-${role}`,
       // Commands fail at once while disconnected; the loops try again on their next tick.
       enableOfflineQueue: role === 'events',
       maxRetriesPerRequest: 1,
       connectTimeout: 5000,
       retryStrategy: (attempt) => backoffMs(attempt, 500, 10_000),
+      sentinelRetryStrategy: (attempt) => backoffMs(attempt, 500, 10_000),
       lazyConnect: true,
-    });
+    };
+    const target = redisTarget(this.settings.url, this.settings.redis.masterName);
+    const client =
+      typeof target === 'string'
+        ? new Redis(target, options)
+        : new Redis({ ...target, ...options });
     client.on('error', (err: Error) => {
       if (!this.closed) this.health.down(PART, err, 'cannot reach the Redis broker');
     });
@@ -171,15 +217,15 @@ export class CeleryRedisConsumer implements CeleryTransport {
       pattern: null,
       matcher: null,
     };
-    const channel = fanoutChannel(this.settings, redisDb(this.settings.url), 'celery.pidbox');
-    await cmd.publish(channel, envelope(command, 'celery.pidbox', '')).then(
-      () => {
-        this.log.debug('celery: asked the workers to send events');
-      },
-      (err: unknown) => {
-        this.health.error(PART, err, 'celery: asking for events failed');
-      },
-    );
+    for (const channel of fanoutChannels(this.settings, 'celery.pidbox'))
+      await cmd.publish(channel, envelope(command, 'celery.pidbox', '')).then(
+        () => {
+          this.log.debug('celery: asked the workers to send events');
+        },
+        (err: unknown) => {
+          this.health.error(PART, err, 'celery: asking for events failed');
+        },
+      );
   }
 
   /** Takes or renews the subscriber's lease; subscribes while holding it, stops when lost. */
@@ -202,7 +248,7 @@ export class CeleryRedisConsumer implements CeleryTransport {
 
   private subscribe(): Promise<void> {
     this.subscribing ??= (async () => {
-      const pattern = eventPattern(this.settings, redisDb(this.settings.url));
+      const patterns = eventPatterns(this.settings);
       const sub = this.connect('events');
       let readies = 0;
       sub.on('ready', () => {
@@ -221,9 +267,9 @@ export class CeleryRedisConsumer implements CeleryTransport {
       });
       this.sub = sub;
       await sub.connect();
-      if (this.settings.redis.fanoutPatterns) await sub.psubscribe(pattern);
-      else await sub.subscribe(pattern);
-      this.log.info({ pattern }, 'celery: subscribed to the Redis event channel');
+      if (this.settings.redis.fanoutPatterns) await sub.psubscribe(...patterns);
+      else await sub.subscribe(...patterns);
+      this.log.info({ patterns }, 'celery: subscribed to the Redis event channel');
       this.gap(null);
     })()
       .catch((err: unknown) => {
@@ -259,12 +305,18 @@ export class CeleryRedisConsumer implements CeleryTransport {
       this.intake.skip('too_large');
       return;
     }
-    const body = envelopeBody(payload);
-    if (body === null) {
+    const env = envelopeBody(payload);
+    if (env === null) {
       this.intake.skip('malformed');
       return;
     }
-    for (const step of this.intake.take(body, true)) this.pending.push(step);
+    // A publisher in kombu's Sentinel compatibility mode sends each message on both channels.
+    if (env.tag !== null && this.recent.has(env.tag)) return;
+    if (env.tag !== null) {
+      this.recent.add(env.tag);
+      if (this.recent.size > RECENT_TAGS) this.recent.delete(this.recent.values().next().value!);
+    }
+    for (const step of this.intake.take(env.body, true)) this.pending.push(step);
     if (this.pending.length > MAX_PENDING_STEPS) {
       const dropped = this.pending.splice(0, this.pending.length - MAX_PENDING_STEPS);
       this.intake.metrics.skipped.inc({ reason: 'store_unavailable' }, dropped.length);

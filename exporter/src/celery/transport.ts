@@ -11,7 +11,7 @@ export function celeryTransport(
   log: Logger,
 ): CeleryTransport {
   const scheme = new URL(intake.settings.url).protocol;
-  return scheme === 'redis:' || scheme === 'rediss:'
+  return scheme === 'redis:' || scheme === 'rediss:' || scheme === 'sentinel:'
     ? new CeleryRedisConsumer(intake, health, log)
     : new CeleryAmqpConsumer(intake, health, log);
 }

@@ -268,19 +268,34 @@ const celeryRedis = z.strictObject({
   unackedIndexKey: z.string().min(1).max(255).default('unacked_index'),
   /** One replica subscribes at a time, holding a lease of this length in Redis. */
   leaseSeconds: z.number().min(1).max(300).default(15),
+  /** Sentinel brokers (sentinel://): the master's name, kombu's master_name. */
+  masterName: z.string().min(1).max(255).optional(),
 });
 
-const BROKER_SCHEMES = ['amqp:', 'amqps:', 'redis:', 'rediss:'];
-/** A Celery broker's URL, of a transport acktrail reads (CELERY_BROKER_URL too). */
-export const celeryBrokerUrl = z.url().refine((u) => BROKER_SCHEMES.includes(new URL(u).protocol), {
-  error: `a Celery broker URL: ${BROKER_SCHEMES.map((s) => `${s}//`).join(', ')}`,
-});
+const BROKER_SCHEMES = ['amqp:', 'amqps:', 'redis:', 'rediss:', 'sentinel:'];
+/**
+ * A Celery broker's URL, of a transport acktrail reads (CELERY_BROKER_URL too); several sentinels
+ * are `;`-separated URLs, as Celery writes them.
+ */
+export const celeryBrokerUrl = z.string().refine(
+  (u) => {
+    const parts = u.split(';');
+    return parts.every(
+      (p) =>
+        URL.canParse(p) &&
+        BROKER_SCHEMES.includes(new URL(p).protocol) &&
+        (parts.length === 1 || new URL(p).protocol === 'sentinel:'),
+    );
+  },
+  { error: `a Celery broker URL: ${BROKER_SCHEMES.map((s) => `${s}//`).join(', ')}` },
+);
 
 const celery = z.strictObject({
   enabled: z.boolean().default(false),
   /**
-   * The Celery broker: amqp:// or amqps:// (its vhost), or redis:// or rediss:// (its database,
-   * `/5`); CELERY_BROKER_URL overrides it.
+   * The Celery broker: amqp:// or amqps:// (its vhost), redis:// or rediss:// (its database,
+   * `/5`), or sentinel://host:26379;sentinel://host2:26379/5 with celery.redis.masterName, as
+   * Celery writes them; CELERY_BROKER_URL overrides it.
    */
   url: celeryBrokerUrl.default('amqp://guest:guest@127.0.0.1:5672'),
   /** Redis brokers only: kombu's transport options as the workers have them. */
