@@ -27,7 +27,7 @@ import {
   type TestVhost,
 } from '@acktrail/orders-example/testing';
 import { eventQueueArguments } from '../exporter/src/celery/amqp.js';
-import { envelope } from '../exporter/src/celery/redis.js';
+import { envelope } from '../exporter/src/celery/kombu-redis.js';
 import { parseBody } from '../exporter/src/celery/events.js';
 import { taskStep } from '../exporter/src/celery/steps.js';
 import { migrateStore } from '../exporter/src/journeys/store/migrate.js';

@@ -18,7 +18,7 @@ import { Redis } from 'ioredis';
 import { REPO_ROOT, waitFor } from '@acktrail/orders-example/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
 import type { Journey } from '@acktrail/exporter';
-import { envelope } from '../exporter/src/celery/redis.js';
+import { envelope } from '../exporter/src/celery/kombu-redis.js';
 
 const TOKEN = 'celery-redis-token-0123456789';
 const DIR = join(REPO_ROOT, 'test', 'celery');

@@ -26,9 +26,15 @@ import {
   type CelerySettings,
   type CeleryTransport,
 } from './intake.js';
+import {
+  envelope,
+  envelopeBody,
+  eventPatterns,
+  fanoutChannels,
+  queueKeys,
+  redisTarget,
+} from './kombu-redis.js';
 
-/** kombu's separator between a queue's name and its priority. */
-const PRIORITY_SEP = '\x06\x16';
 /** Delivery tags remembered to take a message heard on two channels once. */
 const RECENT_TAGS = 1000;
 /** Steps held while the store is away; past it the oldest are dropped (counted). */
@@ -41,102 +47,6 @@ if v == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
 if not v then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
 return 0`;
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
-
-/** The database number of a redis:// or sentinel:// URL (`/5`), as kombu reads it; 0 when none. */
-export function redisDb(url: string): number {
-  const db = Number(new URL(url.split(';')[0]!).pathname.slice(1) || '0');
-  return Number.isInteger(db) && db >= 0 ? db : 0;
-}
-
-/**
- * How ioredis reaches the broker: a redis:// or rediss:// URL as it is; a Sentinel broker as
- * kombu reads `sentinel://[user:password@]host:port;sentinel://host2:port/db` (every sentinel, the
- * first's credentials and database for the master) with the master's name.
- */
-export function redisTarget(url: string, masterName: string | undefined): string | RedisOptions {
-  if (!url.startsWith('sentinel:')) return url;
-  const urls = url.split(';').map((u) => new URL(u));
-  const first = urls[0]!;
-  return {
-    sentinels: urls.map((u) => ({ host: u.hostname, port: Number(u.port || 26379) })),
-    name: masterName,
-    db: redisDb(url),
-    ...(first.username ? { username: decodeURIComponent(first.username) } : {}),
-    ...(first.password ? { password: decodeURIComponent(first.password) } : {}),
-  };
-}
-
-/**
- * The channels of a fanout exchange (no routing key), as kombu publishes to them. Over Sentinel,
- * kombu before 5.4.0 never filled in the database (`/{db}.`, kombu#1986), later ones do (`/0.`):
- * both are read, each message once.
- */
-function fanoutChannels(s: CelerySettings, exchange: string): string[] {
-  const { fanoutPrefix, globalKeyprefix } = s.redis;
-  const db = redisDb(s.url);
-  const prefixes =
-    fanoutPrefix === true
-      ? s.url.startsWith('sentinel:')
-        ? [`/${db}.`, '/{db}.']
-        : [`/${db}.`]
-      : [fanoutPrefix === false ? '' : fanoutPrefix];
-  // kombu prefixes PUBLISH with global_keyprefix: the messages are on the prefixed channel.
-  return prefixes.map((prefix) => `${globalKeyprefix}${prefix}${exchange}`);
-}
-
-/** The pub/sub patterns Celery's event receiver subscribes to, for these transport options. */
-export function eventPatterns(s: CelerySettings): string[] {
-  return fanoutChannels(s, s.exchange).map((c) => `${c}${s.redis.fanoutPatterns ? '/*' : ''}`);
-}
-
-/** A kombu envelope around a JSON body, as kombu's Redis transport publishes a message. */
-export function envelope(body: unknown, exchange: string, routingKey: string): string {
-  return JSON.stringify({
-    body: Buffer.from(JSON.stringify(body)).toString('base64'),
-    'content-encoding': 'utf-8',
-    'content-type': 'application/json',
-    headers: {},
-    properties: {
-      body_encoding: 'base64',
-      delivery_info: { exchange, routing_key: routingKey },
-      delivery_mode: 2,
-      delivery_tag: randomUUID(),
-      priority: 0,
-    },
-  });
-}
-
-/**
- * The body of one kombu envelope (`{"body": …, "properties": {"body_encoding": "base64",
- * "delivery_tag": …}}`) with its delivery tag, or null when the payload is no envelope.
- */
-export function envelopeBody(payload: Buffer): { body: Buffer; tag: string | null } | null {
-  let env: unknown;
-  try {
-    env = JSON.parse(payload.toString('utf8'));
-  } catch {
-    return null;
-  }
-  if (typeof env !== 'object' || env === null) return null;
-  const { body, properties } = env as {
-    body?: unknown;
-    properties?: { body_encoding?: unknown; delivery_tag?: unknown };
-  };
-  if (typeof body !== 'string') return null;
-  const tag = properties?.delivery_tag;
-  return {
-    body:
-      properties?.body_encoding === 'base64'
-        ? Buffer.from(body, 'base64')
-        : Buffer.from(body, 'utf8'),
-    tag: typeof tag === 'string' ? tag.slice(0, 128) : null,
-  };
-}
-
-/** The Redis keys of a queue's messages: its list, then one per priority step above 0. */
-export function queueKeys(queue: string, prioritySteps: readonly number[]): string[] {
-  return prioritySteps.map((p) => (p ? `${queue}${PRIORITY_SEP}${p}` : queue));
-}
 
 export class CeleryRedisConsumer implements CeleryTransport {
   private readonly settings: CelerySettings;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { fileSchema } from '../config/sections.js';
 import { loadConfig } from '../config.js';
 import { writeConfig } from '../testing/exporter.js';
-import { envelopeBody, eventPatterns, queueKeys, redisDb, redisTarget } from './redis.js';
+import { envelopeBody, eventPatterns, queueKeys, redisDb, redisTarget } from './kombu-redis.js';
 import { redeliveries } from './task.js';
 
 const settings = (redis: Record<string, unknown> = {}, url = 'redis://127.0.0.1:6379/5') =>
