@@ -27,7 +27,10 @@ export const ATTR = {
   deadLetterReason: 'acktrail.dead_letter.reason',
   /** PUBLISH_OUTCOMES */
   publishOutcome: 'acktrail.publish.outcome',
-  /** What the consumer decided (sent, already_done, retry, …): the pipeline's own words. */
+  /**
+   * What the consumer decided, in the pipeline's own words; the exporter's configuration
+   * (journeys.words.results) says which of them mean done, already done or stale.
+   */
   result: 'acktrail.result',
   retryDelayMs: 'acktrail.retry.delay_ms',
   providerName: 'acktrail.provider.name',

@@ -34,7 +34,11 @@ test("defaults name no pipeline's tables: the SQL sources run only when configur
   assert.equal(c.outbox, undefined);
   assert.equal(c.confirmations, undefined);
   assert.equal(c.provider, undefined);
-  assert.deepEqual(c.journeys.words, { aggregate: 'aggregate', done: 'processed' });
+  assert.deepEqual(c.journeys.words, {
+    aggregate: 'aggregate',
+    done: 'processed',
+    results: { done: [], alreadyDone: [], stale: [] },
+  });
   assert.equal(c.prometheusUrl, 'http://127.0.0.1:15692');
 });
 
@@ -43,7 +47,11 @@ test("the reference pipeline's example config is valid and names its own tables"
   assert.equal(c.outbox?.tables[0]?.table, 'outbox_events');
   assert.equal(c.confirmations?.results.table, 'order_confirmations');
   assert.equal(c.provider?.eventId, 'event_id');
-  assert.deepEqual(c.journeys.words, { aggregate: 'order', done: 'confirmation sent' });
+  assert.deepEqual(c.journeys.words, {
+    aggregate: 'order',
+    done: 'confirmation sent',
+    results: { done: ['sent'], alreadyDone: ['already_done'], stale: [] },
+  });
 });
 
 test('a YAML file names the tables and their columns; the other keys keep their defaults', () => {

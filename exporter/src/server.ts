@@ -110,7 +110,13 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     log.warn('no journey store (ACKTRAIL_DATABASE_URL or DATABASE_URL): /v1/traces answers 503');
   // What the broker does with a rejected message, per queue: for journeys, anomalies, metrics.
   const queues: QueueLookup = (queue) => catalog?.queue(queue) ?? null;
-  const metrics = new JourneyMetrics(registry, queues, () => catalog?.names() ?? [], exemplars);
+  const metrics = new JourneyMetrics(
+    registry,
+    queues,
+    () => catalog?.names() ?? [],
+    exemplars,
+    config.journeys.words.results,
+  );
   const coverage = new Coverage(registry);
   const celery = config.celery.enabled
     ? celeryTransport(
@@ -311,6 +317,7 @@ function journeyStore(
       readPoolSize: j.readPoolSize,
       statementTimeoutMs: j.statementTimeoutSeconds * 1000,
       lockTimeoutMs: j.lockTimeoutSeconds * 1000,
+      results: j.words.results,
     },
     health,
     log,

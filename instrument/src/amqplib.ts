@@ -59,7 +59,7 @@ export function trackReturns(channel: {
   });
 }
 
-/** Sets what the handler decided (sent, already_done, retry...) on the delivery's span. */
+/** Sets what the handler decided, in the pipeline's words, on the delivery's span (ATTR.result). */
 export function recordResult(result: string): void {
   trace.getActiveSpan()?.setAttribute(ATTR.result, result);
 }

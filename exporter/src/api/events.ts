@@ -7,7 +7,7 @@ import { assembleCeleryTask } from '../celery/journey.js';
 import { workflowTasks } from '../celery/queries.js';
 import { isCeleryStep } from '../celery/task.js';
 import type { Journey } from './types.js';
-import { findOrdering } from '../journeys/ordering.js';
+import { NO_RESULT_WORDS, findOrdering } from '../journeys/model/index.js';
 import type { PipelineReader } from '../journeys/assemble/rows.js';
 import type { Cursor, EventSummary, StepQueries } from '../journeys/store/queries.js';
 import type { JourneyStore } from '../journeys/store/supervisor.js';
@@ -144,7 +144,10 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
   // What a reader of journeys needs to know about this exporter: its version and the pipeline's
   // words for its aggregate and for work done.
   router.get('/api/meta', (_req, res) => {
-    res.json({ version: VERSION, words: opts.words });
+    res.json({
+      version: VERSION,
+      words: { aggregate: opts.words.aggregate, done: opts.words.done },
+    });
   });
 
   const failed = (res: Response, err: unknown) => {
@@ -182,9 +185,10 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
       const versioned = steps.some((s) => s.attrs['acktrail.aggregate_version'] !== undefined);
       const ordering =
         versioned && journey.aggregate
-          ? findOrdering(await queries.versionedDeliveries(journey.aggregate.id)).filter(
-              (f) => f.eventId === eventId,
-            )
+          ? findOrdering(
+              await queries.versionedDeliveries(journey.aggregate.id),
+              opts.assemble.words.results ?? NO_RESULT_WORDS,
+            ).filter((f) => f.eventId === eventId)
           : [];
       res.json({ ...journey, celery: null, ordering } satisfies Journey);
     } catch (err) {
@@ -309,7 +313,7 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
           ? {
               ordering: {
                 processed: deliveries.map((d) => ({ eventId: d.eventId, version: d.version })),
-                findings: findOrdering(deliveries),
+                findings: findOrdering(deliveries, opts.assemble.words.results ?? NO_RESULT_WORDS),
               },
             }
           : {}),

@@ -9,7 +9,10 @@ const TOKEN = 'ordering-test-token-0123456789';
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 
 before(async () => {
-  exporter = await TestExporter.withStore({ ACKTRAIL_API_TOKEN: TOKEN });
+  exporter = await TestExporter.withStore(
+    { ACKTRAIL_API_TOKEN: TOKEN },
+    { journeys: { words: { results: { stale: ['obsolete'] } } } },
+  );
 });
 after(async () => {
   await exporter.close();
@@ -32,12 +35,12 @@ const delivery = (eventId: string, version: number, at: number, result = 'sent')
 test('versions processed out of order show in the journeys and the counter', async () => {
   // Two exports: the second is checked against what the first stored.
   const first = makeSpans([delivery('v1', 1, 0), delivery('v3', 3, 100)]);
-  const second = makeSpans([delivery('v2', 2, 200), delivery('v2-late', 2, 300, 'stale_skipped')]);
+  const second = makeSpans([delivery('v2', 2, 200), delivery('v2-late', 2, 300, 'obsolete')]);
   assert.equal((await exportSpans(exporter.url, first, 'protobuf')).code, 0);
   assert.equal((await exportSpans(exporter.url, second, 'json')).code, 0);
 
   const scrape = await exporter.scrape();
-  for (const kind of ['gap', 'out_of_order', 'stale_skipped'])
+  for (const kind of ['gap', 'out_of_order', 'stale'])
     assert.equal(scrape.value('acktrail_aggregate_ordering_total', { kind }), 1, kind);
 
   const headers = { authorization: `Bearer ${TOKEN}` };
@@ -58,7 +61,7 @@ test('versions processed out of order show in the journeys and the counter', asy
     [
       ['gap', 'v3', [2]],
       ['out_of_order', 'v2', undefined],
-      ['stale_skipped', 'v2-late', undefined],
+      ['stale', 'v2-late', undefined],
     ],
   );
   const one = (await (await fetch(`${exporter.url}/api/events/v2`, { headers })).json()) as {

@@ -37,6 +37,8 @@ export const ownSecret = z
 const word = z
   .string()
   .regex(/^[a-z][a-z -]{0,39}$/, 'must be lower-case words, at most 40 letters');
+/** Values of `acktrail.result`, as the pipeline writes them. */
+const resultWords = z.array(z.string().min(1).max(64)).max(20).default([]);
 const buckets = (def: number[]) => z.array(z.number().positive()).min(1).default(def);
 const role = z.enum(['work', 'retry', 'dead_letter']);
 
@@ -250,8 +252,25 @@ const journeys = z.strictObject({
       aggregate: word.default('aggregate'),
       /** What is done once an event's work is: "confirmation sent", "payment captured". */
       done: word.default('processed'),
+      /**
+       * What the consumer's `acktrail.result` values mean, where it records one. `done`: the
+       * delivery did the work (empty: every ack not listed under another meaning did);
+       * `alreadyDone`: it found the work done before and only acked (a duplicate);
+       * `stale`: it skipped an event older than what it had processed.
+       */
+      results: z
+        .strictObject({
+          done: resultWords,
+          alreadyDone: resultWords,
+          stale: resultWords,
+        })
+        .default({ done: [], alreadyDone: [], stale: [] }),
     })
-    .default({ aggregate: 'aggregate', done: 'processed' }),
+    .default({
+      aggregate: 'aggregate',
+      done: 'processed',
+      results: { done: [], alreadyDone: [], stale: [] },
+    }),
 });
 
 /** Parking, triage and replay of dead letters (exporter/src/deadletters/, docs/dead-letters.md). */

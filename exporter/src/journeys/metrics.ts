@@ -6,13 +6,17 @@
 import { ATTR, isPublish } from '@acktrail/conventions';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { BoundedLabel } from '../labels.js';
-import { ORDERING_KINDS } from './ordering.js';
+import {
+  NO_RESULT_WORDS,
+  ORDERING_KINDS,
+  fateOfStored,
+  isDone,
+  outcomeOf,
+  type ResultWords,
+} from './model/index.js';
 import type { QueueLookup } from '../collectors/index.js';
 import type { WriteResult } from './store/store.js';
 import { Exemplars, type ExemplarIds } from '../exposition/exemplars.js';
-
-/** What the broker does with a message its consumer rejected or nacked, from the queue's facts. */
-export const REJECT_FATES = ['requeued', 'dead_lettered', 'discarded', 'unknown'] as const;
 
 /** Why a request to /v1/traces was refused before its spans were looked at. */
 export const REFUSAL_REASONS = [
@@ -54,6 +58,8 @@ export class JourneyMetrics {
     private readonly queueFacts: QueueLookup = () => null,
     queueNames: () => string[] = () => [],
     private readonly exemplars: Exemplars = new Exemplars(),
+    /** What the pipeline's result words mean: which ack ends the `end_to_end` duration. */
+    private readonly words: ResultWords = NO_RESULT_WORDS,
   ) {
     const registers = [registry];
     this.queues = new BoundedLabel(200, { registry, label: 'queue' });
@@ -111,7 +117,7 @@ export class JourneyMetrics {
     });
     this.rejected = new Counter({
       name: 'acktrail_messages_rejected_total',
-      help: "Deliveries a consumer rejected or nacked, by queue and what the broker does with the message: requeued, dead_lettered (the queue has a dead-letter exchange), discarded (it has none: the message is gone), unknown (the queue is not in the exporter's scope). A quorum queue's delivery limit turns requeues into dead letters: its dead-letter queue shows them.",
+      help: "Deliveries a consumer rejected or nacked, by queue and what the broker does with the message: requeued, dead_lettered (the queue has a dead-letter exchange), discarded (it has none: the message is gone), unknown (the queue is not in the exporter's scope). A return past a quorum queue's delivery limit counts as dead_lettered (or discarded), as the broker dead-letters it.",
       labelNames: ['queue', 'fate'],
       registers,
       collect: () => {
@@ -126,7 +132,7 @@ export class JourneyMetrics {
     });
     this.ordering = new Counter({
       name: 'acktrail_aggregate_ordering_total',
-      help: 'Deliveries out of an aggregate version order, by kind: gap (versions skipped), out_of_order (an older version after a newer one), stale_skipped (the consumer skipped a stale event).',
+      help: 'Deliveries out of an aggregate version order, by kind: gap (versions skipped), out_of_order (an older version after a newer one), stale (the consumer skipped a stale event: its result is a journeys.words.results.stale word).',
       labelNames: ['kind'],
       registers,
     });
@@ -189,10 +195,13 @@ export class JourneyMetrics {
           break;
         }
         case 'settle': {
-          this.settled(String(a[ATTR.settleOutcome] ?? ''), String(a[ATTR.queue] ?? ''), queue);
-          const createdUs = result.insertedAt.get(step.eventId);
-          if (a['acktrail.result'] === 'sent' && createdUs !== undefined)
-            this.wait('end_to_end', step.timeUs - createdUs, ids);
+          const fate = fateOfStored(step);
+          if (fate !== null) this.rejected.inc({ queue, fate });
+          const startedUs = result.startedAt.get(step.eventId);
+          const named = a[ATTR.queue];
+          const facts = typeof named === 'string' ? this.queueFacts(named) : null;
+          if (startedUs !== undefined && isDone(outcomeOf(a), a[ATTR.result], this.words, facts))
+            this.wait('end_to_end', step.timeUs - startedUs, ids);
           break;
         }
         default:
@@ -211,21 +220,6 @@ export class JourneyMetrics {
           publishIds.get(eventId)!,
         );
       }
-    }
-  }
-
-  /** `name`: the queue as the span names it; `queue`: its bounded label. */
-  private settled(outcome: string, name: string, queue: string): void {
-    if (outcome === 'nack_requeue') this.rejected.inc({ queue, fate: 'requeued' });
-    else if (outcome === 'nack' || outcome === 'reject') {
-      const facts = this.queueFacts(name);
-      const fate =
-        facts === null
-          ? 'unknown'
-          : facts.deadLetterExchange === null
-            ? 'discarded'
-            : 'dead_lettered';
-      this.rejected.inc({ queue, fate });
     }
   }
 

@@ -6,7 +6,8 @@ import { ATTR, EVENT_ID_ATTRIBUTES, namesOf, SEMCONV } from '@acktrail/conventio
 import { Counter, type Registry } from 'prom-client';
 import { BoundedLabel } from '../labels.js';
 import type { Stage } from '../journeys/steps.js';
-import { first, settleFromStatus, stageOf } from './normalize.js';
+import { settleFromStatus } from '../journeys/model/index.js';
+import { first, stageOf } from './normalize.js';
 import type { ReceivedSpan } from './spans.js';
 
 interface Check {

@@ -14,6 +14,7 @@ import type { Coverage } from './coverage.js';
 import { ByteBudget } from './body.js';
 import type { BodyDecoder } from './decoder.js';
 import { normalise } from './normalize.js';
+import { applyDeliveryLimits, limitedReturns } from '../journeys/model/index.js';
 import { DecodeError } from './spans.js';
 
 const DAY_US = 86_400_000_000;
@@ -145,6 +146,12 @@ export class Ingest {
     }
     let result;
     try {
+      // A return past a quorum queue's delivery limit is a dead letter: the returns stored before
+      // it decide which one is (only when a write has returns to such a queue).
+      const queues = opts.queues ?? (() => null);
+      const returns = limitedReturns(steps, queues);
+      if (returns.length > 0)
+        applyDeliveryLimits(steps, await store.steps.storedReturns(returns), queues);
       result = await store.steps.write(steps);
     } catch (err) {
       if (err instanceof StoreBusyError)

@@ -18,7 +18,8 @@ import {
 } from '@acktrail/conventions';
 import type { AttributeValue, ReceivedSpan } from './spans.js';
 import { bounded, scrub } from '../journeys/store/scrub.js';
-import type { Stage, Step, StepAnomaly } from '../journeys/steps.js';
+import type { Stage, Step } from '../journeys/steps.js';
+import { settleFromStatus, stepAnomaly } from '../journeys/model/index.js';
 import type { QueueLookup } from '../collectors/index.js';
 
 /** Attributes kept, each read from its current name first, then its older names. */
@@ -84,63 +85,6 @@ export function stageOf(span: ReceivedSpan, attrs: Map<string, AttributeValue>):
   return null;
 }
 
-/**
- * How the stock amqplib instrumentation ended a consumer span: the settle it stands for, or null
- * when the message was not settled by this delivery (channel closed or failed, the
- * instrumentation's own timeout). Its ERROR statuses are written by nack and reject only; an
- * ack leaves the status as the handler set it.
- */
-export function settleFromStatus(span: {
-  statusCode: number;
-  statusMessage: string;
-}): SettleOutcome | null {
-  if (span.statusCode !== 2) return 'ack';
-  const m = /^(nack|nackAll|reject) called on message(?: (with|without) requeue)?$/.exec(
-    span.statusMessage,
-  );
-  if (m) {
-    // amqplib's nack and reject requeue unless told not to.
-    if (m[2] !== 'without') return 'nack_requeue';
-    return m[1] === 'reject' ? 'reject' : 'nack';
-  }
-  if (/^(channel closed|channel error)$|^instrumentation timeout/.test(span.statusMessage))
-    return null;
-  return 'ack';
-}
-
-function anomalyOf(
-  stage: Stage,
-  attrs: Record<string, AttributeValue>,
-  queues: QueueLookup,
-): StepAnomaly | null {
-  switch (stage) {
-    case 'settle': {
-      // A reject without requeue: what the queue does with it, as the exporter knows it now.
-      const outcome = attrs[ATTR.settleOutcome];
-      if (outcome !== 'nack' && outcome !== 'reject') return null;
-      const queue = attrs[ATTR.queue];
-      const facts = typeof queue === 'string' ? queues(queue) : null;
-      return facts === null
-        ? 'rejected'
-        : facts.deadLetterExchange === null
-          ? 'discarded'
-          : 'dead_lettered';
-    }
-    case 'dead_letter':
-      return 'dead_lettered';
-    case 'outbox.publish':
-    case 'publish':
-      return attrs[ATTR.publishOutcome] === 'unroutable' ? 'unroutable' : null;
-    case 'deliver':
-      if (attrs[ATTR.redelivered] === true) return 'redelivered';
-      return Number(attrs[ATTR.attempt] ?? 1) > 1 ? 'retried' : null;
-    case 'provider.call':
-      return attrs[ATTR.providerOutcome] === 'idempotent_replay' ? 'duplicate_provider_call' : null;
-    default:
-      return null;
-  }
-}
-
 export type Normalised =
   { kind: 'steps'; steps: Step[] } | { kind: 'ignored' } | { kind: 'rejected'; reason: string };
 
@@ -186,7 +130,7 @@ function settleOf(span: ReceivedSpan, deliver: Step, queues: QueueLookup): Step 
     name: `${outcome === 'ack' ? 'ack' : outcome === 'reject' ? 'reject' : 'nack'}${typeof queue === 'string' ? ` ${queue}` : ''}`,
     status: outcome === 'ack' ? 'unset' : 'error',
     statusMessage: outcome === 'ack' ? null : deliver.statusMessage,
-    anomaly: anomalyOf('settle', attrs, queues),
+    anomaly: stepAnomaly('settle', attrs, queues),
     attrs,
   };
 }
@@ -242,7 +186,7 @@ export function normalise(
     statusMessage: span.statusMessage ? scrub(span.statusMessage) : null,
     aggregateType: aggregateType === undefined ? null : scrub(String(aggregateType)),
     aggregateId: aggregateId === undefined ? null : scrub(String(aggregateId)),
-    anomaly: anomalyOf(stage, kept, queues),
+    anomaly: stepAnomaly(stage, kept, queues),
     attrs: kept,
   };
   const settle = stage === 'deliver' ? settleOf(span, step, queues) : null;

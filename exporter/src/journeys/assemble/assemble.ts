@@ -1,16 +1,22 @@
 // A journey: the stored steps of one event and the pipeline's rows, on one time line, with the
-// gaps between them, its kinds (kinds.ts: every rule in one place) and a one-line verdict
+// gaps between them, its kinds (the journey model, ../model/: every rule in one place) and a one-line verdict
 // (verdict.ts). Steps come from several services whose clocks differ: a wait that comes out
 // negative is never shown as such; it is reported as clock skew instead.
 import { ATTR } from '@acktrail/conventions';
-import { factsOf, type QueueLookup } from './facts.js';
-import { classify, type JourneyKind, type KindOptions } from './kinds.js';
+import {
+  NO_RESULT_WORDS,
+  classify,
+  factsOf,
+  type JourneyKind,
+  type KindOptions,
+} from '../model/index.js';
+import type { QueueLookup } from '../../collectors/index.js';
 import type { PipelineRows } from './rows.js';
 import { buildTimeline, type TimelineEntry } from './timeline.js';
 import { verdictOf, type Words } from './verdict.js';
 import type { StoredRow } from '../store/queries.js';
 
-export { JOURNEY_KINDS, type JourneyKind } from './kinds.js';
+export { JOURNEY_KINDS, type JourneyKind } from '../model/index.js';
 export type { TimelineEntry };
 
 export interface Journey {
@@ -47,7 +53,7 @@ export function assemble(
   rows: PipelineRows | null,
   opts: AssembleOptions & { nowMs: number },
 ): Journey {
-  const facts = factsOf(steps, opts.queues);
+  const facts = factsOf(steps, opts.queues, opts.words.results ?? NO_RESULT_WORDS);
   const c = classify(facts, rows, opts.queues, steps.length, opts);
   const aggregateId =
     rows?.outbox?.aggregateId ?? steps.find((s) => s.aggregateId)?.aggregateId ?? null;

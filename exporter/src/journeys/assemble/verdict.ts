@@ -1,12 +1,13 @@
 // A journey's one-line verdict in plain words, from what the rules concluded (kinds.ts), in the
 // pipeline's own words for its aggregate and for work done (config journeys.words).
 import type { PipelineRows } from './rows.js';
-import type { JourneyFacts } from './facts.js';
-import type { Classified } from './kinds.js';
+import type { Classified, JourneyFacts, ResultWords } from '../model/index.js';
 
 export interface Words {
   aggregate: string;
   done: string;
+  /** What the consumer's result words mean (journeys.words.results); none without. */
+  results?: ResultWords;
 }
 
 const clock = (d: Date) => d.toISOString().slice(11, 19);
@@ -92,6 +93,11 @@ export function verdictOf(
         ? ` after ${c.retries} retr${c.retries === 1 ? 'y' : 'ies'}${codes ? ` (provider ${codes})` : ''}`
         : '';
     parts.push(`${words.done} once at ${clock(c.doneAt)}${retries}`);
+  } else if (c.endedAt) {
+    const results = [...new Set(f.deliveries.flatMap((d) => (d.result ? [d.result] : [])))];
+    parts.push(
+      `acked at ${clock(c.endedAt)}${results.length ? ` (result: ${results.join(', ')})` : ''}`,
+    );
   } else if (replayedAtUs !== null && f.deliveries.every((d) => d.step.timeUs < replayedAtUs)) {
     parts.push('not yet delivered after the replay');
   } else if (parts.length === 0 || replayedAtUs !== null) {
@@ -106,7 +112,7 @@ export function verdictOf(
     );
   }
   if (c.publishes > 1) {
-    const ignored = f.deliveries.filter((d) => d.result === 'already_done').length;
+    const ignored = f.deliveries.filter((d) => d.meaning === 'already_done').length;
     parts.push(
       `published ${times(c.publishes)}` +
         (ignored > 0
@@ -117,7 +123,7 @@ export function verdictOf(
   if (c.redeliveries.length > 0 && c.publishes <= 1)
     parts.push(
       `redelivered ${times(c.redeliveries.length)}` +
-        (c.redeliveries.some((d) => d.result === 'already_done')
+        (c.redeliveries.some((d) => d.meaning === 'already_done')
           ? ', recognised as already done'
           : ''),
     );

@@ -1,7 +1,7 @@
 // Reads of the journey store for the API: one event's steps, and lists of events by aggregate or
 // anomaly with keyset pagination on (last step time, event_id).
 import type { AttributeValue } from '@acktrail/conventions';
-import type { VersionedDelivery } from '../ordering.js';
+import type { VersionedDelivery } from '../model/ordering.js';
 import type { Stage, Step } from '../steps.js';
 import type { Reader } from './reads.js';
 

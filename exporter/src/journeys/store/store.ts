@@ -6,10 +6,25 @@
 // derived metrics count each step once.
 import { beginOf } from '../../db/session.js';
 import type pg from 'pg';
-import { PUBLISH_STAGES, isPublish } from '@acktrail/conventions';
-import { findOrdering, type OrderingFinding, type VersionedDelivery } from '../ordering.js';
+import {
+  NO_RESULT_WORDS,
+  findOrdering,
+  type OrderingFinding,
+  type ResultWords,
+  type Return,
+  type VersionedDelivery,
+} from '../model/index.js';
 import { Partitions } from './partitions.js';
 import type { Step } from '../steps.js';
+import {
+  lockPublishes,
+  parents,
+  publishCounts,
+  startTimes,
+  storedReturns,
+  versionMax,
+  type ParentStep,
+} from './write-queries.js';
 
 const MAX_BATCH = 5000;
 /**
@@ -17,20 +32,11 @@ const MAX_BATCH = 5000;
  * decoded and the one before commits (measured in docs/benchmarks.md).
  */
 const WRITERS = 3;
-/**
- * Two writes of one event's publishes in flight together (two writers, or two exporter replicas)
- * would not see each other's rows, and the duplicate publish would go uncounted. So a write takes
- * a transaction lock on its publishes' event ids (hashed into this many buckets, in order: no
- * deadlock, few locks) after its INSERT and before it counts: the second to count waits for the
- * first to commit, and sees its publish.
- */
-const PUBLISH_LOCK_CLASS = 74_612;
-const PUBLISH_LOCK_BUCKETS = 64;
 
 export interface StoredStep {
   step: Step;
   /** Start and end of the parent span when it is a stored step (for stage waits). */
-  parent: { stage: string; timeUs: number; endUs: number } | null;
+  parent: ParentStep | null;
 }
 
 export interface WriteResult {
@@ -38,8 +44,8 @@ export interface WriteResult {
   inserted: StoredStep[];
   /** event_id -> publishes stored for it after this write (for events published in this write). */
   publishes: Map<string, number>;
-  /** event_id -> start of its outbox.insert step, for events settled in this write. */
-  insertedAt: Map<string, number>;
+  /** event_id -> when its journey began (write-queries.ts), for events acked in this write. */
+  startedAt: Map<string, number>;
   /** Departures from version order among the new versioned deliveries. */
   ordering: OrderingFinding[];
 }
@@ -99,8 +105,15 @@ export class StepStore {
     private readonly report: (err: unknown) => void = () => undefined,
     /** Connections with a session of their own, for partition drops (Partitions). */
     maintenance: pg.Pool = pool,
+    /** What the pipeline's result words mean (stale versions, work done). */
+    private readonly words: ResultWords = NO_RESULT_WORDS,
   ) {
     this.partitions = new Partitions(pool, maintenance);
+  }
+
+  /** The returns already stored among those a write brings (fate.ts, delivery limits). */
+  storedReturns(wanted: readonly Return[]): Promise<Return[]> {
+    return storedReturns(this.pool, wanted);
   }
 
   /** Steps queued or being written now. */
@@ -114,7 +127,7 @@ export class StepStore {
       return Promise.resolve({
         inserted: [],
         publishes: new Map(),
-        insertedAt: new Map(),
+        startedAt: new Map(),
         ordering: [],
       });
     // One write larger than the whole bound still goes through when nothing else is pending.
@@ -183,7 +196,7 @@ export class StepStore {
     return {
       inserted: result.inserted.filter((s) => mine.has(s.step)),
       publishes: result.publishes,
-      insertedAt: result.insertedAt,
+      startedAt: result.startedAt,
       ordering: result.ordering.filter((f) => steps.some((s) => s.eventId === f.eventId)),
     };
   }
@@ -193,7 +206,7 @@ export class StepStore {
     const db = await this.pool.connect();
     try {
       await db.query(beginOf(this.pool));
-      const priorMax = await this.versionMax(db, steps.flatMap(versionedDelivery));
+      const priorMax = await versionMax(db, steps.flatMap(versionedDelivery), this.words);
       // One JSON document: cheaper to send and to parse than 15 parallel arrays (measured).
       const res = await db.query<{ trace_id: string; span_id: string }>(
         `INSERT INTO journey_steps (event_id, time, duration_us, stage, service, trace_id, span_id,
@@ -211,23 +224,23 @@ export class StepStore {
       );
       const fresh = new Set(res.rows.map((r) => r.trace_id + r.span_id));
       const inserted = steps.filter((s) => fresh.has(s.traceId + s.spanId));
-      await this.lockPublishes(db, inserted);
-      const [parents, publishes, insertedAt] = await Promise.all([
-        this.parents(db, inserted),
-        this.publishCounts(db, inserted),
-        this.insertTimes(db, inserted),
+      await lockPublishes(db, inserted);
+      const [parentSteps, publishes, startedAt] = await Promise.all([
+        parents(db, inserted),
+        publishCounts(db, inserted),
+        startTimes(db, inserted),
       ]);
       await db.query('COMMIT');
       return {
         inserted: inserted.map((step) => ({
           step,
           parent: step.parentSpanId
-            ? (parents.get(step.traceId + step.parentSpanId) ?? null)
+            ? (parentSteps.get(step.traceId + step.parentSpanId) ?? null)
             : null,
         })),
         publishes,
-        insertedAt,
-        ordering: findOrdering(inserted.flatMap(versionedDelivery), priorMax),
+        startedAt,
+        ordering: findOrdering(inserted.flatMap(versionedDelivery), this.words, priorMax),
       };
     } catch (err) {
       await db.query('ROLLBACK').catch(() => undefined);
@@ -235,86 +248,5 @@ export class StepStore {
     } finally {
       db.release();
     }
-  }
-
-  /** The highest version of each aggregate processed before this write. */
-  private async versionMax(
-    db: pg.PoolClient,
-    versioned: VersionedDelivery[],
-  ): Promise<Map<string, number>> {
-    if (versioned.length === 0) return new Map();
-    const res = await db.query<{ aggregate_id: string; v: string }>(
-      `SELECT aggregate_id, max((attrs->>'acktrail.aggregate_version')::bigint)::text AS v
-         FROM journey_steps
-        WHERE aggregate_id = ANY($1) AND stage = 'deliver' AND attrs ? 'acktrail.aggregate_version'
-          AND coalesce(attrs->>'acktrail.result', '') <> 'stale_skipped'
-        GROUP BY aggregate_id`,
-      [[...new Set(versioned.map((v) => v.aggregateId))]],
-    );
-    return new Map(res.rows.map((r) => [r.aggregate_id, Number(r.v)]));
-  }
-
-  /** Parents of new publish and deliver steps (outbox wait, queue wait). */
-  private async parents(
-    db: pg.PoolClient,
-    steps: Step[],
-  ): Promise<Map<string, StoredStep['parent']>> {
-    const wanted = steps.filter(
-      (s) => s.parentSpanId && (isPublish(s.stage) || s.stage === 'deliver'),
-    );
-    const out = new Map<string, StoredStep['parent']>();
-    if (wanted.length === 0) return out;
-    const res = await db.query<{ k: string; stage: string; t: number; d: string }>(
-      `SELECT j.trace_id || j.span_id AS k, j.stage, (extract(epoch FROM j.time) * 1e6)::float8 AS t,
-              j.duration_us AS d
-         FROM journey_steps j
-         JOIN unnest($1::text[], $2::text[]) AS w(trace_id, span_id)
-           ON j.trace_id = w.trace_id AND j.span_id = w.span_id`,
-      [wanted.map((s) => s.traceId), wanted.map((s) => s.parentSpanId)],
-    );
-    for (const r of res.rows) {
-      const t = r.t;
-      out.set(r.k, { stage: r.stage, timeUs: t, endUs: t + Number(r.d) });
-    }
-    return out;
-  }
-
-  private async lockPublishes(db: pg.PoolClient, steps: Step[]): Promise<void> {
-    const ids = [...new Set(steps.filter((s) => isPublish(s.stage)).map((s) => s.eventId))];
-    if (ids.length === 0) return;
-    await db.query(
-      `SELECT pg_advisory_xact_lock($1::int, b)
-         FROM (SELECT DISTINCT abs(hashtext(id) % $2::int) AS b FROM unnest($3::text[]) AS id
-                ORDER BY b) AS buckets`,
-      [PUBLISH_LOCK_CLASS, PUBLISH_LOCK_BUCKETS, ids],
-    );
-  }
-
-  private async publishCounts(db: pg.PoolClient, steps: Step[]): Promise<Map<string, number>> {
-    const ids = [...new Set(steps.filter((s) => isPublish(s.stage)).map((s) => s.eventId))];
-    if (ids.length === 0) return new Map();
-    const res = await db.query<{ event_id: string; n: number }>(
-      `SELECT event_id, count(*)::int AS n FROM journey_steps
-        WHERE event_id = ANY($1) AND stage = ANY($2) GROUP BY event_id`,
-      [ids, PUBLISH_STAGES],
-    );
-    return new Map(res.rows.map((r) => [r.event_id, r.n]));
-  }
-
-  private async insertTimes(db: pg.PoolClient, steps: Step[]): Promise<Map<string, number>> {
-    const ids = [
-      ...new Set(
-        steps
-          .filter((s) => s.stage === 'settle' && s.attrs['acktrail.result'] === 'sent')
-          .map((s) => s.eventId),
-      ),
-    ];
-    if (ids.length === 0) return new Map();
-    const res = await db.query<{ event_id: string; t: number }>(
-      `SELECT event_id, (extract(epoch FROM min(time)) * 1e6)::float8 AS t FROM journey_steps
-        WHERE event_id = ANY($1) AND stage = 'outbox.insert' GROUP BY event_id`,
-      [ids],
-    );
-    return new Map(res.rows.map((r) => [r.event_id, r.t]));
   }
 }

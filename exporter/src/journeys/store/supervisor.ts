@@ -14,6 +14,7 @@ import { migrateStore } from './migrate.js';
 import { StepQueries } from './queries.js';
 import { StoreReads } from './reads.js';
 import { StepStore } from './store.js';
+import type { ResultWords } from '../model/index.js';
 
 export const PART = 'journey_store';
 const CHECK_EVERY_MS = 5_000;
@@ -38,6 +39,8 @@ export interface JourneyStoreOptions {
   statementTimeoutMs: number;
   /** How long a statement waits for a lock before it fails. */
   lockTimeoutMs: number;
+  /** What the pipeline's result words mean (journeys.words.results). */
+  results?: ResultWords;
 }
 
 export class JourneyStore {
@@ -100,6 +103,7 @@ export class JourneyStore {
         else health.down(PART, err, 'unavailable');
       },
       this.maintenance ?? this.pool,
+      opts.results,
     );
     this.readPool = opts.readUrl
       ? new SessionPool(

@@ -1,9 +1,10 @@
 // The journey kinds, each with the one rule that decides it, in one place. The rules read the
 // facts of the steps (facts.ts), the pipeline's rows where configured (rows.ts) and what the
-// broker does with a rejected message (QueueFacts): never a pipeline's own words.
+// broker does with a rejected message (QueueFacts), and the pipeline's result words only through
+// what its configuration says they mean (results.ts).
 // assemble.test.ts has each kind built from stock OpenTelemetry spans and from acktrail's.
 import { ATTR } from '@acktrail/conventions';
-import type { PipelineRows } from './rows.js';
+import type { PipelineRows } from '../assemble/rows.js';
 import { dlqDelivery, type Delivery, type JourneyFacts, type QueueLookup } from './facts.js';
 
 export const JOURNEY_KINDS = [
@@ -51,8 +52,10 @@ export interface Classified {
    * after the last dead-lettering (what followed it is the message's way now).
    */
   replay: { by: string; at: Date; since: boolean } | null;
-  /** When the work was done: the result row, or the ack that ended the last delivery. */
+  /** When the work was done: the result row, or the ack of the delivery that did it. */
   doneAt: Date | null;
+  /** When the message's way ended with acks (the last delivery on every queue), done or not. */
+  endedAt: Date | null;
   stuck: boolean;
   aggregateMissing: boolean;
   duplicateCall: boolean;
@@ -107,16 +110,22 @@ export function classify(
     ? String(deadLetterStep.attrs[ATTR.deadLetterReason] ?? 'unknown')
     : (dlq?.reason ?? end?.reason ?? (failed ? 'failed' : null));
 
-  // The work is done when a result row says so, or when the last delivery on every queue was
-  // acked and no consumer handed the message on (a retry, a dead letter) after it.
+  // The message's way ended well when the last delivery on every queue was acked and no consumer
+  // handed the message on (a retry, a dead letter) after it. The work is done when a result row
+  // says so, or when it ended well and a delivery did the work (results.ts: its result word).
   const handedOn = [...f.retryPublishes, ...f.deadLetterSteps].some((s) =>
     lasts.some((x) => s.timeUs >= x.step.timeUs),
   );
-  const ackAt =
-    lasts.length > 0 && !handedOn && lasts.every((x) => x.fate === 'done' && x.settle)
-      ? new Date(Math.max(...lasts.map((x) => x.settle!.step.timeUs)) / 1000)
-      : null;
-  const doneAt = rows?.result?.createdAt ?? ackAt;
+  const settledAt = (xs: Delivery[]) =>
+    new Date(Math.max(...xs.map((x) => x.settle!.step.timeUs)) / 1000);
+  const ended = lasts.length > 0 && !handedOn && lasts.every((x) => x.fate === 'acked' && x.settle);
+  const endedAt = ended ? settledAt(lasts) : null;
+  const doers = d.filter((x) => x.done && x.settle);
+  const doneAt =
+    rows?.result?.createdAt ??
+    (ended && (doers.length > 0 || lasts.every((x) => x.meaning === 'already_done'))
+      ? settledAt(doers.length > 0 ? doers : lasts)
+      : null);
 
   const stuck =
     rows?.outbox != null &&
@@ -147,7 +156,7 @@ export function classify(
   if (aggregateMissing) kinds.push('aggregate_missing');
   if (duplicateCall) kinds.push('duplicate_provider_call');
   if (neverAcked) kinds.push('never_acked');
-  if (kinds.length === 0) kinds.push(doneAt ? 'delivered_once' : 'in_flight');
+  if (kinds.length === 0) kinds.push(doneAt || endedAt ? 'delivered_once' : 'in_flight');
 
   return {
     kinds,
@@ -158,6 +167,7 @@ export function classify(
     deadLetter: deadLettered ? { reason: reason ?? 'unknown' } : null,
     replay,
     doneAt,
+    endedAt,
     stuck,
     aggregateMissing,
     duplicateCall,

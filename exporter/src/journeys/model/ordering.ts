@@ -1,9 +1,10 @@
-// Per-aggregate ordering (seed 003): when deliveries carry acktrail.aggregate_version, the order in
-// which one aggregate's versions were processed shows gaps (a version skipped), out-of-order
-// processing (an older version after a newer one) and stale events the consumer skipped (its
-// result says "stale_skipped").
+// Per-aggregate ordering: when deliveries carry acktrail.aggregate_version, the order in which one
+// aggregate's versions were processed shows gaps (a version skipped), out-of-order processing (an
+// older version after a newer one) and stale events the consumer skipped (its result is one of
+// the pipeline's stale words, journeys.words.results.stale).
+import { NO_RESULT_WORDS, meaningOf, type ResultWords } from './results.js';
 
-export const ORDERING_KINDS = ['gap', 'out_of_order', 'stale_skipped'] as const;
+export const ORDERING_KINDS = ['gap', 'out_of_order', 'stale'] as const;
 export type OrderingKind = (typeof ORDERING_KINDS)[number];
 
 export interface VersionedDelivery {
@@ -33,6 +34,7 @@ const MAX_MISSING_LISTED = 20;
  */
 export function findOrdering(
   deliveries: VersionedDelivery[],
+  words: ResultWords = NO_RESULT_WORDS,
   priorMax: ReadonlyMap<string, number> = new Map(),
 ): OrderingFinding[] {
   const max = new Map(priorMax);
@@ -41,8 +43,8 @@ export function findOrdering(
   for (const d of sorted) {
     const before = max.get(d.aggregateId);
     const base = { eventId: d.eventId, version: d.version, after: before ?? null };
-    if (d.result === 'stale_skipped') {
-      findings.push({ kind: 'stale_skipped', ...base });
+    if (meaningOf(d.result, words) === 'stale') {
+      findings.push({ kind: 'stale', ...base });
       continue;
     }
     if (before !== undefined && d.version < before) {
@@ -61,7 +63,7 @@ export function findOrdering(
 }
 
 export function countByKind(findings: OrderingFinding[]): Record<OrderingKind, number> {
-  const counts = { gap: 0, out_of_order: 0, stale_skipped: 0 };
+  const counts = { gap: 0, out_of_order: 0, stale: 0 };
   for (const f of findings) counts[f.kind]++;
   return counts;
 }

@@ -3,14 +3,23 @@
 // dead letters. acktrail's attributes refine the facts; without them (stock OpenTelemetry spans)
 // the same facts come from the steps' stages, order and status, and from what the exporter knows
 // about the queue (QueueFacts).
-import { ATTR, SETTLE_OUTCOMES, isPublish, type SettleOutcome } from '@acktrail/conventions';
+import { ATTR, isPublish, type SettleOutcome } from '@acktrail/conventions';
 import type { QueueLookup } from '../../collectors/index.js';
 import type { StoredRow } from '../store/queries.js';
+import { rejectFate } from './fate.js';
+import {
+  NO_RESULT_WORDS,
+  isDone,
+  meaningOf,
+  type ResultMeaning,
+  type ResultWords,
+} from './results.js';
+import { outcomeOf } from './settle.js';
 
 /** What became of a message after one delivery. */
 export type Fate =
-  /** Acked: the consumer is done with it. */
-  | 'done'
+  /** Acked: the consumer is done with it (whether it did the work says `Delivery.done`). */
+  | 'acked'
   /** Requeued (nack or reject with requeue): it comes back. */
   | 'requeued'
   /** Rejected or nacked without requeue into a dead-letter exchange. */
@@ -36,6 +45,10 @@ export interface Delivery {
   attempt: number | null;
   /** The consumer's own word for what it did (acktrail.result), if it said. */
   result: string | null;
+  /** What that word means (journeys.words.results). */
+  meaning: ResultMeaning;
+  /** This delivery did the event's work: acked, with a result that says so (results.ts). */
+  done: boolean;
 }
 
 export interface JourneyFacts {
@@ -53,7 +66,6 @@ export interface JourneyFacts {
 export type { QueueLookup };
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
-const SETTLES = new Set<string>(SETTLE_OUTCOMES);
 
 /** The settle of each delivery: its child, or else the first free settle after it on its queue. */
 function pairSettles(delivers: StoredRow[], settles: StoredRow[]): Map<StoredRow, StoredRow> {
@@ -83,12 +95,11 @@ function pairSettles(delivers: StoredRow[], settles: StoredRow[]): Map<StoredRow
   return paired;
 }
 
-function outcomeOf(settle: StoredRow): SettleOutcome | null {
-  const o = str(settle.attrs[ATTR.settleOutcome]);
-  return o !== null && SETTLES.has(o) ? (o as SettleOutcome) : null;
-}
-
-export function factsOf(steps: StoredRow[], queues: QueueLookup): JourneyFacts {
+export function factsOf(
+  steps: StoredRow[],
+  queues: QueueLookup,
+  words: ResultWords = NO_RESULT_WORDS,
+): JourneyFacts {
   const of = (stage: string) => steps.filter((s) => s.stage === stage);
   const publishSteps = steps.filter((s) => isPublish(s.stage));
   const unroutable = publishSteps.filter((s) => s.attrs[ATTR.publishOutcome] === 'unroutable');
@@ -96,35 +107,30 @@ export function factsOf(steps: StoredRow[], queues: QueueLookup): JourneyFacts {
   const settles = of('settle').sort((a, b) => a.timeUs - b.timeUs);
   const pairs = pairSettles(delivers, settles);
   // Returns so far, per queue: a quorum queue's delivery limit counts them.
-  const returns = new Map<string, number>();
+  const returnsSoFar = new Map<string, number>();
   const deliveries = delivers.map((step): Delivery => {
     const queue = str(step.attrs[ATTR.queue]);
     const settleStep = pairs.get(step);
-    const outcome = settleStep ? outcomeOf(settleStep) : null;
-    const facts = queue === null ? null : queues(queue);
-    const key = queue ?? '';
-    let fate: Fate;
-    let reason: string | null = null;
-    if (outcome === 'ack') fate = 'done';
-    else if (outcome === 'nack_requeue') {
-      const n = (returns.get(key) ?? 0) + 1;
-      returns.set(key, n);
-      // RabbitMQ dead-letters (or drops) a quorum queue's message returned more than its limit.
-      const limit = facts?.deliveryLimit ?? null;
-      if (limit !== null && n > limit) {
-        fate = facts!.deadLetterExchange === null ? 'discarded' : 'dead_lettered';
-        reason = 'delivery_limit';
-      } else fate = 'requeued';
-    } else if (outcome === 'nack' || outcome === 'reject') {
-      reason = 'rejected';
-      fate =
-        facts === null
-          ? 'rejected'
-          : facts.deadLetterExchange === null
-            ? 'discarded'
-            : 'dead_lettered';
-    } else if (settleStep === undefined && step.status === 'error') fate = 'returned';
-    else fate = 'open';
+    const outcome = settleStep ? outcomeOf(settleStep.attrs) : null;
+    let returns: number | null = null;
+    if (outcome === 'nack_requeue') {
+      returns = (returnsSoFar.get(queue ?? '') ?? 0) + 1;
+      returnsSoFar.set(queue ?? '', returns);
+    }
+    const decision = outcome
+      ? rejectFate(outcome, queue === null ? null : queues(queue), returns)
+      : null;
+    const fate: Fate = decision
+      ? decision.fate === 'unknown'
+        ? 'rejected'
+        : decision.fate
+      : outcome === 'ack'
+        ? 'acked'
+        : settleStep === undefined && step.status === 'error'
+          ? 'returned'
+          : 'open';
+    // The settle's own result first: it is what the metrics see of it.
+    const result = str(settleStep?.attrs[ATTR.result]) ?? str(step.attrs[ATTR.result]);
     const redelivered = step.attrs[ATTR.redelivered];
     const attempt = Number(step.attrs[ATTR.attempt]);
     return {
@@ -132,10 +138,12 @@ export function factsOf(steps: StoredRow[], queues: QueueLookup): JourneyFacts {
       queue,
       settle: settleStep && outcome ? { outcome, step: settleStep } : null,
       fate,
-      reason,
+      reason: decision?.reason ?? null,
       redelivered: typeof redelivered === 'boolean' ? redelivered : null,
       attempt: Number.isInteger(attempt) && attempt > 0 ? attempt : null,
-      result: str(step.attrs[ATTR.result]),
+      result,
+      meaning: meaningOf(result, words),
+      done: isDone(outcome, result, words, queue === null ? null : queues(queue)),
     };
   });
   return {

@@ -1,0 +1,116 @@
+// What the broker does with a message once its consumer settled it without an ack: the one rule
+// the receiver (a step's anomaly at ingest), the assembler (a delivery's fate) and the metrics
+// (acktrail_messages_rejected_total{fate}) all apply. It reads the queue's facts as the exporter
+// knows them: its dead-letter exchange and, for a quorum queue, its delivery limit.
+import { ATTR, type SettleOutcome } from '@acktrail/conventions';
+import type { QueueFacts, QueueLookup } from '../../collectors/index.js';
+import type { Step, StepAnomaly } from '../steps.js';
+import { outcomeOf } from './settle.js';
+
+/** The fates of a settle other than an ack; `unknown`: the queue's arguments are not known. */
+export const REJECT_FATES = ['requeued', 'dead_lettered', 'discarded', 'unknown'] as const;
+export type RejectFate = (typeof REJECT_FATES)[number];
+
+export interface RejectDecision {
+  fate: RejectFate;
+  /** Why the broker dead-lettered or dropped it: x-death's words. */
+  reason: 'rejected' | 'delivery_limit' | null;
+}
+
+/**
+ * The fate of a settle: null for an ack. `returns`: the times the message was returned to this
+ * queue, this return included, where known; a quorum queue dead-letters (or drops) a message
+ * returned more often than its delivery limit.
+ */
+export function rejectFate(
+  outcome: SettleOutcome,
+  queue: QueueFacts | null,
+  returns: number | null,
+): RejectDecision | null {
+  const gone = (q: QueueFacts) => (q.deadLetterExchange === null ? 'discarded' : 'dead_lettered');
+  switch (outcome) {
+    case 'ack':
+      return null;
+    case 'nack_requeue': {
+      const limit = queue?.deliveryLimit ?? null;
+      return limit !== null && returns !== null && returns > limit
+        ? { fate: gone(queue!), reason: 'delivery_limit' }
+        : { fate: 'requeued', reason: null };
+    }
+    case 'nack':
+    case 'reject':
+      return { fate: queue === null ? 'unknown' : gone(queue), reason: 'rejected' };
+  }
+}
+
+/** The step anomaly a fate is stored as (a requeue is none: the message comes back). */
+export function anomalyOfFate(fate: RejectFate): StepAnomaly | null {
+  return fate === 'requeued' ? null : fate === 'unknown' ? 'rejected' : fate;
+}
+
+/** The fate a stored settle step was given at ingest (its anomaly), null for an ack. */
+export function fateOfStored(step: Pick<Step, 'stage' | 'attrs' | 'anomaly'>): RejectFate | null {
+  if (step.stage !== 'settle') return null;
+  const outcome = outcomeOf(step.attrs);
+  if (outcome === null || outcome === 'ack') return null;
+  switch (step.anomaly) {
+    case 'dead_lettered':
+    case 'discarded':
+      return step.anomaly;
+    case 'rejected':
+      return 'unknown';
+    default:
+      return outcome === 'nack_requeue' ? 'requeued' : 'unknown';
+  }
+}
+
+/** A return of a message to a queue: a settle with outcome nack_requeue. */
+export interface Return {
+  eventId: string;
+  queue: string;
+  timeUs: number;
+  spanId: string;
+}
+
+const queueOf = (s: Step) => {
+  const q = s.attrs[ATTR.queue];
+  return typeof q === 'string' ? q : null;
+};
+
+/** The returns in `steps` to queues with a delivery limit: only these need the count. */
+export function limitedReturns(steps: readonly Step[], queues: QueueLookup): Return[] {
+  const out: Return[] = [];
+  for (const s of steps) {
+    const queue = queueOf(s);
+    if (s.stage !== 'settle' || queue === null || outcomeOf(s.attrs) !== 'nack_requeue') continue;
+    if ((queues(queue)?.deliveryLimit ?? null) === null) continue;
+    out.push({ eventId: s.eventId, queue, timeUs: s.timeUs, spanId: s.spanId });
+  }
+  return out;
+}
+
+/**
+ * Gives each return past its queue's delivery limit its fate, counting the returns before it:
+ * those already stored (`stored`) and those in the same write, each once, in time order (as the
+ * assembler counts a journey's).
+ */
+export function applyDeliveryLimits(
+  steps: Step[],
+  stored: readonly Return[],
+  queues: QueueLookup,
+): void {
+  const returns = limitedReturns(steps, queues);
+  if (returns.length === 0) return;
+  const seen = new Map<string, Return>();
+  for (const r of [...stored, ...returns]) seen.set(r.spanId + r.eventId, r);
+  const all = [...seen.values()];
+  for (const s of steps) {
+    const queue = queueOf(s);
+    if (s.stage !== 'settle' || queue === null || outcomeOf(s.attrs) !== 'nack_requeue') continue;
+    const n = all.filter(
+      (r) => r.eventId === s.eventId && r.queue === queue && r.timeUs <= s.timeUs,
+    ).length;
+    const decision = rejectFate('nack_requeue', queues(queue), n);
+    if (decision) s.anomaly = anomalyOfFate(decision.fate);
+  }
+}

@@ -1,0 +1,39 @@
+// The journey model: the one place that decides what a step means. How a delivery was settled
+// (settle.ts), what the broker does with a message its consumer did not ack (fate.ts), what a
+// step's anomaly is (anomaly.ts), when the work is done (results.ts), the ordering of an
+// aggregate's versions (ordering.ts) and each journey kind (facts.ts, kinds.ts). The receiver,
+// the store, the assembler and the metrics all call it; none decides any of it on its own.
+export { stepAnomaly } from './anomaly.js';
+export {
+  REJECT_FATES,
+  anomalyOfFate,
+  applyDeliveryLimits,
+  fateOfStored,
+  limitedReturns,
+  rejectFate,
+  type RejectFate,
+  type Return,
+} from './fate.js';
+export { factsOf, dlqDelivery, type Delivery, type Fate, type JourneyFacts } from './facts.js';
+export {
+  JOURNEY_KINDS,
+  classify,
+  type Classified,
+  type JourneyKind,
+  type KindOptions,
+} from './kinds.js';
+export {
+  ORDERING_KINDS,
+  findOrdering,
+  type OrderingFinding,
+  type OrderingKind,
+  type VersionedDelivery,
+} from './ordering.js';
+export {
+  NO_RESULT_WORDS,
+  isDone,
+  meaningOf,
+  type ResultMeaning,
+  type ResultWords,
+} from './results.js';
+export { outcomeOf, settleFromStatus } from './settle.js';

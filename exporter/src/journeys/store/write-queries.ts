@@ -1,0 +1,133 @@
+// The statements a write runs beside its INSERT (store.ts): what the derived metrics need of the
+// steps stored before it, and what the model needs to decide a step at ingest.
+import type pg from 'pg';
+import { PUBLISH_STAGES, isPublish } from '@acktrail/conventions';
+import {
+  outcomeOf,
+  type ResultWords,
+  type Return,
+  type VersionedDelivery,
+} from '../model/index.js';
+import type { Step } from '../steps.js';
+
+/** A stored step that is the parent of a new one (stage waits). */
+export interface ParentStep {
+  stage: string;
+  timeUs: number;
+  endUs: number;
+}
+
+/** Where a journey begins: its outbox insert, or without an outbox its first publish. */
+const JOURNEY_START_STAGES = ['outbox.insert', ...PUBLISH_STAGES];
+
+/**
+ * Two writes of one event's publishes in flight together (two writers, or two exporter replicas)
+ * would not see each other's rows, and the duplicate publish would go uncounted. So a write takes
+ * a transaction lock on its publishes' event ids (hashed into this many buckets, in order: no
+ * deadlock, few locks) after its INSERT and before it counts: the second to count waits for the
+ * first to commit, and sees its publish.
+ */
+const PUBLISH_LOCK_CLASS = 74_612;
+const PUBLISH_LOCK_BUCKETS = 64;
+
+/** The highest version of each aggregate processed before this write. */
+export async function versionMax(
+  db: pg.PoolClient,
+  versioned: VersionedDelivery[],
+  words: ResultWords,
+): Promise<Map<string, number>> {
+  if (versioned.length === 0) return new Map();
+  const res = await db.query<{ aggregate_id: string; v: string }>(
+    `SELECT aggregate_id, max((attrs->>'acktrail.aggregate_version')::bigint)::text AS v
+       FROM journey_steps
+      WHERE aggregate_id = ANY($1) AND stage = 'deliver' AND attrs ? 'acktrail.aggregate_version'
+        AND NOT coalesce(attrs->>'acktrail.result', '') = ANY($2)
+      GROUP BY aggregate_id`,
+    [[...new Set(versioned.map((v) => v.aggregateId))], words.stale],
+  );
+  return new Map(res.rows.map((r) => [r.aggregate_id, Number(r.v)]));
+}
+
+/** Parents of new publish and deliver steps (outbox wait, queue wait). */
+export async function parents(db: pg.PoolClient, steps: Step[]): Promise<Map<string, ParentStep>> {
+  const wanted = steps.filter(
+    (s) => s.parentSpanId && (isPublish(s.stage) || s.stage === 'deliver'),
+  );
+  const out = new Map<string, ParentStep>();
+  if (wanted.length === 0) return out;
+  const res = await db.query<{ k: string; stage: string; t: number; d: string }>(
+    `SELECT j.trace_id || j.span_id AS k, j.stage, (extract(epoch FROM j.time) * 1e6)::float8 AS t,
+            j.duration_us AS d
+       FROM journey_steps j
+       JOIN unnest($1::text[], $2::text[]) AS w(trace_id, span_id)
+         ON j.trace_id = w.trace_id AND j.span_id = w.span_id`,
+    [wanted.map((s) => s.traceId), wanted.map((s) => s.parentSpanId)],
+  );
+  for (const r of res.rows) {
+    const t = r.t;
+    out.set(r.k, { stage: r.stage, timeUs: t, endUs: t + Number(r.d) });
+  }
+  return out;
+}
+
+export async function lockPublishes(db: pg.PoolClient, steps: Step[]): Promise<void> {
+  const ids = [...new Set(steps.filter((s) => isPublish(s.stage)).map((s) => s.eventId))];
+  if (ids.length === 0) return;
+  await db.query(
+    `SELECT pg_advisory_xact_lock($1::int, b)
+       FROM (SELECT DISTINCT abs(hashtext(id) % $2::int) AS b FROM unnest($3::text[]) AS id
+              ORDER BY b) AS buckets`,
+    [PUBLISH_LOCK_CLASS, PUBLISH_LOCK_BUCKETS, ids],
+  );
+}
+
+export async function publishCounts(
+  db: pg.PoolClient,
+  steps: Step[],
+): Promise<Map<string, number>> {
+  const ids = [...new Set(steps.filter((s) => isPublish(s.stage)).map((s) => s.eventId))];
+  if (ids.length === 0) return new Map();
+  const res = await db.query<{ event_id: string; n: number }>(
+    `SELECT event_id, count(*)::int AS n FROM journey_steps
+      WHERE event_id = ANY($1) AND stage = ANY($2) GROUP BY event_id`,
+    [ids, PUBLISH_STAGES],
+  );
+  return new Map(res.rows.map((r) => [r.event_id, r.n]));
+}
+
+/**
+ * When the journeys of events acked in this write began: the start of each one's first stored
+ * outbox insert or publish. The `end_to_end` duration runs from there to the ack of the delivery
+ * that did the work (the metrics ask the journey model which one did).
+ */
+export async function startTimes(db: pg.PoolClient, steps: Step[]): Promise<Map<string, number>> {
+  const acked = steps.filter((s) => s.stage === 'settle' && outcomeOf(s.attrs) === 'ack');
+  const ids = [...new Set(acked.map((s) => s.eventId))];
+  if (ids.length === 0) return new Map();
+  const res = await db.query<{ event_id: string; t: number }>(
+    `SELECT event_id, (extract(epoch FROM min(time)) * 1e6)::float8 AS t FROM journey_steps
+      WHERE event_id = ANY($1) AND stage = ANY($2) GROUP BY event_id`,
+    [ids, JOURNEY_START_STAGES],
+  );
+  return new Map(res.rows.map((r) => [r.event_id, r.t]));
+}
+
+/** The returns (settles with nack_requeue) stored for these events on these queues. */
+export async function storedReturns(db: pg.Pool, wanted: readonly Return[]): Promise<Return[]> {
+  if (wanted.length === 0) return [];
+  const res = await db.query<{ event_id: string; queue: string; t: number; span_id: string }>(
+    `SELECT j.event_id, j.attrs->>'acktrail.queue' AS queue, j.span_id,
+            (extract(epoch FROM j.time) * 1e6)::float8 AS t
+       FROM journey_steps j
+       JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[])) AS w(event_id, queue)
+         ON j.event_id = w.event_id AND j.attrs->>'acktrail.queue' = w.queue
+      WHERE j.stage = 'settle' AND j.attrs->>'acktrail.settle.outcome' = 'nack_requeue'`,
+    [wanted.map((r) => r.eventId), wanted.map((r) => r.queue)],
+  );
+  return res.rows.map((r) => ({
+    eventId: r.event_id,
+    queue: r.queue,
+    timeUs: r.t,
+    spanId: r.span_id,
+  }));
+}
