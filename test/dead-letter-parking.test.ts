@@ -20,6 +20,7 @@ import {
 } from '../exporter/src/testing/dead-letter-broker.js';
 import { TestExporter, partUp, startExporterProcess } from '@acktrail/exporter/testing';
 import { TcpGate } from '../exporter/src/testing/tcp-gate.js';
+import { readOpenMetrics } from '../exporter/src/testing/openmetrics.js';
 
 const KEY = randomBytes(32).toString('base64');
 const OPERATOR = 'operator-token-for-parking-tests';
@@ -271,6 +272,10 @@ test('allDeadLetterQueues: the queues the broker says are dead-letter queues are
       scrape.value('acktrail_dead_letters_parked_total', { queue: DLQ, reason: 'expired' }),
       3,
     );
+    // With parking on, the OpenMetrics exposition still declares each family once.
+    const om = await readOpenMetrics(exporter.url);
+    assert.equal(om.families.acktrail_dead_letters_parked, 'counter');
+    assert.equal(om.families.acktrail_dead_letters_waiting, 'gauge');
   } finally {
     await exporter.close();
   }

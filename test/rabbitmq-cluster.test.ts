@@ -16,6 +16,7 @@ import {
 } from '@acktrail/orders-example/testing';
 import { TestExporter, type Scrape } from '@acktrail/exporter/testing';
 import { CLUSTERS, listQueuesArgs, type Cluster } from '../exporter/src/testing/cluster.js';
+import { readOpenMetrics } from '../exporter/src/testing/openmetrics.js';
 
 const FAMILIES = [
   'acktrail_queue_messages_ready',
@@ -235,6 +236,9 @@ function clusterTests(cluster: Cluster): void {
     for (const node of CLUSTER)
       assert.equal(s.value('acktrail_rabbitmq_node_up', { node: node.name }), 1, node.name);
     assert.equal(s.success('rabbitmq'), 1);
+    // The three nodes' families merged: OpenMetrics declares each once.
+    const om = await readOpenMetrics(exporter.url);
+    assert.equal(om.families.acktrail_queue_messages_ready, 'gauge');
   });
 
   test('one node stopped: the others keep their values, the collector says which; back when it starts', async () => {

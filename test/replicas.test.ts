@@ -23,6 +23,7 @@ import { partUp, Scrape, startExporterProcess } from '@acktrail/exporter/testing
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { childOf, exportSpans, makeSpans, type SpanSpec } from '../exporter/src/testing/otlp.js';
 import { RoundRobinProxy } from '../exporter/src/testing/round-robin.js';
+import { readOpenMetrics } from '../exporter/src/testing/openmetrics.js';
 
 const TOKEN = 'replicas-test-token-0123456789';
 const EVENTS = 120;
@@ -246,6 +247,10 @@ test('Celery: one replica consumes at a time, task counts sum to the truth; the 
     s.histogram('acktrail_celery_task_queue_wait_seconds', { task: 'tasks.first' }).count,
     30,
   );
+
+  // Celery and the journey store on, beside another replica: OpenMetrics still parses.
+  const om = await readOpenMetrics(replicas[active]!.url);
+  assert.equal(om.families.acktrail_celery_tasks, 'counter');
 
   // The active one stops: the other takes the stream over.
   const standby = replicas[1 - active]!;

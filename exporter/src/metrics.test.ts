@@ -5,56 +5,40 @@
 // (trace id and event id) in OpenMetrics only.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { get } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { SpanKind } from '@opentelemetry/api';
 import pg from 'pg';
-import { REPO_ROOT, createTestDatabase, createTestVhost } from '@acktrail/orders-example/testing';
+import { createTestDatabase, createTestVhost } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, ordersConfig, TestExporter } from './testing/exporter.js';
 import { childOf, exportSpans, makeSpans } from './testing/otlp.js';
-
-/** What Prometheus 2.x sends: OpenMetrics first. */
-const PROMETHEUS_ACCEPT =
-  'application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.2';
-
-function run(cmd: string, args: string[], input: string) {
-  return new Promise<{ code: number | null; output: string }>((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      resolve({ code, output });
-    });
-    child.stdin.end(input);
-  });
-}
-
-const promtoolCheck = (text: string) => run('promtool', ['check', 'metrics'], text);
-
-interface OpenMetricsCheck {
-  families: Record<string, string>;
-  exemplars: {
-    sample: string;
-    labels: Record<string, string>;
-    exemplar: Record<string, string>;
-    value: number;
-  }[];
-}
-
-async function openMetricsCheck(text: string): Promise<OpenMetricsCheck> {
-  const script = join(REPO_ROOT, 'exporter/src/testing/check_openmetrics.py');
-  const r = await run('/usr/bin/python3', [script], text);
-  assert.equal(r.code, 0, r.output);
-  return JSON.parse(r.output) as OpenMetricsCheck;
-}
+import { PROMETHEUS_ACCEPT, openMetricsCheck, promtoolCheck } from './testing/openmetrics.js';
 
 async function fetchMetrics(url: string, accept?: string) {
   const res = await fetch(`${url}/metrics`, { headers: accept ? { accept } : {} });
   assert.equal(res.status, 200);
   return { type: res.headers.get('content-type') ?? '', text: await res.text() };
+}
+
+/** /metrics without fetch's own decompression: what goes over the wire. */
+function rawMetrics(url: string, acceptEncoding: string) {
+  return new Promise<{ encoding: string | undefined; vary: string; body: Buffer }>(
+    (resolve, reject) => {
+      get(`${url}/metrics`, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          resolve({
+            encoding: res.headers['content-encoding'],
+            vary: res.headers.vary ?? '',
+            body: Buffer.concat(chunks),
+          });
+        });
+        res.on('error', reject);
+      }).on('error', reject);
+    },
+  );
 }
 
 const CONTRACT: Record<string, string> = {
@@ -128,6 +112,21 @@ test('promtool check metrics passes and the contract families are all exposed', 
         assert.equal(read.families[name.replace(/_total$/, '')], type, `${name} in OpenMetrics`);
       const plain = await fetchMetrics(exporter.url);
       assert.equal(plain.type, 'text/plain; version=0.0.4; charset=utf-8', 'the default');
+      assert.match(
+        plain.text,
+        /^acktrail_build_info\{version="\d+\.\d+\.\d+",revision="[\w.-]+"\} 1$/m,
+      );
+
+      // Gzipped when the scraper asks (Prometheus always does), plain when it does not.
+      const gz = await rawMetrics(exporter.url, 'gzip, identity;q=0.5');
+      assert.equal(gz.encoding, 'gzip');
+      assert.match(gz.vary, /accept-encoding/);
+      const unzipped = gunzipSync(gz.body).toString();
+      assert.match(unzipped, /^# TYPE acktrail_queue_messages_ready gauge$/m);
+      assert.ok(gz.body.length * 3 < unzipped.length, 'compressed');
+      const identity = await rawMetrics(exporter.url, 'identity');
+      assert.equal(identity.encoding, undefined);
+      assert.match(identity.body.toString(), /^# TYPE acktrail_queue_messages_ready gauge$/m);
     } finally {
       await exporter.close();
     }

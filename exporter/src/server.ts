@@ -9,7 +9,7 @@ import { ReadOnlyPools } from './db/pool.js';
 import { CollectorRunner, RABBITMQ_STATS, createCollectors } from './collectors/index.js';
 import { Health } from './health.js';
 import type { Logger } from './log.js';
-import { VERSION } from './version.js';
+import { REVISION, VERSION } from './version.js';
 import { eventsRouter } from './api/events.js';
 import { JourneyMetrics } from './journeys/metrics.js';
 import { PipelineReader } from './journeys/assemble/rows.js';
@@ -29,6 +29,7 @@ import { readiness, serving } from './readiness.js';
 import { Parking } from './deadletters/index.js';
 import { deadLettersRouter } from './api/dead-letters.js';
 import { Exemplars } from './exposition/exemplars.js';
+import { encodeExposition } from './exposition/encoding.js';
 import {
   OFFERS,
   OPENMETRICS_CONTENT_TYPE,
@@ -65,10 +66,10 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   const registry = new Registry();
   new Gauge({
     name: 'acktrail_build_info',
-    help: 'acktrail build information; always 1.',
-    labelNames: ['version'],
+    help: 'acktrail build information: its version and the source revision it was built from; always 1.',
+    labelNames: ['version', 'revision'],
     registers: [registry],
-  }).set({ version: VERSION }, 1);
+  }).set({ version: VERSION, revision: REVISION }, 1);
   // process_* and nodejs_*: the exporter's own CPU, memory, event loop and GC, as every Node
   // service exposes them.
   collectDefaultMetrics({ register: registry });
@@ -207,17 +208,19 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   );
 
   // One exposition of every registry, in the format the scraper asks for (Accept): the text
-  // format by default, OpenMetrics (with exemplars) when asked.
+  // format by default, OpenMetrics (with exemplars) when asked; gzipped when asked.
   (metricsApp ?? app).get('/metrics', async (req, res) => {
     await runner.collect();
     const [own, collectors] = await Promise.all([registry.metrics(), runner.exposition()]);
     const text = `${own}\n${collectors}`;
     const openMetrics = req.accepts(OFFERS) === OFFERS[1];
     const body = openMetrics ? toOpenMetrics(text, exemplars) : text;
+    const encoded = await encodeExposition(body, req.acceptsEncodings('gzip', 'identity'));
     res
       .set('content-type', openMetrics ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE)
-      .set('vary', 'accept')
-      .send(body);
+      .set('vary', 'accept, accept-encoding');
+    if (encoded.encoding) res.set('content-encoding', encoded.encoding);
+    res.send(encoded.body);
     // A large exposition (thousands of queues) leaves megabytes of strings that V8 keeps in its
     // large-object space until a full collection, which it puts off while memory grows: collect
     // once the answer is out, when the process runs with --expose-gc (npm run exporter does).

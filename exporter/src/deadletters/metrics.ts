@@ -26,7 +26,7 @@ export class DeadLetterMetrics {
       registers,
     });
     this.parkedNow = new Gauge({
-      name: 'acktrail_dead_letters_parked',
+      name: 'acktrail_dead_letters_waiting',
       help: 'Dead letters parked now (neither replayed nor discarded), by queue.',
       labelNames: ['queue'],
       registers,
