@@ -35,16 +35,36 @@ const DATABASE_URL = env.DATABASE_URL ?? `postgres://acktrail:acktrail@127.0.0.1
 const STORE_NAME = 'acktrail_journeys';
 const STORE_URL =
   env.ACKTRAIL_DATABASE_URL ?? `postgres://acktrail:acktrail@127.0.0.1:5432/${STORE_NAME}`;
-// The journey API's token: the one in the environment, or a new one printed below.
-const API_TOKEN = env.ACKTRAIL_API_TOKEN ?? randomBytes(24).toString('hex');
-// The dashboard's sign-in secret, likewise.
-const DASHBOARD_SECRET = env.DASHBOARD_SECRET ?? randomBytes(12).toString('hex');
+// The demo's secrets: from the environment, else the ones it made before (kept beside its data in
+// .demo/secrets.json, so that a restart still opens what it parked), else new ones.
+const SECRETS_FILE = '.demo/secrets.json';
+const kept = ((): Record<string, string> => {
+  try {
+    return JSON.parse(readFileSync(SECRETS_FILE, 'utf8')) as Record<string, string>;
+  } catch {
+    return {};
+  }
+})();
+const made: Record<string, string> = {};
+const secret = (name: string, fresh: () => string): string => {
+  const value = env[name] ?? kept[name] ?? fresh();
+  if (env[name] === undefined) made[name] = value;
+  return value;
+};
+const hex = (n: number) => () => randomBytes(n).toString('hex');
+// The journey API's token, the dashboard's sign-in secret.
+const API_TOKEN = secret('ACKTRAIL_API_TOKEN', hex(24));
+const DASHBOARD_SECRET = secret('DASHBOARD_SECRET', hex(12));
 // Dead-letter parking: who may replay (API and dashboard), and the key that seals parked bodies.
-const OPERATOR_TOKEN = env.ACKTRAIL_OPERATOR_TOKEN ?? randomBytes(24).toString('hex');
-const DASHBOARD_OPERATOR_SECRET = env.DASHBOARD_OPERATOR_SECRET ?? randomBytes(12).toString('hex');
-const DEAD_LETTER_KEY = env.ACKTRAIL_DEAD_LETTER_KEY ?? randomBytes(32).toString('base64');
-// The mail provider's admin routes (settings, stats), likewise.
-const PROVIDER_ADMIN_TOKEN = env.PROVIDER_ADMIN_TOKEN ?? randomBytes(16).toString('hex');
+const OPERATOR_TOKEN = secret('ACKTRAIL_OPERATOR_TOKEN', hex(24));
+const DASHBOARD_OPERATOR_SECRET = secret('DASHBOARD_OPERATOR_SECRET', hex(12));
+const DEAD_LETTER_KEY = secret('ACKTRAIL_DEAD_LETTER_KEY', () =>
+  randomBytes(32).toString('base64'),
+);
+// The mail provider's admin routes (settings, stats).
+const PROVIDER_ADMIN_TOKEN = secret('PROVIDER_ADMIN_TOKEN', hex(16));
+mkdirSync('.demo', { recursive: true });
+writeFileSync(SECRETS_FILE, `${JSON.stringify({ ...kept, ...made }, null, 2)}\n`, { mode: 0o600 });
 const RABBITMQ_URL = env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const API_PORT = env.ORDERS_API_PORT ?? '8080';
 const PAYMENTS_API_PORT = env.PAYMENTS_API_PORT ?? '8180';
@@ -340,6 +360,8 @@ async function main(): Promise<void> {
       env: { ...env, ...common, ...s.env },
       cwd: s.cwd,
       stdio: ['ignore', 'pipe', 'pipe'],
+      // A group of its own: Ctrl-C reaches the demo only, which stops the children in order.
+      detached: true,
     });
     children.set(s.name, child);
     for (const stream of [child.stdout, child.stderr]) {
@@ -351,25 +373,28 @@ async function main(): Promise<void> {
       children.delete(s.name);
       if (!stopping)
         console.log(`demo: ${s.name} exited (${signal ?? code}); the rest keeps running`);
-      if (stopping && children.size === 0) process.exit(0);
     });
   }
 
   console.log('\nacktrail demo is running:');
   for (const s of services) console.log(`  ${s.where}`);
   console.log(`  RabbitMQ         http://127.0.0.1:15672 (guest/guest)`);
+  const from = (name: string) =>
+    env[name] !== undefined
+      ? ` (from ${name})`
+      : kept[name] !== undefined
+        ? ` (kept in ${SECRETS_FILE})`
+        : ` (new, kept in ${SECRETS_FILE}; set ${name} to choose one)`;
+  console.log(`\nJourney API token${from('ACKTRAIL_API_TOKEN')}:\n  ${API_TOKEN}`);
   console.log(
-    `\nJourney API token${env.ACKTRAIL_API_TOKEN ? ' (from ACKTRAIL_API_TOKEN)' : ' (new; set ACKTRAIL_API_TOKEN to choose one)'}:\n  ${API_TOKEN}`,
+    `Dashboard secret${from('DASHBOARD_SECRET')}: sign in at http://127.0.0.1:${DASHBOARD_PORT} with\n  ${DASHBOARD_SECRET}`,
   );
   console.log(
-    `Dashboard secret${env.DASHBOARD_SECRET ? ' (from DASHBOARD_SECRET)' : ' (new; set DASHBOARD_SECRET to choose one)'}: sign in at http://127.0.0.1:${DASHBOARD_PORT} with\n  ${DASHBOARD_SECRET}`,
-  );
-  console.log(
-    `Operator secret${env.DASHBOARD_OPERATOR_SECRET ? ' (from DASHBOARD_OPERATOR_SECRET)' : ' (new)'}: sign in with it to replay dead letters (/dead-letters)\n  ${DASHBOARD_OPERATOR_SECRET}`,
+    `Operator secret${from('DASHBOARD_OPERATOR_SECRET')}: sign in with it to replay dead letters (/dead-letters)\n  ${DASHBOARD_OPERATOR_SECRET}`,
   );
   if (withOrders)
     console.log(
-      `Mail provider admin token${env.PROVIDER_ADMIN_TOKEN ? ' (from PROVIDER_ADMIN_TOKEN)' : ''}:\n  ${PROVIDER_ADMIN_TOKEN}`,
+      `Mail provider admin token${from('PROVIDER_ADMIN_TOKEN')}:\n  ${PROVIDER_ADMIN_TOKEN}`,
     );
   console.log('\nTry:');
   if (withOrders) console.log(`  curl -s localhost:${API_PORT}/orders/1 | jq`);
@@ -392,16 +417,38 @@ async function main(): Promise<void> {
     );
   console.log('Ctrl-C stops everything\n');
 
+  // The load first, then the pipeline (its last spans still reach the exporter), then what
+  // watches it: the exporter, Prometheus and the dashboard.
+  const LOAD = ['loadgen', 'pay-load'];
+  const WATCHERS = ['exporter', 'prometheus', 'dashboard'];
+  const stopped = (names: string[]) =>
+    Promise.all(
+      names.flatMap((name) => {
+        const child = children.get(name);
+        if (!child) return [];
+        return [
+          new Promise<void>((resolve) => {
+            child.once('exit', () => {
+              resolve();
+            });
+            child.kill('SIGTERM');
+          }),
+        ];
+      }),
+    );
   const stop = () => {
     if (stopping) return;
     stopping = true;
-    console.log('\ndemo: stopping');
-    for (const child of children.values()) child.kill('SIGTERM');
+    console.log('\ndemo: stopping the load, then the pipeline, then the exporter and dashboard');
     setTimeout(() => {
       for (const child of children.values()) child.kill('SIGKILL');
       process.exit(1);
     }, 15_000).unref();
-    if (children.size === 0) process.exit(0);
+    const pipeline = [...children.keys()].filter((n) => !LOAD.includes(n) && !WATCHERS.includes(n));
+    void stopped(LOAD)
+      .then(() => stopped(pipeline))
+      .then(() => stopped(WATCHERS))
+      .then(() => process.exit(0));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

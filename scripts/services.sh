@@ -6,6 +6,7 @@
 # RabbitMQ 4.0 in a Debian 13 chroot on ports of its own (scripts/rabbitmq4.sh).
 # The three-node RabbitMQ cluster (scripts/rabbitmq-cluster.sh) and the PostgreSQL replica
 # (scripts/pg-replica.sh) are started by the tests that need them.
+# With --demo, only what the demo runs: RabbitMQ, PostgreSQL and Prometheus.
 # Idempotent and quiet when all is well; installs from the OS packages when missing (needs root).
 set -euo pipefail
 
@@ -80,10 +81,15 @@ ensure_rabbitmq() {
   wait_for "RabbitMQ prometheus endpoint" 60 prometheus_plugin_up
 }
 
-ensure_tools() {
+# What the demo runs beside the pipeline: Prometheus (and curl for the waits).
+ensure_demo_tools() {
   command -v curl >/dev/null || apt_install curl
   # Prometheus (the demo's and the tests' server) and promtool (metric and rule checks).
   command -v promtool >/dev/null && command -v prometheus >/dev/null || apt_install prometheus
+}
+
+ensure_tools() {
+  ensure_demo_tools
   # Headless Chromium for the dashboard's browser tests (driven by playwright-core).
   [ -x /usr/bin/chromium ] || apt_install chromium
   # docker-compose (Debian's, v1) validates docker-compose.yml in the tests; no engine needed.
@@ -112,6 +118,13 @@ ensure_celery() {
   fi
 }
 
+# `services.sh --demo`: only what `npm run demo` runs (RabbitMQ, PostgreSQL, Prometheus).
+if [ "${1:-}" = --demo ]; then
+  ensure_demo_tools
+  ensure_postgres
+  ensure_rabbitmq
+  exit 0
+fi
 ensure_tools
 ensure_celery
 ensure_postgres

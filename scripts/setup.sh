@@ -9,4 +9,5 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   npm ci --no-audit --no-fund --loglevel=error >&2
 fi
 bash scripts/node.sh
-bash scripts/services.sh
+# `setup.sh --demo`: only the services the demo runs (scripts/services.sh --demo).
+bash scripts/services.sh "$@"

@@ -460,6 +460,10 @@ test('key rotation: old keys still open what they sealed; reseal moves every row
   const without = await readBody(rotated);
   assert.equal(without.content, null, 'without the old key the body does not open');
   assert.match(String(without.contentError), /ACKTRAIL_DEAD_LETTER_KEYS/);
+  // It names the key that sealed the row, and the one the exporter holds.
+  const idOf = (k: string) => keyId(Buffer.from(k, 'base64'));
+  assert.match(String(without.contentError), new RegExp(`sealed with key ${idOf(oldKey)},`));
+  assert.match(String(without.contentError), new RegExp(`\\(key ${idOf(newKey)}\\)`));
   assert.ok((await readBody({ ...rotated, ACKTRAIL_DEAD_LETTER_KEYS: oldKey })).content);
 
   const cli = spawnSync(

@@ -162,9 +162,14 @@ export interface DeadLetterContent {
 }
 
 export const getDeadLetter = (id: string) =>
-  asReader<DeadLetter & { groupId: string; content: DeadLetterContent | null }>(
-    `/api/dead-letters/${encodeURIComponent(id)}`,
-  );
+  asReader<
+    DeadLetter & {
+      groupId: string;
+      content: DeadLetterContent | null;
+      /** Why the content did not open (sealed with a key the exporter lacks), for operators. */
+      contentError?: string;
+    }
+  >(`/api/dead-letters/${encodeURIComponent(id)}`);
 
 export const getAudit = (params: Record<string, string>) =>
   asReader<{ entries: AuditEntry[]; next: string | null }>(

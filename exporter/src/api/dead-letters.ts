@@ -1,6 +1,7 @@
 // The dead-letter API (docs/api.md "Dead letters"): failure groups, parked messages, one message
 // (its body for operators only), replay and discard (operators, POST, never from another site's
 // page), bulk replay jobs and the audit log. Reads need a token; changes need the operator token.
+import { UnknownKeyError } from '../deadletters/seal.js';
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { errorMessage, type Logger } from '../log.js';
@@ -111,7 +112,8 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
   type Parking = NonNullable<DeadLetterApiOptions['parking']>;
   /**
    * A route: its input validated (400 naming what is wrong), parking on (404) and ready (503),
-   * and a store failure answered 503; `run` does the rest.
+   * a store failure answered 503, a row sealed with a key it lacks 500 naming the key; `run` does
+   * the rest.
    */
   const handle =
     <S extends z.ZodType>(
@@ -141,7 +143,10 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
         await run(p, parsed.data, req, res);
       } catch (err) {
         opts.log.error({ err: errorMessage(err) }, 'dead-letter API failed');
-        res.status(503).json({ error: 'the store is unavailable; retry later' });
+        // Not the store: this exporter lacks the key a row was sealed with. Retrying is no use.
+        if (err instanceof UnknownKeyError)
+          res.status(500).json({ error: err.message, keyId: err.keyId });
+        else res.status(503).json({ error: 'the store is unavailable; retry later' });
       }
     };
   const query = (req: Request) => req.query;

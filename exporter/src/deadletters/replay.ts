@@ -18,7 +18,7 @@ import type { DeadLetterBroker } from './broker.js';
 import { DEATH_HEADERS, REPLAY_HEADERS, UNSENT_PROPERTIES } from './message.js';
 import { replayTarget, type Topology } from './targets.js';
 import type { DeadLetterMetrics } from './metrics.js';
-import { keyId, unseal } from './seal.js';
+import { UnknownKeyError, keyId, unseal } from './seal.js';
 import type { DeadLetter, DeadLetterStore } from './store.js';
 
 type Settings = ValidatedConfig['deadLetters'];
@@ -116,10 +116,7 @@ export class Replayer {
 
   private open(kid: string, sealed: Buffer, queue: string): Sealed {
     const key = this.keys.find((k) => keyId(k) === kid);
-    if (!key)
-      throw new Error(
-        'sealed with a key that is neither ACKTRAIL_DEAD_LETTER_KEY nor in ACKTRAIL_DEAD_LETTER_KEYS',
-      );
+    if (!key) throw new UnknownKeyError(kid, keyId(this.keys[0]!));
     return deserialize(unseal(key, sealed, `${this.broker.vhost}/${queue}`)) as Sealed;
   }
 

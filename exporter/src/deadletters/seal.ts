@@ -10,6 +10,19 @@ const TAG = 16;
 export const keyId = (key: Buffer): string =>
   createHash('sha256').update(key).digest('hex').slice(0, 16);
 
+/** A row sealed with a key this exporter does not hold: says which, so the key can be found. */
+export class UnknownKeyError extends Error {
+  readonly code = 'UNKNOWN_KEY';
+  constructor(
+    readonly keyId: string,
+    currentId: string,
+  ) {
+    super(
+      `sealed with key ${keyId}, which is neither ACKTRAIL_DEAD_LETTER_KEY (key ${currentId}) nor in ACKTRAIL_DEAD_LETTER_KEYS: give that key in ACKTRAIL_DEAD_LETTER_KEYS to open it`,
+    );
+  }
+}
+
 export function seal(key: Buffer, plain: Buffer, aad: string): Buffer {
   const nonce = randomBytes(NONCE);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);

@@ -139,6 +139,11 @@ export default async function DeadLetterPage({
           </tbody>
         </table>
       )}
+      {d.contentError ? (
+        <p className="banner" role="alert" data-testid="content-error">
+          The message does not open: {d.contentError}
+        </p>
+      ) : null}
       {d.content ? (
         <>
           <h2>Headers</h2>
