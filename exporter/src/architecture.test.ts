@@ -1,5 +1,8 @@
 // The exporter's shape, as a test: its modules import each other without a cycle (type imports
-// included), and nothing outside its tests depends on the reference pipeline.
+// included), nor do its top-level folders (the data flow reads one way: server -> api ->
+// receiver -> collectors, celery, deadletters -> journeys -> broker), only journeys/store/ writes
+// SQL on the journey store's tables, and nothing outside its tests depends on the reference
+// pipeline.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -23,30 +26,68 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(IMPORT)].map((m) => m[1]!);
 }
 
-test('no import cycles among the exporter modules', () => {
-  const graph = new Map<string, string[]>();
-  for (const file of sources())
-    graph.set(
-      file,
-      importsOf(file)
-        .filter((s) => s.startsWith('.'))
-        .map((s) => resolve(dirname(file), s.replace(/\.js$/, '.ts'))),
-    );
+const localImports = (file: string) =>
+  importsOf(file)
+    .filter((s) => s.startsWith('.'))
+    .map((s) => resolve(dirname(file), s.replace(/\.js$/, '.ts')));
+
+/** The cycles of a graph, each as the path that closes it. */
+function cyclesOf(graph: Map<string, string[]>, name: (node: string) => string): string[] {
   const cycles: string[] = [];
   const state = new Map<string, 'open' | 'done'>();
-  const visit = (file: string, path: string[]) => {
-    if (state.get(file) === 'done') return;
-    if (state.get(file) === 'open') {
-      const loop = path.slice(path.indexOf(file)).concat(file);
-      cycles.push(loop.map((f) => relative(SRC, f)).join(' -> '));
+  const visit = (node: string, path: string[]) => {
+    if (state.get(node) === 'done') return;
+    if (state.get(node) === 'open') {
+      const loop = path.slice(path.indexOf(node)).concat(node);
+      cycles.push(loop.map(name).join(' -> '));
       return;
     }
-    state.set(file, 'open');
-    for (const next of graph.get(file) ?? []) visit(next, [...path, file]);
-    state.set(file, 'done');
+    state.set(node, 'open');
+    for (const next of graph.get(node) ?? []) visit(next, [...path, node]);
+    state.set(node, 'done');
   };
-  for (const file of graph.keys()) visit(file, []);
-  assert.deepEqual(cycles, []);
+  for (const node of graph.keys()) visit(node, []);
+  return cycles;
+}
+
+test('no import cycles among the exporter modules', () => {
+  const graph = new Map(sources().map((file) => [file, localImports(file)]));
+  assert.deepEqual(
+    cyclesOf(graph, (f) => relative(SRC, f)),
+    [],
+  );
+});
+
+/** A file's top-level folder (`journeys/`), or the file itself at the top (`server.ts`). */
+const unitOf = (file: string) => {
+  const parts = relative(SRC, file).split('/');
+  return parts.length === 1 ? parts[0]! : `${parts[0]}/`;
+};
+
+test('no import cycles among the top-level folders', () => {
+  const graph = new Map<string, string[]>();
+  for (const file of sources()) {
+    const from = unitOf(file);
+    const to = localImports(file)
+      .map(unitOf)
+      .filter((u) => u !== from);
+    graph.set(from, [...new Set([...(graph.get(from) ?? []), ...to])]);
+  }
+  assert.deepEqual(
+    cyclesOf(graph, (u) => u),
+    [],
+  );
+});
+
+test('only journeys/store/ runs SQL on the journey tables', () => {
+  const TABLES = /\b(?:FROM|JOIN|INTO|UPDATE)\s+journey_steps\b/i;
+  const outside = sources().filter(
+    (f) => !relative(SRC, f).startsWith('journeys/store/') && TABLES.test(readFileSync(f, 'utf8')),
+  );
+  assert.deepEqual(
+    outside.map((f) => relative(SRC, f)),
+    [],
+  );
 });
 
 test("the exporter depends on no example pipeline's code", () => {

@@ -10,4 +10,4 @@ export type { DeadLetter, Group as DeadLetterGroup, AuditEntry } from './deadlet
 export type { ReplayResult, ReplayPlan } from './deadletters/replay.js';
 export type { Job as ReplayJob } from './deadletters/jobs.js';
 export type { Death } from './deadletters/message.js';
-export type { QueueSummary } from './collectors/rabbitmq/catalog.js';
+export type { QueueSummary } from './broker/catalog.js';

@@ -24,7 +24,7 @@ import { BodyDecoder } from './receiver/decoder.js';
 import { Coverage } from './receiver/coverage.js';
 import { coverageRouter } from './api/coverage.js';
 import { queuesRouter } from './api/queues.js';
-import type { QueueLookup } from './collectors/index.js';
+import type { QueueLookup } from './broker/catalog.js';
 import { readiness, serving } from './readiness.js';
 import { Parking } from './deadletters/index.js';
 import { deadLettersRouter } from './api/dead-letters.js';

@@ -5,7 +5,7 @@
 // API token. `?role=work` keeps one role. The same figures are on /metrics
 // (acktrail_queue_status and the queue gauges); this is what a page needs in one read.
 import express from 'express';
-import type { QueueCatalog } from '../collectors/index.js';
+import type { QueueCatalog } from '../broker/catalog.js';
 import { requireToken, type Tokens } from './auth.js';
 
 const ROLES = new Set(['work', 'retry', 'dead_letter']);

@@ -10,6 +10,7 @@ import { readNewRows } from './incremental.js';
 import { BoundedLabel } from '../labels.js';
 import { WatermarkCursor, type TimedRow } from './watermark.js';
 import type { Exemplars } from '../exposition/exemplars.js';
+import { latestTraces } from '../journeys/store/lookups.js';
 import type { Reader } from '../journeys/store/reads.js';
 
 interface LatencyRow extends TimedRow {
@@ -131,12 +132,7 @@ export class ConfirmationsCollector implements Collector {
       latest.set(i, r.id);
     }
     try {
-      const res = await this.journeys.reads.query<{ event_id: string; trace_id: string }>(
-        `SELECT DISTINCT ON (event_id) event_id, trace_id FROM journey_steps
-          WHERE event_id = ANY($1) ORDER BY event_id, time DESC`,
-        [[...new Set(latest.values())]],
-      );
-      return new Map(res.rows.map((r) => [r.event_id, r.trace_id]));
+      return await latestTraces(this.journeys.reads, [...latest.values()]);
     } catch {
       return new Map();
     }

@@ -10,7 +10,7 @@ import { ProviderCollector } from './provider.js';
 import { QueueHeadsCollector } from './queue-heads.js';
 import { RabbitmqQueuesCollector } from './rabbitmq.js';
 import { RabbitmqStatsCollector } from './rabbitmq-stats.js';
-import { QueueCatalog } from './rabbitmq/catalog.js';
+import { QueueCatalog } from '../broker/catalog.js';
 import { ManagementApi } from './rabbitmq/http.js';
 import { BrokerNodes } from './rabbitmq/nodes.js';
 import type { Reader } from '../journeys/store/reads.js';
@@ -19,7 +19,7 @@ import type { Exemplars } from '../exposition/exemplars.js';
 export type { Collector } from './collector.js';
 export { CollectorRunner, type SourceStatus } from './runner.js';
 export { RABBITMQ_STATS } from './rabbitmq-stats.js';
-export type { QueueCatalog, QueueFacts, QueueLookup } from './rabbitmq/catalog.js';
+export type { QueueCatalog, QueueFacts, QueueLookup } from '../broker/catalog.js';
 
 /**
  * The collectors the configuration turns on. Each SQL collector gets a pool of its own whose

@@ -5,14 +5,12 @@
 // timestamp property), served by the depth collector as acktrail_queue_head_age_seconds. Read in
 // the background from the journey store (SQL: the same answer on every exporter replica), at most
 // every rabbitmq.statsIntervalSeconds.
-import { ATTR, SEMCONV } from '@acktrail/conventions';
+import { queueHead } from '../journeys/store/lookups.js';
 import type { Reader } from '../journeys/store/reads.js';
 import type { Collector } from './collector.js';
-import type { JourneyHead, QueueCatalog, WaitingQueue } from './rabbitmq/catalog.js';
+import type { JourneyHead, QueueCatalog, WaitingQueue } from '../broker/catalog.js';
 import { queueKey } from './rabbitmq/detailed.js';
 
-/** A delivery this much before its publish (clocks of two services) still counts for it. */
-const CLOCK_SKEW_MS = 5_000;
 /**
  * The search starts this much before the time the head cannot be older than (the queue seen
  * empty, the broker's head timestamp, the last head found): the broker's statistics are emitted
@@ -21,32 +19,6 @@ const CLOCK_SKEW_MS = 5_000;
 const MARGIN_MS = 60_000;
 /** Queues looked up per run, those with the oldest bound first: a bound on one run's work. */
 const MAX_QUEUES = 200;
-
-// The head: the oldest publish, after the time the head cannot be older than, that a binding routes to it,
-// never unroutable, with no delivery of the same event from that queue since. Index-backed: the
-// publishes' (time, event_id) index in time order, each checked against the event index.
-const HEAD_SQL = `
-SELECT (extract(epoch FROM p.time))::float8 AS published, p.event_id
-  FROM journey_steps p
- WHERE p.stage IN ('outbox.publish', 'publish')
-   AND p.time >= $1
-   AND coalesce(p.attrs->>'${ATTR.publishOutcome}', '') <> 'unroutable'
-   AND (
-         (coalesce(p.attrs->>'${SEMCONV.destination}', ''), p.attrs->>'${SEMCONV.routingKey}')
-           IN (SELECT * FROM unnest($2::text[], $3::text[]))
-      OR coalesce(p.attrs->>'${SEMCONV.destination}', '') = ANY($4::text[])
-      OR EXISTS (SELECT 1 FROM unnest($5::text[], $6::text[]) AS t(exchange, regex)
-                  WHERE t.exchange = coalesce(p.attrs->>'${SEMCONV.destination}', '')
-                    AND ('.' || coalesce(p.attrs->>'${SEMCONV.routingKey}', '')) ~ t.regex)
-       )
-   AND NOT EXISTS (
-         SELECT 1 FROM journey_steps d
-          WHERE d.event_id = p.event_id AND d.stage = 'deliver'
-            AND d.attrs->>'${ATTR.queue}' = $7
-            AND d.time >= p.time - make_interval(secs => ${CLOCK_SKEW_MS / 1000})
-       )
- ORDER BY p.time
- LIMIT 1`;
 
 export class QueueHeadsCollector implements Collector {
   readonly name = 'queue_heads';
@@ -90,17 +62,6 @@ export class QueueHeadsCollector implements Collector {
     // A queue with no bound at all (never seen empty, no timestamp, no head found yet) is searched
     // over the whole retention window, once: the head found then bounds the next searches.
     const since = new Date(Math.max(oldest, (q.notBeforeMs ?? oldest) - MARGIN_MS));
-    const { exact, any, pattern } = q.routes;
-    const res = await this.pool.query<{ published: number; event_id: string }>(HEAD_SQL, [
-      since,
-      exact.map((r) => r.exchange),
-      exact.map((r) => r.key),
-      any,
-      pattern.map((r) => r.exchange),
-      pattern.map((r) => r.regex),
-      q.queue,
-    ]);
-    const row = res.rows[0];
-    return row ? { publishedS: row.published, eventId: row.event_id } : null;
+    return queueHead(this.pool, q.queue, q.routes, since);
   }
 }

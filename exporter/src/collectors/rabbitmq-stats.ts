@@ -14,7 +14,7 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { ValidatedConfig } from '../config.js';
 import type { Collector } from './collector.js';
-import { scopeFilter, type QueueCatalog, type QueueFacts } from './rabbitmq/catalog.js';
+import { scopeFilter, type QueueCatalog, type QueueFacts } from '../broker/catalog.js';
 import { queueKey } from './rabbitmq/detailed.js';
 import { getText, type ManagementApi } from './rabbitmq/http.js';
 import {
@@ -24,14 +24,14 @@ import {
   type QueueCounters,
 } from './rabbitmq/counters.js';
 import type { BrokerNodes } from './rabbitmq/nodes.js';
-import { inferRoles, type BindingInfo, type QueueInfo, type Role } from './rabbitmq/roles.js';
+import { inferRoles, type BindingInfo, type QueueInfo, type Role } from '../broker/roles.js';
 import { QUEUE_LABELS } from './rabbitmq.js';
 import {
   QUEUE_STATUSES,
   StatusWindows,
   type Evaluation,
   type Observation,
-} from './rabbitmq/status.js';
+} from '../broker/status.js';
 
 interface StatsQueue extends QueueInfo {
   type?: string;

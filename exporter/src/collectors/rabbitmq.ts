@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ValidatedConfig } from '../config.js';
 import { errorMessage } from '../log.js';
 import type { Collector } from './collector.js';
-import { scopeFilter, type QueueCatalog } from './rabbitmq/catalog.js';
+import { scopeFilter, type QueueCatalog } from '../broker/catalog.js';
 import {
   DETAILED_PATH,
   checkIdentity,

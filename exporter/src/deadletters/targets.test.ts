@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../config.js';
-import { routesByQueue } from '../collectors/rabbitmq/routes.js';
-import { deadLetterSources } from '../collectors/rabbitmq/dead-lettering.js';
+import { routesByQueue } from '../broker/routes.js';
+import { deadLetterSources } from '../broker/dead-lettering.js';
 import type { Death, ReplayTarget } from './message.js';
 import { globMatch, replayTarget, type Topology } from './targets.js';
 

@@ -5,8 +5,8 @@
 // a queue that dead-letters into this one, whose exchange and routing key reach that queue by
 // the broker's bindings). The x-original-* headers only choose among allowed targets, and the
 // default exchange (which reaches every queue of the vhost by name) only when configured.
-import type { Routes } from '../collectors/rabbitmq/routes.js';
-import { routesReach } from '../collectors/rabbitmq/dead-lettering.js';
+import type { Routes } from '../broker/routes.js';
+import { routesReach } from '../broker/dead-lettering.js';
 import type { ValidatedConfig } from '../config.js';
 import type { Death, ReplayTarget } from './message.js';
 

@@ -6,7 +6,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { errorMessage } from '../log.js';
 import type { JourneyMetrics, RefusalReason } from '../journeys/metrics.js';
-import type { QueueLookup } from '../collectors/index.js';
+import type { QueueLookup } from '../broker/catalog.js';
 import type { Step } from '../journeys/steps.js';
 import { StepsRefusedError, StoreBusyError } from '../journeys/store/store.js';
 import type { JourneyStore } from '../journeys/store/supervisor.js';

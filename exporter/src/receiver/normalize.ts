@@ -20,7 +20,7 @@ import type { AttributeValue, ReceivedSpan } from './spans.js';
 import { bounded, scrub } from '../journeys/store/scrub.js';
 import type { Stage, Step } from '../journeys/steps.js';
 import { settleFromStatus, stepAnomaly } from '../journeys/model/index.js';
-import type { QueueLookup } from '../collectors/index.js';
+import type { QueueLookup } from '../broker/catalog.js';
 
 /** Attributes kept, each read from its current name first, then its older names. */
 const KEPT: [string, readonly string[]][] = [

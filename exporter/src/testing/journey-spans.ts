@@ -3,7 +3,7 @@
 // attribute at all), with the queues they name. The journey kinds' tests and the journey model's
 // agreement test build their journeys from these.
 import type { AttributeValue } from '@acktrail/conventions';
-import type { QueueFacts, QueueLookup } from '../collectors/index.js';
+import type { QueueFacts, QueueLookup } from '../broker/catalog.js';
 import { normalise } from '../receiver/normalize.js';
 import type { ReceivedSpan } from '../receiver/spans.js';
 import type { StoredRow } from '../journeys/store/queries.js';

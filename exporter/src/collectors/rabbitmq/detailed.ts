@@ -3,13 +3,9 @@
 // with the text-format reader of exposition/text.ts (30,000 lines at 10,000 queues).
 import { forEachSample } from '../../exposition/text.js';
 
-export interface QueueDepth {
-  vhost: string;
-  queue: string;
-  ready: number;
-  unacked: number;
-  consumers: number;
-}
+import { queueKey, type QueueDepth } from '../../broker/queue.js';
+
+export { queueKey, type QueueDepth };
 
 export const DETAILED_PATH =
   '/metrics/detailed?family=queue_coarse_metrics&family=queue_consumer_count';
@@ -28,8 +24,6 @@ export function checkIdentity(asked: string | null, answered: string | null, url
     throw new Error(`${url} answers as ${answered}: list each node's endpoint in rabbitmq.nodes`);
 }
 const WANTED = new Set([...Object.keys(FIELDS), IDENTITY]);
-
-export const queueKey = (vhost: string, queue: string) => `${vhost}\u0000${queue}`;
 
 /** One node's answer: the queues it reports (those it leads) and its own name. */
 export interface NodeDepths {

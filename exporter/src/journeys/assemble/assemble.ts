@@ -10,7 +10,7 @@ import {
   type JourneyKind,
   type KindOptions,
 } from '../model/index.js';
-import type { QueueLookup } from '../../collectors/index.js';
+import type { QueueLookup } from '../../broker/catalog.js';
 import type { PipelineRows } from './rows.js';
 import { buildTimeline, type TimelineEntry } from './timeline.js';
 import { verdictOf, type Words } from './verdict.js';

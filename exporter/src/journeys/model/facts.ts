@@ -4,7 +4,7 @@
 // the same facts come from the steps' stages, order and status, and from what the exporter knows
 // about the queue (QueueFacts).
 import { ATTR, isPublish, type SettleOutcome } from '@acktrail/conventions';
-import type { QueueLookup } from '../../collectors/index.js';
+import type { QueueLookup } from '../../broker/catalog.js';
 import type { StoredRow } from '../store/queries.js';
 import { rejectFate } from './fate.js';
 import {

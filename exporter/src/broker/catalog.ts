@@ -2,8 +2,8 @@
 // the message at its head (for the fast depth collector), and what the queue does with a message
 // its consumer rejects (for journeys: dead-lettered or discarded). Shared by the two rabbitmq
 // collectors and the journey API.
-import type { ValidatedConfig } from '../../config.js';
-import { queueKey, type QueueDepth } from './detailed.js';
+import type { ValidatedConfig } from '../config.js';
+import { queueKey, type QueueDepth } from './queue.js';
 import type { Evaluation } from './status.js';
 import { roleFromName, type BindingInfo, type Role } from './roles.js';
 import { routesByQueue, type ExchangeInfo, type Routes } from './routes.js';

@@ -1,0 +1,97 @@
+// Reads of the journey store for the parts beside the journey API: the queue heads (collectors),
+// the exemplars of the confirmation latency (collectors) and the tasks of a Celery workflow. The
+// SQL on journey_steps lives in journeys/store/ only; these are its reads for others.
+import { ATTR, SEMCONV } from '@acktrail/conventions';
+import { MAX_STEPS } from './queries.js';
+import type { Reader } from './reads.js';
+
+/** A delivery this much before its publish (clocks of two services) still counts for it. */
+const CLOCK_SKEW_MS = 5_000;
+
+// The head: the oldest publish, after the time the head cannot be older than, that a binding
+// routes to the queue, never unroutable, with no delivery of the same event from that queue
+// since. Index-backed: the publishes' (time, event_id) index in time order, each checked against
+// the event index.
+const HEAD_SQL = `
+SELECT (extract(epoch FROM p.time))::float8 AS published, p.event_id
+  FROM journey_steps p
+ WHERE p.stage IN ('outbox.publish', 'publish')
+   AND p.time >= $1
+   AND coalesce(p.attrs->>'${ATTR.publishOutcome}', '') <> 'unroutable'
+   AND (
+         (coalesce(p.attrs->>'${SEMCONV.destination}', ''), p.attrs->>'${SEMCONV.routingKey}')
+           IN (SELECT * FROM unnest($2::text[], $3::text[]))
+      OR coalesce(p.attrs->>'${SEMCONV.destination}', '') = ANY($4::text[])
+      OR EXISTS (SELECT 1 FROM unnest($5::text[], $6::text[]) AS t(exchange, regex)
+                  WHERE t.exchange = coalesce(p.attrs->>'${SEMCONV.destination}', '')
+                    AND ('.' || coalesce(p.attrs->>'${SEMCONV.routingKey}', '')) ~ t.regex)
+       )
+   AND NOT EXISTS (
+         SELECT 1 FROM journey_steps d
+          WHERE d.event_id = p.event_id AND d.stage = 'deliver'
+            AND d.attrs->>'${ATTR.queue}' = $7
+            AND d.time >= p.time - make_interval(secs => ${CLOCK_SKEW_MS / 1000})
+       )
+ ORDER BY p.time
+ LIMIT 1`;
+
+/** What reaches a queue: exact bindings, exchanges that route everything, binding patterns. */
+export interface QueueRoutes {
+  exact: readonly { exchange: string; key: string }[];
+  any: readonly string[];
+  pattern: readonly { exchange: string; regex: string }[];
+}
+
+/** The oldest publish since `since` that reaches the queue and was not delivered from it yet. */
+export async function queueHead(
+  reader: Reader,
+  queue: string,
+  routes: QueueRoutes,
+  since: Date,
+): Promise<{ publishedS: number; eventId: string } | null> {
+  const { exact, any, pattern } = routes;
+  const res = await reader.query<{ published: number; event_id: string }>(HEAD_SQL, [
+    since,
+    exact.map((r) => r.exchange),
+    exact.map((r) => r.key),
+    any,
+    pattern.map((r) => r.exchange),
+    pattern.map((r) => r.regex),
+    queue,
+  ]);
+  const row = res.rows[0];
+  return row ? { publishedS: row.published, eventId: row.event_id } : null;
+}
+
+/** The trace of each event's latest step, for the events that have any. */
+export async function latestTraces(
+  reader: Reader,
+  eventIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (eventIds.length === 0) return new Map();
+  const res = await reader.query<{ event_id: string; trace_id: string }>(
+    `SELECT DISTINCT ON (event_id) event_id, trace_id FROM journey_steps
+      WHERE event_id = ANY($1) ORDER BY event_id, time DESC`,
+    [[...new Set(eventIds)]],
+  );
+  return new Map(res.rows.map((r) => [r.event_id, r.trace_id]));
+}
+
+/** The steps of one aggregate (its type and id), in time order, at most MAX_STEPS. */
+export async function aggregateSteps(
+  reader: Reader,
+  aggregateType: string,
+  aggregateId: string,
+): Promise<{ eventId: string; stage: string; attrs: Record<string, unknown> }[]> {
+  const res = await reader.query<{
+    event_id: string;
+    stage: string;
+    attrs: Record<string, unknown>;
+  }>(
+    `SELECT event_id, stage, attrs FROM journey_steps
+      WHERE aggregate_id = $1 AND aggregate_type = $2
+      ORDER BY time LIMIT ${MAX_STEPS}`,
+    [aggregateId, aggregateType],
+  );
+  return res.rows.map((r) => ({ eventId: r.event_id, stage: r.stage, attrs: r.attrs }));
+}
