@@ -49,6 +49,7 @@ COPY --from=exporter-deps --chown=node:node /app /app
 COPY --from=build --chown=node:node /app/conventions/dist conventions/dist
 COPY --from=build --chown=node:node /app/exporter/dist exporter/dist
 COPY --chown=node:node exporter/migrations exporter/migrations
+COPY --chown=node:node exporter/acktrail.schema.json exporter/acktrail.schema.json
 USER node
 EXPOSE 9470
 CMD ["node", "--expose-gc", "exporter/dist/main.js"]

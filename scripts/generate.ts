@@ -8,7 +8,9 @@
 //                                    DIR/acktrail.rules.yml for your Prometheus and
 //                                    DIR/dashboards/*.json for your Grafana
 // deploy/kubernetes/generated/ holds the PrometheusRule and one ConfigMap per Grafana dashboard
-// (labelled for Grafana's dashboard sidecar).
+// (labelled for Grafana's dashboard sidecar). It also writes the configuration's JSON Schema
+// (exporter/acktrail.schema.json) and reference (docs/configuration.md) from the zod schema
+// (scripts/config-reference.ts).
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { parse, stringify } from 'yaml';
 import { renderDashboard } from '../prometheus/mixin/dashboards.js';
 import { DEFAULTS, renderRules, type Params } from '../prometheus/mixin/params.js';
+import { configReference, configSchema } from './config-reference.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TEMPLATE = join(ROOT, 'prometheus/mixin/rules.yml');
@@ -79,6 +82,8 @@ export function generated(): Record<string, string> {
     'deploy/kubernetes/generated/prometheus-rule.yaml': prometheusRule(),
     'deploy/kubernetes/generated/grafana-dashboards.yaml': grafanaDashboards(),
     ...Object.fromEntries(dashboards().map(([f, json]) => [`grafana/dashboards/${f}`, json])),
+    'exporter/acktrail.schema.json': `${JSON.stringify(configSchema(), null, 2)}\n`,
+    'docs/configuration.md': configReference(),
   };
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `acktrail` command: serve, migrate, check-config. `acktrail <command> --help` says more.
+// The `acktrail` command: serve, migrate, check-config, schema, dead-letters reseal. `acktrail <command> --help` says more.
 import { parseArgs } from 'node:util';
 import { configOrExit } from './cli/load.js';
 import { masked } from './cli/mask.js';
@@ -14,9 +14,10 @@ Commands:
   serve               serve /metrics, /v1/traces and the journey API
   migrate             create or update the journey store's schema, then exit
   check-config FILE   validate a configuration file and print the effective configuration
+  schema              print the configuration file's JSON Schema (for editors)
   dead-letters reseal seal parked dead letters again under the current key (after a rotation)
 
-The environment configures each command (docs/metrics.md): ACKTRAIL_CONFIG, DATABASE_URL,
+The environment configures each command (docs/configuration.md): ACKTRAIL_CONFIG, DATABASE_URL,
 ACKTRAIL_DATABASE_URL, ACKTRAIL_API_TOKEN, ACKTRAIL_INGEST_TOKEN, RABBITMQ_MANAGEMENT_URL, ...
 Run acktrail <command> --help for the options of each.`,
   serve: `Usage: acktrail serve [--config FILE]
@@ -48,6 +49,14 @@ are and counted (exit 1). Safe beside running exporters, and to run again.
 
 Options:
   --config FILE   the configuration file (deadLetters.enabled)
+  -h, --help      this text`,
+  schema: `Usage: acktrail schema
+
+Prints the JSON Schema of the configuration file (ACKTRAIL_CONFIG): every key with its type,
+bounds, default and description, for completion and checks in an editor
+(\`# yaml-language-server: $schema=acktrail.schema.json\` on a YAML file's first line).
+
+Options:
   -h, --help      this text`,
   'check-config': `Usage: acktrail check-config FILE
 
@@ -146,6 +155,11 @@ switch (command) {
     } finally {
       await pool.end();
     }
+    break;
+  }
+  case 'schema': {
+    const { readFileSync } = await import('node:fs');
+    process.stdout.write(readFileSync(new URL('../acktrail.schema.json', import.meta.url), 'utf8'));
     break;
   }
   case 'check-config': {
