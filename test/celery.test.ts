@@ -169,7 +169,7 @@ function celeryTests(broker: Broker): void {
     );
     await waitFor(
       'the worker online',
-      async () => (await metric('acktrail_celery_workers_up')) === 1,
+      async () => (await metric('acktrail_celery_workers_online')) === 1,
       {
         timeoutMs: 60_000,
       },
@@ -414,7 +414,7 @@ function celeryTests(broker: Broker): void {
     await prometheus.waitForSeries(
       'histogram_quantile(0.5, sum by (le) (rate(acktrail_celery_task_runtime_seconds_bucket[1m]))) >= 0',
     );
-    await prometheus.waitForSeries('acktrail_celery_workers_up == 1');
+    await prometheus.waitForSeries('acktrail_celery_workers_online == 1');
     const dashboard = await startDashboard({
       ACKTRAIL_API_URL: exporter.url,
       ACKTRAIL_API_TOKEN: TOKEN,
@@ -494,7 +494,7 @@ function celeryTests(broker: Broker): void {
     await waitFor('worker-offline', async () => {
       const s = await exporter.scrape();
       return (
-        s.value('acktrail_celery_workers_up') === 0 &&
+        s.value('acktrail_celery_workers_online') === 0 &&
         s.value('acktrail_celery_worker_up', { worker: WORKER }) === 0
       );
     });

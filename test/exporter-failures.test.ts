@@ -235,7 +235,7 @@ test('failure 6: a poison order ends in the DLQ, status failed, a permanent prov
   await until(
     'failed notification and the permanent error counted',
     (x) =>
-      x.value('acktrail_notifications', { status: 'failed' }) === 1 &&
+      x.value('acktrail_aggregates', { status: 'failed' }) === 1 &&
       x.value('acktrail_provider_requests_total', {
         provider: 'mailer',
         outcome: 'permanent_error',

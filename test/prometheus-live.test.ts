@@ -74,7 +74,7 @@ before(async () => {
 
   // A working pipeline first, so that latency, provider and stage metrics have data.
   for (let i = 0; i < 5; i++) await p.createOrder();
-  await prometheus.waitForSeries('acktrail_notifications{status="sent"} >= 5');
+  await prometheus.waitForSeries('acktrail_aggregates{status="sent"} >= 5');
   // A histogram's series starts at its first observation, so the first confirmations raise no
   // rate(): keep orders coming until the latency panels' own expression has a value.
   await waitFor(

@@ -271,7 +271,10 @@ export function celeryCharts(): ChartSpec[] {
       title: 'Celery workers up',
       unit: 'count',
       queries: [
-        { expr: 'max without (instance) (acktrail_celery_workers_up)', legend: () => 'workers' },
+        {
+          expr: 'max without (instance) (acktrail_celery_workers_online)',
+          legend: () => 'workers',
+        },
       ],
       empty: 'No worker heartbeat seen.',
     },

@@ -54,7 +54,7 @@ const CONTRACT: Record<string, string> = {
   acktrail_outbox_published_events_total: 'counter',
   acktrail_confirmation_latency_seconds: 'histogram',
   acktrail_oldest_pending_confirmation_age_seconds: 'gauge',
-  acktrail_notifications: 'gauge',
+  acktrail_aggregates: 'gauge',
   acktrail_provider_requests_total: 'counter',
   acktrail_provider_request_duration_seconds: 'histogram',
   acktrail_collector_success: 'gauge',

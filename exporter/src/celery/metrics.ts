@@ -108,7 +108,7 @@ export class CeleryMetrics {
     const workers = this.workers;
     const alive = (w: WorkerState) => !w.offline && this.now() - w.lastSeen <= 2 * w.freq * 1000;
     this.workersUp = new Gauge({
-      name: 'acktrail_celery_workers_up',
+      name: 'acktrail_celery_workers_online',
       help: 'Workers whose last heartbeat is at most two heartbeat periods old.',
       registers,
       collect: () => {

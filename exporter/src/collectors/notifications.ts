@@ -34,7 +34,7 @@ export class NotificationsCollector implements Collector {
       n.query ??
       `SELECT ${ident(aggregates!.status!)}::text AS status, count(*) AS count FROM ${ident(aggregates!.table)} GROUP BY 1`;
     this.gauge = new Gauge({
-      name: 'acktrail_notifications',
+      name: 'acktrail_aggregates',
       help: "Aggregates by the status of their event's work (the pipeline's own values, e.g. pending, sent, failed).",
       labelNames: ['status'],
       registers: [registry],

@@ -241,7 +241,7 @@ describe('confirmations, provider and notifications', () => {
     await waitFor('the background refresh to catch up', async () => {
       const s = await exporter.scrape();
       return sql.rows.every(
-        (r) => s.value('acktrail_notifications', { status: r.status }) === Number(r.n),
+        (r) => s.value('acktrail_aggregates', { status: r.status }) === Number(r.n),
       );
     });
     // A status no row has any more goes to 0, not away.
@@ -250,7 +250,7 @@ describe('confirmations, provider and notifications', () => {
     );
     await waitFor('pending to read 0', async () => {
       const s = await exporter.scrape();
-      return s.value('acktrail_notifications', { status: 'pending' }) === 0;
+      return s.value('acktrail_aggregates', { status: 'pending' }) === 0;
     });
   });
 });

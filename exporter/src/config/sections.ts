@@ -117,7 +117,7 @@ const confirmations = z.strictObject({
     table: identifier,
     id: identifier,
     createdAt: identifier,
-    /** A status column, for the pending age and acktrail_notifications; optional. */
+    /** A status column, for the pending age and acktrail_aggregates; optional. */
     status: identifier.optional(),
     /** The status value of an aggregate still waiting for its result; needed with status. */
     pendingValue: z.string().min(1).optional(),
