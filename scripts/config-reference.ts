@@ -10,12 +10,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { z } from 'zod';
-import { envSchema } from '../exporter/src/config.js';
+import { envSchema } from '../exporter/src/config/env.js';
 import { fileSchema } from '../exporter/src/config/sections.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECTIONS = join(ROOT, 'exporter/src/config/sections.ts');
-const ENV = join(ROOT, 'exporter/src/config.ts');
+const ENV = join(ROOT, 'exporter/src/config/env.ts');
 
 type Json = { [key: string]: unknown };
 
@@ -127,11 +127,11 @@ export function descriptions(): Map<string, string> {
   return out;
 }
 
-/** Each environment variable's description, from its comment in exporter/src/config.ts. */
+/** Each environment variable's description, from its comment in exporter/src/config/env.ts. */
 function variableDocs(): Map<string, string> {
   const decl = declaration('envSchema', sourceOf(ENV));
   const literal = decl && objectOf(decl[0], decl[1]);
-  if (!literal) throw new Error('envSchema not found in exporter/src/config.ts');
+  if (!literal) throw new Error('envSchema not found in exporter/src/config/env.ts');
   const out = new Map<string, string>();
   for (const p of literal.literal.properties) {
     const doc = ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) ? docOf(p) : null;

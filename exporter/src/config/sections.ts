@@ -2,9 +2,12 @@
 // types and defaults. config.ts validates the file against fileSchema and the environment on top.
 import { z } from 'zod';
 import { celery } from './celery.js';
+import { deadLetters } from './dead-letters.js';
+import { journeys } from './journeys.js';
 import { seconds } from './primitives.js';
 
 export { celeryBrokerUrl } from './celery.js';
+export { ownSecret } from './primitives.js';
 
 const identifier = z
   .string()
@@ -28,17 +31,6 @@ const incrementalQuery = z
     (q) => [1, 2, 3].every((n) => new RegExp(`\\$${n}(?!\\d)`).test(q)),
     'must use $1 (lower bound, timestamptz), $2 (page size) and $3 (the id after which rows at exactly $1 are read), ordered by (at, id): see docs/metrics.md',
   );
-/** A token or secret copied from the docs' examples is no token: refused with the key's name. */
-export const ownSecret = z
-  .string()
-  .min(16, 'must be at least 16 characters (for example: openssl rand -hex 24)')
-  .refine((v) => !/change-?me/i.test(v), 'is an example value from the docs; choose your own');
-
-const word = z
-  .string()
-  .regex(/^[a-z][a-z -]{0,39}$/, 'must be lower-case words, at most 40 letters');
-/** Values of `acktrail.result`, as the pipeline writes them. */
-const resultWords = z.array(z.string().min(1).max(64)).max(20).default([]);
 const buckets = (def: number[]) => z.array(z.number().positive()).min(1).default(def);
 const role = z.enum(['work', 'retry', 'dead_letter']);
 
@@ -177,183 +169,6 @@ const provider = z.strictObject({
   maxProviders: z.number().int().positive().default(20),
   buckets: buckets([0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]),
   timeoutSeconds: seconds(2),
-});
-
-const journeys = z.strictObject({
-  /** Receive OTLP spans on /v1/traces and serve the journey API; needs a journey store. */
-  enabled: z.boolean().default(true),
-  /** Whole days of steps kept; older daily partitions are dropped. */
-  retentionDays: z.number().int().min(1).max(3650).default(14),
-  /** Largest OTLP request body accepted, after gzip inflation (413 beyond). */
-  maxBodyBytes: z
-    .number()
-    .int()
-    .min(1024)
-    .default(8 * 1024 * 1024),
-  /**
-   * Bytes of OTLP bodies (after inflation) read or worked on at once, over all requests, charged
-   * as they arrive (never by the declared length): past it the receiver answers 503 with
-   * Retry-After and discards the rest of the body. With maxPendingSteps it is what bounds the
-   * exporter's memory under a flood (docs/security.md).
-   */
-  maxInflightBytes: z
-    .number()
-    .int()
-    .min(1024)
-    .default(32 * 1024 * 1024),
-  /**
-   * A request body that sends nothing for this long is dropped and its budget freed: an idle
-   * connection never holds the in-flight budget from the SDKs that send.
-   */
-  bodyIdleTimeoutSeconds: z.number().positive().max(300).default(10),
-  /**
-   * OTLP bodies this large or larger (after inflation) are decoded in worker threads, off the
-   * event loop that answers /metrics and /healthz; smaller ones where they arrive.
-   */
-  decodeOffThreadBytes: z
-    .number()
-    .int()
-    .min(0)
-    .default(256 * 1024),
-  /** Spans in one OTLP request (413 beyond); SDKs send 512 by default. */
-  maxSpansPerRequest: z.number().int().min(1).default(10_000),
-  /** Steps waiting for the store at once; a write past it is refused (503, or a Celery retry). */
-  maxPendingSteps: z.number().int().min(100).default(100_000),
-  /**
-   * With a token, /v1/traces needs `Authorization: Bearer <token>`: what SDKs send with
-   * OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <token>". ACKTRAIL_INGEST_TOKEN overrides it.
-   */
-  ingestToken: ownSecret.nullable().default(null),
-  /**
-   * Connections of the pool the API's reads (lookups, lists, Celery workflows, queue heads) use
-   * on the primary: a pool of their own, so that reads never take ingest's, parking's or
-   * replay's connections.
-   */
-  readPoolSize: z.number().int().min(1).max(100).default(4),
-  /**
-   * Event lists (`GET /api/events`) one token may run at once; 429 with Retry-After beyond. The
-   * dashboard reads with one token for every viewer: its overview alone runs three at once.
-   */
-  maxConcurrentListsPerToken: z.number().int().min(1).max(100).default(6),
-  /** Every statement of the store's pools (writes, API reads) ends after this long. */
-  statementTimeoutSeconds: seconds(30),
-  /** A statement waits at most this long for a lock (partition changes, concurrent writes). */
-  lockTimeoutSeconds: seconds(5),
-  /** Reads leave a read replica (ACKTRAIL_DATABASE_READ_URL) that lags further behind than this. */
-  maxReadLagSeconds: seconds(30),
-  /** An outbox row unpublished for this long makes its journey "stuck in the outbox". */
-  stuckAfterSeconds: seconds(60),
-  /** A delivery with no settle step after this long makes its journey "never acked". */
-  unackedAfterSeconds: seconds(300),
-  /** The pipeline's own words in verdicts and on the dashboard. */
-  words: z
-    .strictObject({
-      /** Its aggregate: "order", "payment", "shipment". `/orders/{id}` answers whatever it is. */
-      aggregate: word.default('aggregate'),
-      /** What is done once an event's work is: "confirmation sent", "payment captured". */
-      done: word.default('processed'),
-      /**
-       * What the consumer's `acktrail.result` values mean, where it records one. `done`: the
-       * delivery did the work (empty: every ack not listed under another meaning did);
-       * `alreadyDone`: it found the work done before and only acked (a duplicate);
-       * `stale`: it skipped an event older than what it had processed.
-       */
-      results: z
-        .strictObject({
-          done: resultWords,
-          alreadyDone: resultWords,
-          stale: resultWords,
-        })
-        .default({ done: [], alreadyDone: [], stale: [] }),
-    })
-    .default({
-      aggregate: 'aggregate',
-      done: 'processed',
-      results: { done: [], alreadyDone: [], stale: [] },
-    }),
-});
-
-/** Parking, triage and replay of dead letters (exporter/src/deadletters/, docs/dead-letters.md). */
-const deadLetters = z.strictObject({
-  enabled: z.boolean().default(false),
-  /** acktrail's own broker user, in the dead-letter queues' vhost; ACKTRAIL_DEAD_LETTERS_URL overrides it. */
-  url: z.url().optional(),
-  /** The dead-letter queues to park, with where a replay goes when the message does not say. */
-  queues: z
-    .array(
-      z.strictObject({
-        queue: z.string().min(1).max(255),
-        replayTo: z
-          .strictObject({ exchange: z.string().max(255), routingKey: z.string().max(255) })
-          .optional(),
-      }),
-    )
-    .default([]),
-  /**
-   * Also park every queue in that vhost that is some queue's dead-letter target (its argument or
-   * policy) and dead-letters nowhere itself, as the broker's topology says (not by its name).
-   */
-  allDeadLetterQueues: z.boolean().default(false),
-  /** Body and headers past this size stay in the dead-letter queue, listed as too large. */
-  maxMessageBytes: z
-    .number()
-    .int()
-    .min(1024)
-    .max(64 * 1024 * 1024)
-    .default(256 * 1024),
-  /** Parked messages, and the audit log, are deleted this many days after they were parked. */
-  retentionDays: z.number().int().min(1).max(3650).default(30),
-  /** Messages held from each queue at once: with maxMessageBytes, what bounds parking's memory. */
-  prefetch: z.number().int().min(1).max(1000).default(100),
-  /** Headers that hold the failure's text, first present wins; then x-death's reason. */
-  reasonHeaders: z
-    .array(z.string().min(1).max(255))
-    .default(['x-acktrail-dead-letter-reason', 'x-exception-message']),
-  replay: z
-    .strictObject({
-      /** Replays a bulk replay publishes per second. */
-      ratePerSecond: z.number().positive().max(10_000).default(20),
-      /** A bulk replay stops by itself when more than this share of its replays fail again… */
-      stopAfterFailedShare: z.number().min(0).max(1).default(0.5),
-      /** …within this many seconds of their replay… */
-      windowSeconds: seconds(120),
-      /** …once at least this many were replayed. */
-      minReplays: z.number().int().min(1).default(10),
-      /** Messages in one replay or discard request. */
-      maxMessages: z.number().int().min(1).max(100_000).default(10_000),
-      /**
-       * Where a replay may publish besides a queue's replayTo and the broker's own record
-       * (x-death, checked against the topology): exchange and routing-key patterns, `*` matching
-       * any run of characters. The default exchange ("") is allowed only when listed here.
-       */
-      allowedTargets: z
-        .array(
-          z.strictObject({
-            exchange: z.string().max(255),
-            routingKey: z.string().max(255).default('*'),
-          }),
-        )
-        .max(1000)
-        .default([]),
-      /** A replayed message's sealed content is deleted this many hours after the confirm. */
-      keepContentHours: z
-        .number()
-        .min(0)
-        .max(24 * 3650)
-        .default(24),
-      /** Bulk replays running at once, across every replica. */
-      maxRunningJobs: z.number().int().min(1).max(100).default(2),
-    })
-    .default({
-      ratePerSecond: 20,
-      stopAfterFailedShare: 0.5,
-      windowSeconds: 120,
-      minReplays: 10,
-      maxMessages: 10_000,
-      allowedTargets: [],
-      keepContentHours: 24,
-      maxRunningJobs: 2,
-    }),
 });
 
 export const fileSchema = z.strictObject({

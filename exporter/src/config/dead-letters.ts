@@ -1,0 +1,86 @@
+// The config file's `deadLetters` section (exporter/src/deadletters/, docs/dead-letters.md).
+import { z } from 'zod';
+import { seconds } from './primitives.js';
+
+/** Parking, triage and replay of dead letters (exporter/src/deadletters/, docs/dead-letters.md). */
+export const deadLetters = z.strictObject({
+  enabled: z.boolean().default(false),
+  /** acktrail's own broker user, in the dead-letter queues' vhost; ACKTRAIL_DEAD_LETTERS_URL overrides it. */
+  url: z.url().optional(),
+  /** The dead-letter queues to park, with where a replay goes when the message does not say. */
+  queues: z
+    .array(
+      z.strictObject({
+        queue: z.string().min(1).max(255),
+        replayTo: z
+          .strictObject({ exchange: z.string().max(255), routingKey: z.string().max(255) })
+          .optional(),
+      }),
+    )
+    .default([]),
+  /**
+   * Also park every queue in that vhost that is some queue's dead-letter target (its argument or
+   * policy) and dead-letters nowhere itself, as the broker's topology says (not by its name).
+   */
+  allDeadLetterQueues: z.boolean().default(false),
+  /** Body and headers past this size stay in the dead-letter queue, listed as too large. */
+  maxMessageBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(256 * 1024),
+  /** Parked messages, and the audit log, are deleted this many days after they were parked. */
+  retentionDays: z.number().int().min(1).max(3650).default(30),
+  /** Messages held from each queue at once: with maxMessageBytes, what bounds parking's memory. */
+  prefetch: z.number().int().min(1).max(1000).default(100),
+  /** Headers that hold the failure's text, first present wins; then x-death's reason. */
+  reasonHeaders: z
+    .array(z.string().min(1).max(255))
+    .default(['x-acktrail-dead-letter-reason', 'x-exception-message']),
+  replay: z
+    .strictObject({
+      /** Replays a bulk replay publishes per second. */
+      ratePerSecond: z.number().positive().max(10_000).default(20),
+      /** A bulk replay stops by itself when more than this share of its replays fail again… */
+      stopAfterFailedShare: z.number().min(0).max(1).default(0.5),
+      /** …within this many seconds of their replay… */
+      windowSeconds: seconds(120),
+      /** …once at least this many were replayed. */
+      minReplays: z.number().int().min(1).default(10),
+      /** Messages in one replay or discard request. */
+      maxMessages: z.number().int().min(1).max(100_000).default(10_000),
+      /**
+       * Where a replay may publish besides a queue's replayTo and the broker's own record
+       * (x-death, checked against the topology): exchange and routing-key patterns, `*` matching
+       * any run of characters. The default exchange ("") is allowed only when listed here.
+       */
+      allowedTargets: z
+        .array(
+          z.strictObject({
+            exchange: z.string().max(255),
+            routingKey: z.string().max(255).default('*'),
+          }),
+        )
+        .max(1000)
+        .default([]),
+      /** A replayed message's sealed content is deleted this many hours after the confirm. */
+      keepContentHours: z
+        .number()
+        .min(0)
+        .max(24 * 3650)
+        .default(24),
+      /** Bulk replays running at once, across every replica. */
+      maxRunningJobs: z.number().int().min(1).max(100).default(2),
+    })
+    .default({
+      ratePerSecond: 20,
+      stopAfterFailedShare: 0.5,
+      windowSeconds: 120,
+      minReplays: 10,
+      maxMessages: 10_000,
+      allowedTargets: [],
+      keepContentHours: 24,
+      maxRunningJobs: 2,
+    }),
+});
