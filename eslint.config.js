@@ -1,5 +1,8 @@
 // One lint set-up for the whole tree: typescript-eslint with type-aware rules.
 import js from '@eslint/js';
+import nextPlugin from '@next/eslint-plugin-next';
+import jsxA11y from 'eslint-plugin-jsx-a11y';
+import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -28,6 +31,27 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  // The dashboard: React's rules of hooks, accessibility in JSX, and Next.js's own rules.
+  {
+    files: ['dashboard/**/*.{ts,tsx}'],
+    ...jsxA11y.flatConfigs.recommended,
+    plugins: {
+      ...jsxA11y.flatConfigs.recommended.plugins,
+      'react-hooks': reactHooks,
+      '@next/next': nextPlugin,
+    },
+    languageOptions: {
+      ...jsxA11y.flatConfigs.recommended.languageOptions,
+      globals: { ...globals.node, ...globals.browser },
+    },
+    settings: { next: { rootDir: 'dashboard/' } },
+    rules: {
+      ...jsxA11y.flatConfigs.recommended.rules,
+      ...reactHooks.configs.recommended.rules,
+      ...nextPlugin.configs.recommended.rules,
+      ...nextPlugin.configs['core-web-vitals'].rules,
     },
   },
   {

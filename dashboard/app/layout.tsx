@@ -6,6 +6,7 @@ import { readTheme } from '@/lib/theme';
 import { SearchBox } from '@/ui/search/SearchBox';
 import { ThemeSelect } from '@/ui/theme/ThemeSelect';
 import './globals.css';
+import Link from 'next/link';
 
 export const metadata: Metadata = {
   title: 'acktrail',
@@ -28,13 +29,13 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           Skip to content
         </a>
         <header>
-          <a className="brand" href="/">
+          <Link className="brand" href="/">
             acktrail
-          </a>
+          </Link>
           <SearchBox />
           <nav aria-label="Views">
-            <a href="/dead-letters">Dead letters</a>
-            <a href="/coverage">Coverage</a>
+            <Link href="/dead-letters">Dead letters</Link>
+            <Link href="/coverage">Coverage</Link>
           </nav>
           <ThemeSelect initial={theme} />
           {signedIn ? (
@@ -47,7 +48,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               <button type="submit">Sign out</button>
             </form>
           ) : auth.mode === 'none' && auth.operatorSecret !== null ? (
-            <a href="/signin">Operator sign-in</a>
+            <Link href="/signin">Operator sign-in</Link>
           ) : null}
         </header>
         <main id="main">{children}</main>

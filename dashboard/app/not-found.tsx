@@ -1,11 +1,8 @@
-import { SearchBox } from '@/ui/search/SearchBox';
-
 export default function NotFound() {
   return (
     <section>
       <h1>Not found</h1>
-      <p>No journey has this id. Check the id, or search again:</p>
-      <SearchBox autoFocus />
+      <p>No journey has this id. Check the id, or search again above.</p>
     </section>
   );
 }

@@ -14,7 +14,7 @@ import { ChartPanel, PanelSkeleton } from '@/ui/overview/ChartPanel';
 import { parseQueueFilter, QueueHealth, QueueHealthSkeleton } from '@/ui/overview/QueueHealth';
 import { ProblemsSkeleton, ProblemsStrip } from '@/ui/overview/ProblemsStrip';
 import { RangePicker } from '@/ui/overview/RangePicker';
-import { SearchBox } from '@/ui/search/SearchBox';
+import Link from 'next/link';
 
 export const dynamic = 'force-dynamic';
 
@@ -38,8 +38,10 @@ export default async function Overview({
   return (
     <section>
       <h1>Find an event</h1>
-      <p className="muted">Paste an event_id or {withArticle((await getWords()).aggregate)} id.</p>
-      <SearchBox autoFocus />
+      <p className="muted">
+        Paste an event_id or {withArticle((await getWords()).aggregate)} id into the search box
+        above.
+      </p>
 
       <h2>Problems now</h2>
       <Suspense fallback={<ProblemsSkeleton />}>
@@ -59,9 +61,9 @@ export default async function Overview({
           const p = new URLSearchParams(keep);
           p.set('top', String(n));
           return (
-            <a key={n} href={`/?${p.toString()}`} aria-current={n === top ? 'true' : undefined}>
+            <Link key={n} href={`/?${p.toString()}`} aria-current={n === top ? 'true' : undefined}>
               {n}{' '}
-            </a>
+            </Link>
           );
         })}
         by latest value; the rest are summed as &ldquo;others&rdquo;.

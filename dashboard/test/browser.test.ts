@@ -16,7 +16,12 @@ import {
   TestPrometheus,
   TestVictoriaMetrics,
 } from '@acktrail/exporter/testing';
-import { launchChromium, startDashboard, type DashboardServer } from './server.js';
+import {
+  assertAccessible,
+  launchChromium,
+  startDashboard,
+  type DashboardServer,
+} from './server.js';
 
 const TOKEN = 'dashboard-test-token-0123456789';
 const SECRET = 'dashboard-secret-for-the-test';
@@ -138,6 +143,7 @@ test('every page needs the secret; signing in sets an HttpOnly, SameSite=Strict 
   await pg.getByLabel('Dashboard secret').fill('wrong secret');
   await pg.getByRole('button', { name: 'Sign in' }).click();
   await pg.getByText('That secret is not right.').waitFor();
+  await assertAccessible(pg, 'the sign-in page');
   await pg.getByLabel('Dashboard secret').fill(SECRET);
   await pg.getByRole('button', { name: 'Sign in' }).click();
   await pg.waitForURL(`**/events/${orders.sent.event_id}`);
@@ -154,12 +160,14 @@ test('an order number reaches its event timeline, chart drawn after hydration', 
   await pg.getByLabel('Event or order').first().fill(String(orders.sent.order_id));
   await pg.getByRole('button', { name: 'Look up' }).first().click();
   await pg.waitForURL(`**/orders/${orders.sent.order_id}`);
+  await assertAccessible(pg, "an order's events");
   await pg.getByRole('link', { name: orders.sent.event_id }).click();
   await pg.waitForURL(`**/events/${orders.sent.event_id}`);
   assert.match(await pg.getByTestId('verdict').innerText(), /^confirmation sent once at/);
   // Recharts draws only in the browser: wait for its bars, not for a time.
   await pg.locator('.recharts-bar-rectangle').first().waitFor();
   assert.ok((await pg.locator('.recharts-bar-rectangle').count()) >= 5);
+  await assertAccessible(pg, 'the event page');
   await pg.screenshot({ path: join(ARTIFACTS, 'timeline.png'), fullPage: true });
   await pg.close();
 });
@@ -170,6 +178,7 @@ test('a dead-lettered event shows its reason and its attempts', async () => {
   assert.match(await pg.getByTestId('dead-letter').innerText(), /provider 422: invalid address/);
   const attempts = await pg.getByTestId('attempts').innerText();
   assert.match(attempts, /permanent error\s+422/);
+  await assertAccessible(pg, 'a dead-lettered event');
   await pg.screenshot({ path: join(ARTIFACTS, 'dead-lettered.png'), fullPage: true });
   await pg.close();
 });
@@ -193,6 +202,8 @@ test('an unknown id gets the not-found page with the search box', async () => {
   assert.equal(res?.status(), 404);
   await pg.getByRole('heading', { name: 'Not found' }).waitFor();
   await pg.getByRole('search').first().waitFor();
+  assert.equal(await pg.getByRole('search').count(), 1, 'one search box on the page');
+  await assertAccessible(pg, 'the not-found page');
   await pg.close();
 });
 
@@ -273,6 +284,7 @@ async function checkOverview(url: string, screenshot: string): Promise<void> {
   );
   assert.match(await pg.getByTestId('grafana-hint').innerText(), /GRAFANA_URL/);
   await pg.getByRole('link', { name: orders.dead.event_id }).waitFor();
+  await assertAccessible(pg, 'the overview');
   await pg.screenshot({ path: join(ARTIFACTS, screenshot), fullPage: true });
   await pg.close();
 }

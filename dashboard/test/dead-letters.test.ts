@@ -11,7 +11,12 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { REPO_ROOT, TestPipeline, waitFor } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, ordersConfig, TestExporter } from '@acktrail/exporter/testing';
-import { launchChromium, startDashboard, type DashboardServer } from './server.js';
+import {
+  assertAccessible,
+  launchChromium,
+  startDashboard,
+  type DashboardServer,
+} from './server.js';
 
 const READER = 'dashboard-dl-reader-token-0123';
 const OPERATOR = 'dashboard-dl-operator-token-0123';
@@ -99,12 +104,15 @@ async function signIn(
 test('a viewer sees the failure group and the message, but no body and no replay button', async () => {
   const { context, pg } = await signIn(SECRET);
   const groups = pg.getByTestId('groups');
+  await groups.waitFor();
+  await assertAccessible(pg, 'the dead letters');
   assert.match(
     await groups.innerText(),
     /orders\.confirmations\.dlq\s+provider <n>: invalid address\s+1/,
   );
   await pg.getByRole('link', { name: 'provider <n>: invalid address' }).click();
   await pg.getByTestId('messages').waitFor();
+  await assertAccessible(pg, 'a failure group');
   assert.equal(await pg.getByRole('button', { name: /Replay/ }).count(), 0);
   await pg
     .getByRole('link', { name: /^#\d+$/ })
@@ -113,6 +121,7 @@ test('a viewer sees the failure group and the message, but no body and no replay
   await pg.getByTestId('reason').waitFor();
   assert.match(await pg.getByTestId('reason').innerText(), /provider 422: invalid address/);
   await pg.getByTestId('no-body').waitFor();
+  await assertAccessible(pg, 'a dead letter, as a viewer');
   assert.equal(await pg.getByTestId('replay').count(), 0);
   assert.match(await pg.getByTestId('verdict').innerText(), /dead-lettered after 1 attempt/);
   // The route refuses a viewer even when the form is posted by hand.
@@ -140,6 +149,7 @@ test('an operator replays it from its page after the fix: one e-mail, the journe
     /orders\.events\s+order\.created\s+config\s+1/,
   );
   await pg.getByTestId('confirm-replay').waitFor();
+  await assertAccessible(pg, "a bulk replay's confirmation");
   await pg.getByRole('link', { name: 'Back, without replaying' }).click();
   await pg
     .getByRole('link', { name: /^#\d+$/ })
@@ -167,6 +177,8 @@ test('an operator replays it from its page after the fix: one e-mail, the journe
   assert.equal(confirmations.rowCount, 1);
 
   await pg.goto(`${dashboard.url}/dead-letters/audit`);
+  await pg.getByTestId('audit').waitFor();
+  await assertAccessible(pg, 'the audit log');
   assert.match(
     await pg.getByTestId('audit').innerText(),
     new RegExp(

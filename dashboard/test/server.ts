@@ -1,6 +1,7 @@
 // The built dashboard served on a free port by its standalone server (what the image runs), for
 // the browser tests, the Celery test and the page benchmark, and the Chromium they drive. Build it
 // first (`npm run build -w dashboard`; `npm test` does).
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, request } from 'node:http';
@@ -13,13 +14,35 @@ import {
   type Browser,
   type BrowserContext,
   type BrowserContextOptions,
+  type Page,
 } from 'playwright-core';
+import AxeBuilder from '@axe-core/playwright';
 import { REPO_ROOT, freePort } from '@acktrail/orders-example/testing';
 
 /**
  * Debian's Chromium (scripts/services.sh installs it), headless, with nothing that reaches for
  * the network on its own (this machine has none: those connections would be refused).
  */
+/**
+ * axe-core's rules (WCAG 2.x A and AA, best practices) on the page as it is now: no serious or
+ * critical violation, each one named with where it is.
+ */
+export async function assertAccessible(page: Page, what: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const grave = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(
+    grave.map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help}; ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join(', ')}`,
+    ),
+    [],
+    `${what}: axe finds no serious or critical violation`,
+  );
+}
+
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',

@@ -3,6 +3,7 @@
 import { getDeadLetterGroups, listJobs } from '@/lib/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import { when } from '@/ui/deadletters/format';
+import Link from 'next/link';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,7 +15,7 @@ export default async function DeadLetters() {
       <h1>Dead letters</h1>
       <p className="muted">
         Parked dead letters by queue and reason (ids, numbers and addresses masked).{' '}
-        <a href="/dead-letters/audit">Audit log</a>
+        <Link href="/dead-letters/audit">Audit log</Link>
       </p>
       {groups.value.groups.length === 0 ? (
         <p data-testid="no-dead-letters">Nothing is parked.</p>
@@ -37,16 +38,16 @@ export default async function DeadLetters() {
                   <code>{g.queue}</code>
                 </td>
                 <td>
-                  <a href={`/dead-letters/group/${g.id}`}>{g.reasonGroup}</a>
+                  <Link href={`/dead-letters/group/${g.id}`}>{g.reasonGroup}</Link>
                 </td>
                 <td>{g.count}</td>
                 <td>{when(g.firstSeen)}</td>
                 <td>{when(g.lastSeen)}</td>
                 <td>
                   {g.examples.map((e) => (
-                    <a key={e} href={`/events/${encodeURIComponent(e)}`} className="badge">
+                    <Link key={e} href={`/events/${encodeURIComponent(e)}`} className="badge">
                       {e.slice(0, 8)}
-                    </a>
+                    </Link>
                   ))}
                 </td>
               </tr>
@@ -60,9 +61,9 @@ export default async function DeadLetters() {
           <ul>
             {jobs.value.jobs.map((j) => (
               <li key={j.id}>
-                <a href={`/dead-letters/jobs/${j.id}`}>
+                <Link href={`/dead-letters/jobs/${j.id}`}>
                   {when(j.startedAt)}: {j.state}, {j.done} of {j.total}
-                </a>{' '}
+                </Link>{' '}
                 by {j.actor}
               </li>
             ))}

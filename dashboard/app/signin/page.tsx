@@ -31,14 +31,7 @@ export default async function SignIn({
       <form method="post" action="/signin/submit" className="search">
         <input type="hidden" name="next" value={safeNext(next)} />
         <label htmlFor="secret">Dashboard secret</label>
-        <input
-          id="secret"
-          name="secret"
-          type="password"
-          autoComplete="current-password"
-          required
-          autoFocus
-        />
+        <input id="secret" name="secret" type="password" autoComplete="current-password" required />
         {operators ? (
           <>
             <label htmlFor="name">Your name (operators; kept in the audit log)</label>

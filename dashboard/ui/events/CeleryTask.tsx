@@ -2,6 +2,7 @@
 // with their countdowns and exceptions, the failure with its traceback summary, and its place in
 // the workflow (the task that sent it, the tasks it sent, the rest of the workflow).
 import type { Journey } from '@/lib/types';
+import Link from 'next/link';
 
 type Task = NonNullable<Journey['celery']>;
 
@@ -10,9 +11,9 @@ const link = (id: string) => `/events/${encodeURIComponent(id)}`;
 function TaskRef({ t }: { t: Task['workflow']['children'][number] }) {
   return (
     <>
-      <a href={link(t.taskId)}>
+      <Link href={link(t.taskId)}>
         <code>{t.taskId}</code>
-      </a>{' '}
+      </Link>{' '}
       {t.name ?? 'unknown task'} <span className="muted">{t.state}</span>
     </>
   );
@@ -104,7 +105,9 @@ export function CeleryTask({ task }: { task: Task }) {
         {w.rootId ? (
           <li>
             the whole workflow:{' '}
-            <a href={`/orders/${encodeURIComponent(w.rootId)}`}>{w.tasks.length || 1} tasks</a>
+            <Link href={`/orders/${encodeURIComponent(w.rootId)}`}>
+              {w.tasks.length || 1} tasks
+            </Link>
           </li>
         ) : null}
       </ul>

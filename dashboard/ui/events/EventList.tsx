@@ -1,4 +1,5 @@
 import type { EventSummary } from '@/lib/api';
+import Link from 'next/link';
 
 export function EventList({
   events,
@@ -26,9 +27,9 @@ export function EventList({
         {events.map((e) => (
           <tr key={e.eventId}>
             <td>
-              <a href={`/events/${encodeURIComponent(e.eventId)}`}>
+              <Link href={`/events/${encodeURIComponent(e.eventId)}`}>
                 <code>{e.eventId}</code>
-              </a>
+              </Link>
             </td>
             <td>{e.aggregate?.id ?? '—'}</td>
             <td>{new Date(e.lastSeen).toISOString().replace('T', ' ').slice(0, 19)}</td>

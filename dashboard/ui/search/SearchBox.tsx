@@ -1,8 +1,8 @@
 // One box for an event_id or an aggregate's id, in the pipeline's own word ("order"); a plain GET
-// form, so it works before hydration.
+// form, so it works before hydration. The header holds it: one search box on every page.
 import { getWords } from '@/lib/api';
 
-export async function SearchBox({ autoFocus = false }: { autoFocus?: boolean }) {
+export async function SearchBox() {
   const { aggregate } = await getWords();
   return (
     <form className="search" action="/lookup" method="get" role="search">
@@ -14,7 +14,6 @@ export async function SearchBox({ autoFocus = false }: { autoFocus?: boolean }) 
         name="q"
         type="search"
         placeholder={`event_id or ${aggregate} id`}
-        autoFocus={autoFocus}
         required
         maxLength={128}
       />

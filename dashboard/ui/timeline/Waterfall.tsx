@@ -1,12 +1,14 @@
 'use client';
 // The journey's entries on one time axis: each bar starts at the entry's offset from the first
 // and lasts its duration (rows from the pipeline's database are instants). Redeliveries, retries
-// and duplicates get their own colours.
+// and duplicates get their own colours. Long idle gaps are compressed and marked with their real
+// length (lib/waterfall.ts), so every step stays visible; ticks show the real offsets.
 import {
   Bar,
   BarChart,
   CartesianGrid,
   Rectangle,
+  ReferenceArea,
   ResponsiveContainer,
   Tooltip,
   XAxis,
@@ -14,6 +16,15 @@ import {
   type BarShapeProps,
 } from 'recharts';
 import type { TimelineEntry } from '@/lib/types';
+import { compressedAxis } from '@/lib/waterfall';
+
+/** "160 s", "4 min", "2 h": a gap's real length. */
+function idle(ms: number): string {
+  const s = ms / 1000;
+  if (s < 120) return `${Math.round(s)} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  return `${Math.round(s / 3600)} h`;
+}
 
 const COLOURS = {
   normal: '#0969da',
@@ -37,29 +48,56 @@ function colourOf(e: TimelineEntry, publishIndex: number): string {
 
 export function Waterfall({ timeline }: { timeline: TimelineEntry[] }) {
   const t0 = timeline.length ? Date.parse(timeline[0]!.at) : 0;
+  const spans = timeline.map((e) => {
+    const start = Date.parse(e.at) - t0;
+    return { start, end: start + Math.max(e.durationMs ?? 0, 0) };
+  });
+  const axis = compressedAxis(spans);
   let publishes = 0;
   const data = timeline.map((e, i) => {
-    const offset = Date.parse(e.at) - t0;
+    const { start, end } = spans[i]!;
     const colour = colourOf(e, isPublish(e.stage) ? publishes++ : 0);
     return {
       key: `${i + 1}. ${e.stage}`,
-      offset,
-      duration: Math.max(e.durationMs ?? 0, 0.5),
+      offset: axis.toX(start),
+      duration: Math.max(axis.toX(end) - axis.toX(start), 0.5),
+      at: start,
       colour,
       note: e.note ?? '',
     };
   });
+  const compressed = axis.gaps.length > 0;
   return (
     <figure
       className="chart"
-      aria-label="Journey waterfall: each stage on a time axis, in ms from the first entry"
+      aria-label={`Journey waterfall: each stage on a time axis, in ms from the first entry${compressed ? `; idle gaps compressed: ${axis.gaps.map((g) => idle(g.ms)).join(', ')}` : ''}`}
     >
       <ResponsiveContainer width="100%" height="100%">
         <BarChart data={data} layout="vertical" margin={{ left: 40, right: 20 }}>
           <CartesianGrid strokeDasharray="3 3" horizontal={false} />
-          <XAxis type="number" unit=" ms" />
+          <XAxis
+            type="number"
+            unit=" ms"
+            tickFormatter={(x: number) => String(Math.round(axis.toMs(x)))}
+          />
           <YAxis type="category" dataKey="key" width={190} tick={{ fontSize: 12 }} />
-          <Tooltip />
+          <Tooltip
+            formatter={(value, name, item) =>
+              name === 'offset'
+                ? [`${Math.round((item.payload as { at: number }).at)} ms`, 'starts at']
+                : [value, name]
+            }
+          />
+          {axis.gaps.map((g) => (
+            <ReferenceArea
+              key={g.x1}
+              x1={g.x1}
+              x2={g.x2}
+              fill="#d0d7de"
+              fillOpacity={0.6}
+              label={{ value: `${idle(g.ms)} idle`, position: 'insideTop', fontSize: 11 }}
+            />
+          ))}
           <Bar dataKey="offset" stackId="t" fill="transparent" isAnimationActive={false} />
           <Bar
             dataKey="duration"

@@ -6,6 +6,7 @@ import { getDeadLetter, getJourney } from '@/lib/api';
 import { Waterfall } from '@/ui/charts';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import { STATE_BADGE, flash, when } from '@/ui/deadletters/format';
+import Link from 'next/link';
 
 export const dynamic = 'force-dynamic';
 
@@ -33,8 +34,8 @@ export default async function DeadLetterPage({
         </span>
       </h1>
       <p>
-        <a href={`/dead-letters/group/${d.groupId}`}>Its group</a> ·{' '}
-        <a href="/dead-letters">All groups</a>
+        <Link href={`/dead-letters/group/${d.groupId}`}>Its group</Link> ·{' '}
+        <Link href="/dead-letters">All groups</Link>
       </p>
       {message ? (
         <p className="banner" role="status" data-testid="flash">
@@ -163,7 +164,7 @@ export default async function DeadLetterPage({
         <>
           <p className="verdict" data-testid="verdict">
             {journey.value.verdict}{' '}
-            <a href={`/events/${encodeURIComponent(journey.value.eventId)}`}>open</a>
+            <Link href={`/events/${encodeURIComponent(journey.value.eventId)}`}>open</Link>
           </p>
           <Waterfall timeline={journey.value.timeline} />
         </>

@@ -2,6 +2,7 @@
 import { getAudit } from '@/lib/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import { when } from '@/ui/deadletters/format';
+import Link from 'next/link';
 
 export const dynamic = 'force-dynamic';
 
@@ -20,7 +21,7 @@ export default async function Audit({
     <section>
       <h1>Dead-letter audit log</h1>
       <p>
-        <a href="/dead-letters">All groups</a>
+        <Link href="/dead-letters">All groups</Link>
       </p>
       <table data-testid="audit">
         <thead>
@@ -50,16 +51,16 @@ export default async function Audit({
               <td>{e.action}</td>
               <td>
                 {e.deadLetterId ? (
-                  <a href={`/dead-letters/${e.deadLetterId}`}>#{e.deadLetterId}</a>
+                  <Link href={`/dead-letters/${e.deadLetterId}`}>#{e.deadLetterId}</Link>
                 ) : (
                   ''
                 )}
               </td>
               <td>
                 {e.eventId ? (
-                  <a href={`/events/${encodeURIComponent(e.eventId)}`}>
+                  <Link href={`/events/${encodeURIComponent(e.eventId)}`}>
                     <code>{e.eventId}</code>
-                  </a>
+                  </Link>
                 ) : (
                   ''
                 )}
@@ -70,7 +71,7 @@ export default async function Audit({
           ))}
         </tbody>
       </table>
-      {next ? <a href={`/dead-letters/audit?before=${next}`}>Older</a> : null}
+      {next ? <Link href={`/dead-letters/audit?before=${next}`}>Older</Link> : null}
     </section>
   );
 }

@@ -4,6 +4,7 @@
 import { isOperator } from '@/lib/access';
 import { planReplay } from '@/lib/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
+import Link from 'next/link';
 
 export const dynamic = 'force-dynamic';
 
@@ -35,7 +36,7 @@ export default async function Confirm({
     <section>
       <h1>Replay {p.total} dead letters?</h1>
       <p>
-        <a href={back}>Back, without replaying</a>
+        <Link href={back}>Back, without replaying</Link>
       </p>
       <h2>Where they go</h2>
       <table data-testid="targets">
@@ -70,9 +71,9 @@ export default async function Confirm({
               <li key={r.reason}>
                 {r.count} message{r.count === 1 ? '' : 's'}:{' '}
                 {r.ids.map((id) => (
-                  <a key={id} href={`/dead-letters/${id}`}>
+                  <Link key={id} href={`/dead-letters/${id}`}>
                     #{id}{' '}
-                  </a>
+                  </Link>
                 ))}
                 {r.reason}
               </li>

@@ -8,8 +8,8 @@ import { DownBanner } from '@/ui/banner';
 import { CeleryTask } from '@/ui/events/CeleryTask';
 import { CopyButton } from '@/ui/events/CopyButton';
 import { GrafanaPanels } from '@/ui/grafana/GrafanaPanels';
-import { SearchBox } from '@/ui/search/SearchBox';
 import { Waterfall } from '@/ui/charts';
+import Link from 'next/link';
 
 export const dynamic = 'force-dynamic';
 
@@ -47,7 +47,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         <p className="banner" role="alert">
           {result.message}
         </p>
-        <SearchBox autoFocus />
+        <p>Check the id, or search again above.</p>
       </section>
     );
   if (result.kind !== 'ok')
@@ -76,7 +76,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         {j.aggregate ? (
           <span>
             {j.aggregate.type === 'celery_workflow' ? 'workflow' : words.aggregate}{' '}
-            <a href={`/orders/${encodeURIComponent(j.aggregate.id)}`}>{j.aggregate.id}</a>{' '}
+            <Link href={`/orders/${encodeURIComponent(j.aggregate.id)}`}>{j.aggregate.id}</Link>{' '}
             <CopyButton value={j.aggregate.id} label={`${words.aggregate} id`} />
           </span>
         ) : null}

@@ -4,6 +4,7 @@ import { isOperator } from '@/lib/access';
 import { listDeadLetters } from '@/lib/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import { STATE_BADGE, flash, when } from '@/ui/deadletters/format';
+import Link from 'next/link';
 
 export const dynamic = 'force-dynamic';
 
@@ -36,7 +37,7 @@ export default async function Group({
         )}
       </h1>
       <p>
-        <a href="/dead-letters">All groups</a>
+        <Link href="/dead-letters">All groups</Link>
       </p>
       {message ? (
         <p className="banner" role="status">
@@ -76,13 +77,13 @@ export default async function Group({
                     </td>
                   ) : null}
                   <td>
-                    <a href={`/dead-letters/${d.id}`}>#{d.id}</a>
+                    <Link href={`/dead-letters/${d.id}`}>#{d.id}</Link>
                   </td>
                   <td>
                     {d.eventId ? (
-                      <a href={`/events/${encodeURIComponent(d.eventId)}`}>
+                      <Link href={`/events/${encodeURIComponent(d.eventId)}`}>
                         <code>{d.eventId}</code>
-                      </a>
+                      </Link>
                     ) : (
                       <span className="muted">no message id</span>
                     )}

@@ -5,6 +5,7 @@ import { getJob } from '@/lib/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import { RefreshWhile } from '@/ui/deadletters/RefreshWhile';
 import { flash, when } from '@/ui/deadletters/format';
+import Link from 'next/link';
 
 export const dynamic = 'force-dynamic';
 
@@ -27,7 +28,7 @@ export default async function JobPage({
       <RefreshWhile running={j.state === 'running'} />
       <h1>Bulk replay</h1>
       <p>
-        <a href="/dead-letters">All groups</a>
+        <Link href="/dead-letters">All groups</Link>
       </p>
       {message ? (
         <p className="banner" role="status">
@@ -67,7 +68,7 @@ export default async function JobPage({
           {j.results.map((r) => (
             <tr key={r.id}>
               <td>
-                <a href={`/dead-letters/${r.id}`}>#{r.id}</a>
+                <Link href={`/dead-letters/${r.id}`}>#{r.id}</Link>
               </td>
               <td>{r.eventId ? <code>{r.eventId}</code> : ''}</td>
               <td>{r.outcome}</td>
