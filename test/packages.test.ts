@@ -125,12 +125,17 @@ test('the acktrail command: --help, check-config, schema, migrate', async () => 
   for (const cmd of [[], ['serve'], ['migrate'], ['check-config'], ['schema']])
     assert.match(await acktrail([...cmd, '--help']), /Usage: acktrail/);
   // The JSON Schema ships with the package: every key, its default and its description.
-  type Node = { properties?: Record<string, Node>; default?: unknown; description?: string };
+  type Node = {
+    properties?: Partial<Record<string, Node>>;
+    default?: unknown;
+    description?: string;
+  };
   const schema = JSON.parse(await acktrail(['schema'])) as Node & { $schema: string };
   assert.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema');
-  const words = schema.properties?.journeys?.properties?.words;
-  assert.equal(words?.properties?.aggregate?.default, 'aggregate');
-  assert.match(String(words?.properties?.results?.properties?.done?.description), /did the work/);
+  const at = (...path: string[]) =>
+    path.reduce<Node | undefined>((n, key) => n?.properties?.[key], schema);
+  assert.equal(at('journeys', 'words', 'aggregate')?.default, 'aggregate');
+  assert.match(at('journeys', 'words', 'results', 'done')?.description ?? '', /did the work/);
   const effective = JSON.parse(
     await acktrail(['check-config', 'acktrail.yaml'], {
       ACKTRAIL_DATABASE_URL: store!.url.replace('//', '//acktrail:s3cret@'),
