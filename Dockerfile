@@ -31,9 +31,10 @@ COPY examples/orders examples/orders
 COPY exporter exporter
 COPY dashboard dashboard
 ENV NEXT_TELEMETRY_DISABLED=1
-# acktrail_build_info{revision}: the image has no .git (docker build --build-arg SOURCE_REVISION=…).
+# acktrail_build_info{revision}: the image has no .git (docker build --build-arg SOURCE_REVISION=…);
+# an ARG is in the environment of the RUN below.
 ARG SOURCE_REVISION=unknown
-RUN SOURCE_REVISION=${SOURCE_REVISION} npm run build -w exporter && npm run build -w dashboard
+RUN npm run build -w exporter && npm run build -w dashboard
 
 # Production dependencies of one workspace each (the root's dev tools and the other workspaces'
 # packages stay out).

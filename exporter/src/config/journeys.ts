@@ -77,16 +77,14 @@ export const journeys = z.strictObject({
       aggregate: word.default('aggregate'),
       /** What is done once an event's work is: "confirmation sent", "payment captured". */
       done: word.default('processed'),
-      /**
-       * What the consumer's `acktrail.result` values mean, where it records one. `done`: the
-       * delivery did the work (empty: every ack not listed under another meaning did);
-       * `alreadyDone`: it found the work done before and only acked (a duplicate);
-       * `stale`: it skipped an event older than what it had processed.
-       */
+      /** What the consumer's `acktrail.result` values mean, where it records one. */
       results: z
         .strictObject({
+          /** The delivery did the work; empty: every ack not listed under another meaning did. */
           done: resultWords,
+          /** It found the work done before and only acked (a duplicate it ignored). */
           alreadyDone: resultWords,
+          /** It skipped an event older than what it had processed (ordering kind `stale`). */
           stale: resultWords,
         })
         .default({ done: [], alreadyDone: [], stale: [] }),
