@@ -2,119 +2,19 @@
 // changes of replay and discard, and the audit log. Every statement is parameterised; every list
 // is bounded.
 import type pg from 'pg';
-import type { Death, ReplayTarget } from './message.js';
 import { parkRows, type ParkRow } from './park.js';
+import {
+  COLUMNS,
+  toDeadLetter,
+  type AuditEntry,
+  type DeadLetter,
+  type Group,
+  type Row,
+  type State,
+} from './rows.js';
 
 export type { ParkRow };
-
-export const STATES = [
-  'parked',
-  'replaying',
-  'replayed',
-  'discarded',
-  'too_large',
-  'unstorable',
-] as const;
-export type State = (typeof STATES)[number];
-
-export interface DeadLetter {
-  id: string;
-  vhost: string;
-  queue: string;
-  eventId: string | null;
-  parkedAt: string;
-  expiresAt: string;
-  state: State;
-  stateAt: string;
-  reason: string;
-  reasonSource: string;
-  reasonGroup: string;
-  exchange: string;
-  routingKey: string;
-  replayTo: ReplayTarget | null;
-  deaths: Death[];
-  bodyBytes: number;
-  lastError: string | null;
-  replays: number;
-}
-
-export interface Group {
-  queue: string;
-  reasonGroup: string;
-  count: number;
-  firstSeen: string;
-  lastSeen: string;
-  examples: string[];
-}
-
-export interface AuditEntry {
-  id: string;
-  at: string;
-  actor: string;
-  /** true: a trusted proxy named the actor; false: the name was typed (asserted). */
-  actorVerified: boolean;
-  action: string;
-  deadLetterId: string | null;
-  eventId: string | null;
-  queue: string | null;
-  outcome: string;
-  detail: string | null;
-}
-
-const COLUMNS = `id::text, vhost, queue, event_id, parked_at, expires_at, state, state_at, reason,
-  reason_source, reason_group, exchange, routing_key, replay_exchange, replay_routing_key,
-  replay_source, deaths, body_bytes, last_error, replays`;
-
-interface Row {
-  id: string;
-  vhost: string;
-  queue: string;
-  event_id: string | null;
-  parked_at: Date;
-  expires_at: Date;
-  state: State;
-  state_at: Date;
-  reason: string;
-  reason_source: string;
-  reason_group: string;
-  exchange: string;
-  routing_key: string;
-  replay_exchange: string | null;
-  replay_routing_key: string | null;
-  replay_source: ReplayTarget['source'] | null;
-  deaths: Death[];
-  body_bytes: number;
-  last_error: string | null;
-  replays: number;
-}
-
-const toDeadLetter = (r: Row): DeadLetter => ({
-  id: r.id,
-  vhost: r.vhost,
-  queue: r.queue,
-  eventId: r.event_id,
-  parkedAt: r.parked_at.toISOString(),
-  expiresAt: r.expires_at.toISOString(),
-  state: r.state,
-  stateAt: r.state_at.toISOString(),
-  reason: r.reason,
-  reasonSource: r.reason_source,
-  reasonGroup: r.reason_group,
-  exchange: r.exchange,
-  routingKey: r.routing_key,
-  replayTo:
-    r.replay_exchange !== null && r.replay_routing_key !== null
-      ? {
-          exchange: r.replay_exchange,
-          routingKey: r.replay_routing_key,
-          source: r.replay_source ?? 'headers',
-        }
-      : null,
-  deaths: r.deaths,
-  bodyBytes: r.body_bytes,
-  lastError: r.last_error,
-  replays: r.replays,
-});
+export { STATES, type AuditEntry, type DeadLetter, type Group, type State } from './rows.js';
 
 export class DeadLetterStore {
   constructor(
