@@ -25,19 +25,12 @@ import { Coverage } from './receiver/coverage.js';
 import { coverageRouter } from './api/coverage.js';
 import { queuesRouter } from './api/queues.js';
 import type { QueueLookup } from './broker/catalog.js';
-import { readiness, serving } from './readiness.js';
 import { Parking } from './deadletters/index.js';
 import { deadLettersRouter } from './api/dead-letters.js';
 import { Exemplars } from './exposition/exemplars.js';
-import { encodeExposition } from './exposition/encoding.js';
-import {
-  OFFERS,
-  OPENMETRICS_CONTENT_TYPE,
-  TEXT_CONTENT_TYPE,
-  toOpenMetrics,
-} from './exposition/openmetrics.js';
+import { metricsHandler } from './api/metrics.js';
+import { probesRouter } from './api/probes.js';
 
-const LARGE_EXPOSITION = 1_000_000;
 /** Journey API reads of the pipeline's rows end after this long. */
 const PIPELINE_READ_TIMEOUT_MS = 5000;
 
@@ -207,55 +200,16 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     }),
   );
 
-  // One exposition of every registry, in the format the scraper asks for (Accept): the text
-  // format by default, OpenMetrics (with exemplars) when asked; gzipped when asked.
-  (metricsApp ?? app).get('/metrics', async (req, res) => {
-    await runner.collect();
-    const [own, collectors] = await Promise.all([registry.metrics(), runner.exposition()]);
-    const text = `${own}\n${collectors}`;
-    const openMetrics = req.accepts(OFFERS) === OFFERS[1];
-    const body = openMetrics ? toOpenMetrics(text, exemplars) : text;
-    const encoded = await encodeExposition(body, req.acceptsEncodings('gzip', 'identity'));
-    res
-      .set('content-type', openMetrics ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE)
-      .set('vary', 'accept, accept-encoding');
-    if (encoded.encoding) res.set('content-encoding', encoded.encoding);
-    res.send(encoded.body);
-    // A large exposition (thousands of queues) leaves megabytes of strings that V8 keeps in its
-    // large-object space until a full collection, which it puts off while memory grows: collect
-    // once the answer is out, when the process runs with --expose-gc (npm run exporter does).
-    const gc = globalThis.gc;
-    if (body.length > LARGE_EXPOSITION && gc) {
-      setImmediate(() => {
-        gc();
-      });
-    }
-  });
+  (metricsApp ?? app).get('/metrics', metricsHandler(registry, runner, exemplars));
 
   let listening = false;
-  const probes = express.Router();
-  // Liveness: the process answers. Nothing it depends on is checked here.
-  probes.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  // Readiness: this replica can serve what it is for (its listeners are up, and the journey store
-  // answers when journeys are on). A broker or pipeline database away is not a reason to take it
-  // out of a Service: that is what /status, the metrics and the alerts say.
-  probes.get('/readyz', (_req, res) => {
-    const r = serving({ listening, accepting, store: store ? health.status() : null });
-    res.status(r.status === 'ready' ? 200 : 503).json(r);
-  });
-  // Every dependency's state, with its last error (what /readyz answered before 0.6).
-  probes.get('/status', (_req, res) => {
-    const r = readiness(runner.status(), health.status(), accepting);
-    res.json({
-      ...r,
-      // The journey API's read replica, where there is one: reads fall back to the primary, so
-      // a replica away is not a reason to be unready.
-      ...(store?.reads.configured ? { replica: store.reads.status() } : {}),
-      version: VERSION,
-      config: config.configFile ?? 'defaults',
-    });
+  const probes = probesRouter({
+    listening: () => listening,
+    accepting: () => accepting,
+    store,
+    health,
+    runner,
+    configFile: config.configFile,
   });
   for (const a of [app, metricsApp, ingestApp]) a?.use(probes);
   const otlpGrpc = config.otlpGrpcPort === null ? null : new OtlpGrpcReceiver(ingest);

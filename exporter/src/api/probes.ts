@@ -1,0 +1,51 @@
+// The probes every listener answers: /healthz (liveness), /readyz (readiness, for a Service) and
+// /status (every dependency's state with its last error).
+import express from 'express';
+import type { CollectorRunner } from '../collectors/index.js';
+import type { Health } from '../health.js';
+import type { JourneyStore } from '../journeys/store/supervisor.js';
+import { readiness, serving } from '../readiness.js';
+import { VERSION } from '../version.js';
+
+export interface ProbeOptions {
+  /** The listeners are up. */
+  listening: () => boolean;
+  /** False once the exporter is shutting down. */
+  accepting: () => boolean;
+  store: JourneyStore | null;
+  health: Health;
+  runner: CollectorRunner;
+  configFile: string | null;
+}
+
+export function probesRouter(o: ProbeOptions): express.Router {
+  const probes = express.Router();
+  // Liveness: the process answers. Nothing it depends on is checked here.
+  probes.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  // Readiness: this replica can serve what it is for (its listeners are up, and the journey store
+  // answers when journeys are on). A broker or pipeline database away is not a reason to take it
+  // out of a Service: that is what /status, the metrics and the alerts say.
+  probes.get('/readyz', (_req, res) => {
+    const r = serving({
+      listening: o.listening(),
+      accepting: o.accepting(),
+      store: o.store ? o.health.status() : null,
+    });
+    res.status(r.status === 'ready' ? 200 : 503).json(r);
+  });
+  // Every dependency's state, with its last error (what /readyz answered before 0.6).
+  probes.get('/status', (_req, res) => {
+    const r = readiness(o.runner.status(), o.health.status(), o.accepting());
+    res.json({
+      ...r,
+      // The journey API's read replica, where there is one: reads fall back to the primary, so
+      // a replica away is not a reason to be unready.
+      ...(o.store?.reads.configured ? { replica: o.store.reads.status() } : {}),
+      version: VERSION,
+      config: o.configFile ?? 'defaults',
+    });
+  });
+  return probes;
+}
