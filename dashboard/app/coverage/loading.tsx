@@ -1,13 +1,2 @@
-// Shown while the page reads its data from the exporter: the header and its search box stay
-// usable. Pages that answer 404 for an unknown id have none: a loading boundary starts the
-// response before the page knows, and the status would be 200.
-export default function Loading() {
-  return (
-    <section aria-busy="true">
-      <p className="muted" role="status">
-        Loading…
-      </p>
-      <div className="skeleton panel-skeleton" />
-    </section>
-  );
-}
+// The page's loading state (ui/page/Loading.tsx says when a route has one).
+export { PageLoading as default } from '@/ui/page/Loading';

@@ -1,7 +1,7 @@
 // "Celery": the Celery pipeline's charts, shown only when the exporter has counted Celery tasks
 // (its event consumer is on and workers send events); otherwise nothing, not an empty section.
 import { Suspense } from 'react';
-import { CELERY_PRESENT, celeryCharts } from '@/lib/overview';
+import { CELERY_PRESENT, celeryCharts } from '@/lib/celery-charts';
 import { query } from '@/lib/prometheus';
 import type { TimeRange } from '@/lib/range';
 import { ChartPanel, PanelSkeleton } from './ChartPanel';

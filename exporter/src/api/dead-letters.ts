@@ -8,7 +8,18 @@ import { errorMessage, type Logger } from '../log.js';
 import { shown } from '../deadletters/message.js';
 import { JobLimitReached, type BulkReplays, type Job } from '../deadletters/jobs.js';
 import type { Actor, Replayer } from '../deadletters/replay.js';
-import { STATES, type DeadLetterStore } from '../deadletters/store.js';
+import type { DeadLetterStore } from '../deadletters/store.js';
+import {
+  ACTOR,
+  ID,
+  JOB,
+  MAX_GROUPS,
+  auditQuery,
+  explain,
+  group,
+  groupId,
+  listQuery,
+} from './dead-letter-inputs.js';
 import { refuseCrossSite, requireToken, scopeOf, type Tokens } from './auth.js';
 
 export interface DeadLetterApiOptions {
@@ -22,53 +33,6 @@ export interface DeadLetterApiOptions {
   } | null;
   maxMessages: number;
   log: Logger;
-}
-
-const ID = z.string().regex(/^\d{1,18}$/, 'must be a dead letter id (digits)');
-const JOB = z.uuid('must be a replay job id');
-const MAX_GROUPS = 200;
-/** A group is named by its queue and masked reason, as base64url JSON (opaque to clients). */
-export const groupId = (queue: string, reasonGroup: string) =>
-  Buffer.from(JSON.stringify([queue, reasonGroup])).toString('base64url');
-const group = z
-  .string()
-  .max(1200, 'is not a group id returned by this API')
-  .transform((s, ctx) => {
-    try {
-      const v = JSON.parse(Buffer.from(s, 'base64url').toString()) as unknown;
-      if (Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string'))
-        return { queue: v[0] as string, reasonGroup: v[1] as string };
-    } catch {
-      // falls through
-    }
-    ctx.addIssue({ code: 'custom', message: 'is not a group id returned by this API' });
-    return z.NEVER;
-  });
-const limit = (def: number, max: number) => z.coerce.number().int().min(1).max(max).default(def);
-
-const listQuery = z.strictObject({
-  group: group.optional(),
-  queue: z.string().max(255).optional(),
-  state: z.enum(STATES).optional(),
-  event_id: z
-    .string()
-    .regex(/^[\x21-\x7e]{1,128}$/, 'must be an event id')
-    .optional(),
-  before: ID.optional(),
-  limit: limit(50, 500),
-});
-const auditQuery = z.strictObject({
-  event_id: z
-    .string()
-    .regex(/^[\x21-\x7e]{1,128}$/, 'must be an event id')
-    .optional(),
-  before: ID.optional(),
-  limit: limit(50, 500),
-});
-const ACTOR = /^[\p{L}\p{N} ._@:-]{1,60}$/u;
-
-function explain(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
 }
 
 /** A replay job, or 404. */

@@ -1,9 +1,9 @@
 // kombu's Redis transport as Celery workers and clients use it, the parts acktrail must read
 // alike: the broker URL (redis://, rediss://, sentinel://…;sentinel://…/db), the channels its
 // fanout exchanges publish on, its JSON envelope around a message body, and the Redis keys of a
-// queue and its priority lists. The transport that uses them is redis.ts.
+// queue and its priority lists, read in one pipeline. The transport that uses them is redis.ts.
 import { randomUUID } from 'node:crypto';
-import type { RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import type { CelerySettings } from './intake.js';
 
 /** kombu's separator between a queue's name and its priority. */
@@ -103,4 +103,46 @@ export function envelopeBody(payload: Buffer): { body: Buffer; tag: string | nul
 /** The Redis keys of a queue's messages: its list, then one per priority step above 0. */
 export function queueKeys(queue: string, prioritySteps: readonly number[]): string[] {
   return prioritySteps.map((p) => (p ? `${queue}${PRIORITY_SEP}${p}` : queue));
+}
+
+/** What readQueues found: each queue's length (its priority lists included) and the unacked. */
+export interface QueueReading {
+  lengths: Map<string, number>;
+  unacked: number;
+  /** Age of the oldest unacknowledged message (kombu's unacked index), 0 when none. */
+  oldestUnackedAgeS: number;
+}
+
+/**
+ * The queues' lengths (LLEN of each priority list) and kombu's unacked hash and index, in one
+ * pipeline; null when the connection gave no answer. Throws when the pipeline fails.
+ */
+export async function readQueues(
+  cmd: Pick<Redis, 'pipeline'>,
+  redis: CelerySettings['redis'],
+  queues: readonly string[],
+): Promise<QueueReading | null> {
+  const { prioritySteps, globalKeyprefix: prefix, unackedKey, unackedIndexKey } = redis;
+  const pipe = cmd.pipeline();
+  for (const q of queues) for (const key of queueKeys(q, prioritySteps)) pipe.llen(prefix + key);
+  pipe.hlen(prefix + unackedKey);
+  pipe.zrange(prefix + unackedIndexKey, 0, 0, 'WITHSCORES');
+  const results = await pipe.exec();
+  if (!results) return null;
+  const value = (i: number) => (results[i]?.[0] ? null : results[i]?.[1]);
+  let i = 0;
+  const lengths = new Map<string, number>();
+  for (const queue of queues) {
+    let length = 0;
+    for (let p = 0; p < prioritySteps.length; p++) length += Number(value(i++) ?? 0);
+    lengths.set(queue, length);
+  }
+  const unacked = Number(value(i++) ?? 0);
+  const oldest = value(i) as string[] | null;
+  const at = oldest?.length === 2 ? Number(oldest[1]) : NaN;
+  return {
+    lengths,
+    unacked,
+    oldestUnackedAgeS: Number.isFinite(at) ? Math.max(0, Date.now() / 1000 - at) : 0,
+  };
 }

@@ -31,7 +31,7 @@ import {
   envelopeBody,
   eventPatterns,
   fanoutChannels,
-  queueKeys,
+  readQueues,
   redisTarget,
 } from './kombu-redis.js';
 
@@ -262,38 +262,18 @@ export class CeleryRedisConsumer implements CeleryTransport {
   private async measureQueues(): Promise<void> {
     const cmd = this.cmd;
     if (!cmd || cmd.status !== 'ready') return;
-    const {
-      prioritySteps,
-      globalKeyprefix: prefix,
-      unackedKey,
-      unackedIndexKey,
-    } = this.settings.redis;
-    const queues = [...this.intake.queues];
-    const pipe = cmd.pipeline();
-    for (const q of queues) for (const key of queueKeys(q, prioritySteps)) pipe.llen(prefix + key);
-    pipe.hlen(prefix + unackedKey);
-    pipe.zrange(prefix + unackedIndexKey, 0, 0, 'WITHSCORES');
-    let results: [Error | null, unknown][] | null;
+    let read;
     try {
-      results = await pipe.exec();
+      read = await readQueues(cmd, this.settings.redis, [...this.intake.queues]);
     } catch (err) {
       this.health.error(PART, err, 'celery: reading the Redis queue lengths failed');
       return;
     }
-    if (!results) return;
-    const value = (i: number) => (results[i]?.[0] ? null : results[i]?.[1]);
-    let i = 0;
-    for (const queue of queues) {
-      let length = 0;
-      for (let p = 0; p < prioritySteps.length; p++) length += Number(value(i++) ?? 0);
+    if (!read) return;
+    for (const [queue, length] of read.lengths)
       this.intake.metrics.queueLength.set({ queue }, length);
-    }
-    this.intake.metrics.unacked.set(Number(value(i++) ?? 0));
-    const oldest = value(i) as string[] | null;
-    const at = oldest?.length === 2 ? Number(oldest[1]) : NaN;
-    this.intake.metrics.unackedOldestAge.set(
-      Number.isFinite(at) ? Math.max(0, Date.now() / 1000 - at) : 0,
-    );
+    this.intake.metrics.unacked.set(read.unacked);
+    this.intake.metrics.unackedOldestAge.set(read.oldestUnackedAgeS);
   }
 
   async close(): Promise<void> {

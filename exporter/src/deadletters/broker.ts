@@ -4,8 +4,6 @@
 // the queue; its redelivery is parked once). While the store is down, messages stay unacked and
 // the consumer waits; a message larger than maxMessageBytes is held unacked (so it stays in the
 // queue) and listed once as too large. Replays publish on a confirm channel of the same connection.
-import { createHash } from 'node:crypto';
-import { serialize } from 'node:v8';
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import { backoffMs, sleep } from '../backoff.js';
 import type { ValidatedConfig } from '../config.js';
@@ -13,23 +11,14 @@ import type { Health } from '../health.js';
 import { connectRecovering, type Recovering } from '../recovering-connection.js';
 import type { Logger } from '../log.js';
 import { errorMessage } from '../log.js';
-import {
-  REPLAY_HEADERS,
-  deathsOf,
-  normaliseReason,
-  propertiesOf,
-  reasonOf,
-  replayTargetOf,
-} from './message.js';
-import { scrub } from '../journeys/store/scrub.js';
 import type { DeadLetterMetrics } from './metrics.js';
-import { keyId, seal } from './seal.js';
+import { REPLAY_HEADERS } from './message.js';
+import { parkRowOf } from './row-of.js';
 import type { DeadLetterStore, ParkRow } from './store.js';
 
 export const PART = 'dead_letters';
 /** Queues not consumed yet (missing, or newly discovered) are looked for this often. */
 const LOOK_AGAIN_MS = 5_000;
-const ID = /^[\x21-\x7e]{1,128}$/;
 
 type Settings = ValidatedConfig['deadLetters'];
 
@@ -212,48 +201,7 @@ export class DeadLetterBroker {
   }
 
   private receive(ch: Channel, queue: string, msg: ConsumeMessage): void {
-    const headers = (msg.properties.headers ?? {}) as Record<string, unknown>;
-    const properties = propertiesOf(msg);
-    const packed = serialize({ properties, headers, body: msg.content });
-    // What is stored in the clear is scrubbed as journey steps are: bounded, e-mail addresses
-    // masked, no NUL (the whole message, unmasked, is in the sealed part for operators).
-    const deaths = deathsOf(headers).map((d) => ({
-      ...d,
-      queue: scrub(d.queue),
-      reason: scrub(d.reason),
-      exchange: scrub(d.exchange),
-      routingKeys: d.routingKeys.map(scrub),
-    }));
-    const raw = reasonOf(headers, deaths, this.settings.reasonHeaders);
-    const reason = scrub(raw.reason);
-    const source = scrub(raw.source);
-    const configured = this.settings.queues.find((q) => q.queue === queue)?.replayTo;
-    const target = replayTargetOf(headers, deaths, configured);
-    const messageId = msg.properties.messageId as unknown;
-    const replayedFrom = headers[REPLAY_HEADERS.id];
-    const large = packed.length > this.settings.maxMessageBytes;
-    const row: ParkRow = {
-      vhost: this.vhost,
-      queue,
-      eventId: typeof messageId === 'string' && ID.test(messageId) ? messageId : null,
-      reason,
-      reasonSource: source,
-      reasonGroup: normaliseReason(reason),
-      exchange: scrub(msg.fields.exchange),
-      routingKey: scrub(msg.fields.routingKey),
-      replay: target && {
-        ...target,
-        exchange: scrub(target.exchange),
-        routingKey: scrub(target.routingKey),
-      },
-      deaths,
-      bodyBytes: msg.content.length,
-      keyId: large ? null : keyId(this.key),
-      sealed: large ? null : seal(this.key, packed, `${this.vhost}/${queue}`),
-      fingerprint: createHash('sha256').update(queue).update(packed).digest('hex'),
-      replayedFrom: typeof replayedFrom === 'string' && ID.test(replayedFrom) ? replayedFrom : null,
-      redelivered: msg.fields.redelivered,
-    };
+    const { row, large } = parkRowOf(msg, queue, this.vhost, this.key, this.settings);
     if (large) {
       // Held unacked: it stays in the queue, listed (once) as too large to park.
       const held = this.tooLarge.get(queue) ?? new Set<number>();

@@ -1,0 +1,51 @@
+// What the dead-letter API accepts, each input bounded and checked before the store is read (400
+// naming what is wrong): ids, group ids (opaque to clients), list and audit queries, actor names.
+import { z } from 'zod';
+import { STATES } from '../deadletters/store.js';
+
+export const ID = z.string().regex(/^\d{1,18}$/, 'must be a dead letter id (digits)');
+export const JOB = z.uuid('must be a replay job id');
+export const MAX_GROUPS = 200;
+/** A group is named by its queue and masked reason, as base64url JSON (opaque to clients). */
+export const groupId = (queue: string, reasonGroup: string) =>
+  Buffer.from(JSON.stringify([queue, reasonGroup])).toString('base64url');
+export const group = z
+  .string()
+  .max(1200, 'is not a group id returned by this API')
+  .transform((s, ctx) => {
+    try {
+      const v = JSON.parse(Buffer.from(s, 'base64url').toString()) as unknown;
+      if (Array.isArray(v) && v.length === 2 && v.every((x) => typeof x === 'string'))
+        return { queue: v[0] as string, reasonGroup: v[1] as string };
+    } catch {
+      // falls through
+    }
+    ctx.addIssue({ code: 'custom', message: 'is not a group id returned by this API' });
+    return z.NEVER;
+  });
+const limit = (def: number, max: number) => z.coerce.number().int().min(1).max(max).default(def);
+
+export const listQuery = z.strictObject({
+  group: group.optional(),
+  queue: z.string().max(255).optional(),
+  state: z.enum(STATES).optional(),
+  event_id: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,128}$/, 'must be an event id')
+    .optional(),
+  before: ID.optional(),
+  limit: limit(50, 500),
+});
+export const auditQuery = z.strictObject({
+  event_id: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,128}$/, 'must be an event id')
+    .optional(),
+  before: ID.optional(),
+  limit: limit(50, 500),
+});
+export const ACTOR = /^[\p{L}\p{N} ._@:-]{1,60}$/u;
+
+export function explain(error: z.ZodError): string {
+  return error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
+}

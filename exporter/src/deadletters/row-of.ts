@@ -1,0 +1,74 @@
+// A message taken from a dead-letter queue as the store parks it (ParkRow): what is kept in the
+// clear is scrubbed as journey steps are (bounded, e-mail addresses masked, no NUL); the whole
+// message, unmasked, is sealed under the dead-letter key for operators, unless it is larger than
+// maxMessageBytes (then it stays in its queue, listed as too large).
+import { createHash } from 'node:crypto';
+import { serialize } from 'node:v8';
+import type { ConsumeMessage } from 'amqplib';
+import type { ValidatedConfig } from '../config.js';
+import { scrub } from '../journeys/store/scrub.js';
+import {
+  REPLAY_HEADERS,
+  deathsOf,
+  normaliseReason,
+  propertiesOf,
+  reasonOf,
+  replayTargetOf,
+} from './message.js';
+import type { ParkRow } from './park.js';
+import { keyId, seal } from './seal.js';
+
+/** A message id that can be an event id: 1-128 printable ASCII characters. */
+const ID = /^[\x21-\x7e]{1,128}$/;
+
+export function parkRowOf(
+  msg: ConsumeMessage,
+  queue: string,
+  vhost: string,
+  key: Buffer,
+  settings: ValidatedConfig['deadLetters'],
+): { row: ParkRow; large: boolean } {
+  const headers = (msg.properties.headers ?? {}) as Record<string, unknown>;
+  const properties = propertiesOf(msg);
+  const packed = serialize({ properties, headers, body: msg.content });
+  // What is stored in the clear is scrubbed as journey steps are: bounded, e-mail addresses
+  // masked, no NUL (the whole message, unmasked, is in the sealed part for operators).
+  const deaths = deathsOf(headers).map((d) => ({
+    ...d,
+    queue: scrub(d.queue),
+    reason: scrub(d.reason),
+    exchange: scrub(d.exchange),
+    routingKeys: d.routingKeys.map(scrub),
+  }));
+  const raw = reasonOf(headers, deaths, settings.reasonHeaders);
+  const reason = scrub(raw.reason);
+  const source = scrub(raw.source);
+  const configured = settings.queues.find((q) => q.queue === queue)?.replayTo;
+  const target = replayTargetOf(headers, deaths, configured);
+  const messageId = msg.properties.messageId as unknown;
+  const replayedFrom = headers[REPLAY_HEADERS.id];
+  const large = packed.length > settings.maxMessageBytes;
+  const row: ParkRow = {
+    vhost: vhost,
+    queue,
+    eventId: typeof messageId === 'string' && ID.test(messageId) ? messageId : null,
+    reason,
+    reasonSource: source,
+    reasonGroup: normaliseReason(reason),
+    exchange: scrub(msg.fields.exchange),
+    routingKey: scrub(msg.fields.routingKey),
+    replay: target && {
+      ...target,
+      exchange: scrub(target.exchange),
+      routingKey: scrub(target.routingKey),
+    },
+    deaths,
+    bodyBytes: msg.content.length,
+    keyId: large ? null : keyId(key),
+    sealed: large ? null : seal(key, packed, `${vhost}/${queue}`),
+    fingerprint: createHash('sha256').update(queue).update(packed).digest('hex'),
+    replayedFrom: typeof replayedFrom === 'string' && ID.test(replayedFrom) ? replayedFrom : null,
+    redelivered: msg.fields.redelivered,
+  };
+  return { row, large };
+}
