@@ -112,7 +112,7 @@ export function verdictOf(
     );
   }
   if (c.publishes > 1) {
-    const ignored = f.deliveries.filter((d) => d.meaning === 'already_done').length;
+    const ignored = f.deliveries.filter((d) => d.meaning === 'done_before').length;
     parts.push(
       `published ${times(c.publishes)}` +
         (ignored > 0
@@ -123,7 +123,7 @@ export function verdictOf(
   if (c.redeliveries.length > 0 && c.publishes <= 1)
     parts.push(
       `redelivered ${times(c.redeliveries.length)}` +
-        (c.redeliveries.some((d) => d.meaning === 'already_done')
+        (c.redeliveries.some((d) => d.meaning === 'done_before')
           ? ', recognised as already done'
           : ''),
     );

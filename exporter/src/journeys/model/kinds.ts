@@ -123,7 +123,7 @@ export function classify(
   const doers = d.filter((x) => x.done && x.settle);
   const doneAt =
     rows?.result?.createdAt ??
-    (ended && (doers.length > 0 || lasts.every((x) => x.meaning === 'already_done'))
+    (ended && (doers.length > 0 || lasts.every((x) => x.meaning === 'done_before'))
       ? settledAt(doers.length > 0 ? doers : lasts)
       : null);
 

@@ -15,11 +15,11 @@ export interface ResultWords {
 
 export const NO_RESULT_WORDS: ResultWords = { done: [], alreadyDone: [], stale: [] };
 
-export type ResultMeaning = 'done' | 'already_done' | 'stale' | 'other' | 'none';
+export type ResultMeaning = 'done' | 'done_before' | 'stale' | 'other' | 'none';
 
 export function meaningOf(result: unknown, words: ResultWords): ResultMeaning {
   if (typeof result !== 'string') return 'none';
-  if (words.alreadyDone.includes(result)) return 'already_done';
+  if (words.alreadyDone.includes(result)) return 'done_before';
   if (words.stale.includes(result)) return 'stale';
   if (words.done.includes(result)) return 'done';
   return 'other';
