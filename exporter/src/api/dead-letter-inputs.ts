@@ -25,25 +25,22 @@ export const group = z
   });
 const limit = (def: number, max: number) => z.coerce.number().int().min(1).max(max).default(def);
 
+/** An event's entries, a page at a time: what the list and the audit log both take. */
+const eventPage = {
+  event_id: z
+    .string()
+    .regex(/^[\x21-\x7e]{1,128}$/, 'must be an event id')
+    .optional(),
+  before: ID.optional(),
+  limit: limit(50, 500),
+};
 export const listQuery = z.strictObject({
   group: group.optional(),
   queue: z.string().max(255).optional(),
   state: z.enum(STATES).optional(),
-  event_id: z
-    .string()
-    .regex(/^[\x21-\x7e]{1,128}$/, 'must be an event id')
-    .optional(),
-  before: ID.optional(),
-  limit: limit(50, 500),
+  ...eventPage,
 });
-export const auditQuery = z.strictObject({
-  event_id: z
-    .string()
-    .regex(/^[\x21-\x7e]{1,128}$/, 'must be an event id')
-    .optional(),
-  before: ID.optional(),
-  limit: limit(50, 500),
-});
+export const auditQuery = z.strictObject(eventPage);
 export const ACTOR = /^[\p{L}\p{N} ._@:-]{1,60}$/u;
 
 export function explain(error: z.ZodError): string {
