@@ -8,6 +8,8 @@ const config: NextConfig = {
   output: 'standalone',
   outputFileTracingRoot: join(import.meta.dirname, '..'),
   poweredByHeader: false,
+  // forbidden() (app/forbidden.tsx): a dead-letter action by a viewer is answered 403.
+  experimental: { authInterrupts: true },
   headers() {
     return Promise.resolve([
       {

@@ -39,14 +39,13 @@ export function overHttps(req: NextRequest): boolean {
  * A state-changing request from a page of another site is refused: browsers say where a request
  * comes from (Sec-Fetch-Site, Origin); a request that says nothing is not from a browser page.
  */
-export function crossSite(req: NextRequest): boolean {
-  const site = req.headers.get('sec-fetch-site');
+export function crossSite(headers: Headers): boolean {
+  const site = headers.get('sec-fetch-site');
   if (site) return site !== 'same-origin' && site !== 'none';
-  const origin = req.headers.get('origin');
+  const origin = headers.get('origin');
   if (!origin) return false;
   const host =
-    (fromTrustedProxy(req.headers) ? req.headers.get('x-forwarded-host') : null) ??
-    req.headers.get('host');
+    (fromTrustedProxy(headers) ? headers.get('x-forwarded-host') : null) ?? headers.get('host');
   try {
     return new URL(origin).host !== host;
   } catch {

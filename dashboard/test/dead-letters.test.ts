@@ -1,6 +1,6 @@
 // The dashboard's Dead letters pages in headless Chromium, against the real reference pipeline
 // and an exporter that parks its dead letters: a viewer sees the groups and the journeys but no
-// bodies and no buttons (and the replay route refuses them); an operator, signed in with the
+// bodies and no buttons (and the replay action refuses them); an operator, signed in with the
 // operator secret and a name, opens the message, sees its body, replays it once the address is
 // fixed; the order is confirmed once and the audit log names the operator.
 import { after, before, test } from 'node:test';
@@ -14,6 +14,7 @@ import { createReadOnlyRole, ordersConfig, TestExporter } from '@acktrail/export
 import {
   assertAccessible,
   launchChromium,
+  serverActionId,
   startDashboard,
   type DashboardServer,
 } from './server.js';
@@ -124,13 +125,43 @@ test('a viewer sees the failure group and the message, but no body and no replay
   await assertAccessible(pg, 'a dead letter, as a viewer');
   assert.equal(await pg.getByTestId('replay').count(), 0);
   assert.match(await pg.getByTestId('verdict').innerText(), /dead-lettered after 1 attempt/);
-  // The route refuses a viewer even when the form is posted by hand.
+  // The replay action refuses a viewer even when it is called by hand, the way Next's client
+  // calls it (403) or as a form without JavaScript (Next answers those refusals with its
+  // not-found page).
   const id = /\/dead-letters\/(\d+)$/.exec(pg.url())?.[1] ?? '';
-  const forged = await context.request.post(`${dashboard.url}/dead-letters/replay`, {
-    form: { ids: id },
-    maxRedirects: 0,
-  });
+  const fields = { ids: id, back: id };
+  const forged = await callAction(context, 'replay', `/dead-letters/${id}`, fields);
   assert.equal(forged.status(), 403);
+  const form = await postAction(context, 'replay', `/dead-letters/${id}`, fields);
+  assert.ok(form.status() >= 400, `a form post: ${form.status()}`);
+  await pg.reload();
+  assert.equal(await pg.getByTestId('state').innerText(), 'parked');
+  await context.close();
+});
+
+test("an operator's action posted from another site's page is refused", async () => {
+  const { context, pg } = await signIn(OPERATOR_SECRET, 'mallory');
+  await pg.getByRole('link', { name: 'provider <n>: invalid address' }).click();
+  await pg
+    .getByRole('link', { name: /^#\d+$/ })
+    .first()
+    .click();
+  await pg.getByTestId('replay').waitFor();
+  const id = /\/dead-letters\/(\d+)$/.exec(pg.url())?.[1] ?? '';
+  const fields = { ids: id, back: id, reason: 'forged' };
+  for (const headers of [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }]) {
+    const forged = await callAction(context, 'discard', `/dead-letters/${id}`, fields, headers);
+    assert.equal(forged.status(), 403, JSON.stringify(headers));
+  }
+  // An Origin of another host: Next aborts the action before it runs.
+  const origin = { origin: 'http://evil.example' };
+  for (const forged of [
+    await callAction(context, 'discard', `/dead-letters/${id}`, fields, origin),
+    await postAction(context, 'discard', `/dead-letters/${id}`, fields, origin),
+  ])
+    assert.ok(forged.status() >= 400, `another origin: ${forged.status()}`);
+  await pg.reload();
+  assert.equal(await pg.getByTestId('state').innerText(), 'parked');
   await context.close();
 });
 
@@ -187,3 +218,36 @@ test('an operator replays it from its page after the fix: one e-mail, the journe
   );
   await context.close();
 });
+
+/** A Server Action called by a hand-made request the way Next's client calls it. */
+function callAction(
+  context: BrowserContext,
+  action: string,
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
+  // React encodes the one FormData argument as a reference to the fields prefixed "1_".
+  const multipart: Record<string, string> = { '0': '["$K1"]' };
+  for (const [k, v] of Object.entries(fields)) multipart[`1_${k}`] = v;
+  return context.request.post(`${dashboard.url}${path}`, {
+    multipart,
+    headers: { 'next-action': serverActionId(action), ...headers },
+    maxRedirects: 0,
+  });
+}
+
+/** A Server Action called by a hand-made form post, as a browser without JavaScript sends it. */
+function postAction(
+  context: BrowserContext,
+  action: string,
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
+  return context.request.post(`${dashboard.url}${path}`, {
+    multipart: { [`$ACTION_ID_${serverActionId(action)}`]: '', ...fields },
+    headers,
+    maxRedirects: 0,
+  });
+}

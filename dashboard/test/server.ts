@@ -6,7 +6,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -61,6 +62,22 @@ export function launchChromium(): Promise<Browser> {
 
 /** Next's standalone output, with the static files the build script copies beside it. */
 export const STANDALONE_SERVER = join(REPO_ROOT, 'dashboard/.next/standalone/dashboard/server.js');
+
+/**
+ * The id of a Server Action, as an attacker reads it from the built app: what a forged form post
+ * names (field `$ACTION_ID_<id>`) to call the action without its page.
+ */
+export function serverActionId(exportedName: string): string {
+  const manifest = JSON.parse(
+    readFileSync(
+      join(dirname(STANDALONE_SERVER), '.next/server/server-reference-manifest.json'),
+      'utf8',
+    ),
+  ) as { node: Record<string, { exportedName: string }> };
+  const id = Object.entries(manifest.node).find(([, a]) => a.exportedName === exportedName)?.[0];
+  if (!id) throw new Error(`no Server Action ${exportedName} in the build`);
+  return id;
+}
 
 export interface DashboardServer {
   url: string;

@@ -5,7 +5,7 @@ import { crossSite } from '@/lib/request';
 import { SESSION_COOKIE } from '@/lib/session';
 
 export function POST(req: NextRequest) {
-  if (crossSite(req))
+  if (crossSite(req.headers))
     return new NextResponse('sign-out from another site is refused', { status: 403 });
   const res = new NextResponse(null, { status: 303, headers: { location: '/signin' } });
   res.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', path: '/', maxAge: 0 });

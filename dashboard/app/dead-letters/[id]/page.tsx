@@ -7,6 +7,7 @@ import { Waterfall } from '@/ui/charts';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import { STATE_BADGE, flash, when } from '@/ui/deadletters/format';
 import Link from 'next/link';
+import { discard, replay } from '@/app/dead-letters/actions';
 
 export const dynamic = 'force-dynamic';
 
@@ -95,14 +96,14 @@ export default async function DeadLetterPage({
       </table>
       {operator && d.state === 'parked' ? (
         <div className="actions">
-          <form method="post" action="/dead-letters/replay">
+          <form action={replay}>
             <input type="hidden" name="ids" value={d.id} />
             <input type="hidden" name="back" value={d.id} />
             <button type="submit" data-testid="replay">
               Replay
             </button>
           </form>
-          <form method="post" action="/dead-letters/discard" className="search">
+          <form action={discard} className="search">
             <input type="hidden" name="ids" value={d.id} />
             <input type="hidden" name="back" value={d.id} />
             <label htmlFor="reason">Discard, because</label>

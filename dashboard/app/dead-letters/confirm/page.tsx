@@ -5,6 +5,7 @@ import { isOperator } from '@/lib/access';
 import { planReplay } from '@/lib/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import Link from 'next/link';
+import { replay } from '@/app/dead-letters/actions';
 
 export const dynamic = 'force-dynamic';
 
@@ -85,7 +86,7 @@ export default async function Confirm({
         <p className="muted">{p.notParked} selected are not parked any more.</p>
       ) : null}
       {going > 0 ? (
-        <form method="post" action="/dead-letters/replay">
+        <form action={replay}>
           {'group' in selection ? (
             <>
               <input type="hidden" name="group" value={selection.group} />

@@ -32,7 +32,7 @@ const back = (error: string, next: string) =>
   seeOther(`/signin?${new URLSearchParams({ error, next }).toString()}`);
 
 export async function POST(req: NextRequest) {
-  if (crossSite(req))
+  if (crossSite(req.headers))
     return new NextResponse('sign-in from another site is refused', { status: 403 });
   const form = await req.formData();
   const given = form.get('secret');

@@ -5,6 +5,7 @@ import { listDeadLetters } from '@/lib/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import { STATE_BADGE, flash, when } from '@/ui/deadletters/format';
 import Link from 'next/link';
+import { discard, replay } from '@/app/dead-letters/actions';
 
 export const dynamic = 'force-dynamic';
 
@@ -50,7 +51,7 @@ export default async function Group({
         </p>
       ) : null}
       {rows.length > 0 ? (
-        <form method="post" action="/dead-letters/replay">
+        <form action={replay}>
           <input type="hidden" name="group" value={id} />
           <table data-testid="messages">
             <thead>
@@ -110,7 +111,7 @@ export default async function Group({
         </form>
       ) : null}
       {operator && rows.length > 0 ? (
-        <form method="post" action="/dead-letters/discard" className="search">
+        <form action={discard} className="search">
           <input type="hidden" name="group" value={id} />
           <label htmlFor="reason">Discard the whole group, because</label>
           <input id="reason" name="reason" required maxLength={500} />

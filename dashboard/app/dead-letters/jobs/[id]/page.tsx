@@ -6,6 +6,7 @@ import { NoData } from '@/ui/deadletters/ParkingOff';
 import { RefreshWhile } from '@/ui/deadletters/RefreshWhile';
 import { flash, when } from '@/ui/deadletters/format';
 import Link from 'next/link';
+import { stopReplay } from '@/app/dead-letters/actions';
 
 export const dynamic = 'force-dynamic';
 
@@ -50,7 +51,8 @@ export default async function JobPage({
         {j.finishedAt ? `, ended ${when(j.finishedAt)}` : ''}.
       </p>
       {operator && j.state === 'running' ? (
-        <form method="post" action={`/dead-letters/jobs/${j.id}/stop`}>
+        <form action={stopReplay}>
+          <input type="hidden" name="job" value={j.id} />
           <button type="submit">Stop</button>
         </form>
       ) : null}
