@@ -67,7 +67,9 @@ test('kill a worker and a relay, restart the broker: every order still confirmed
     // An order whose delivery failed around the restart waits out its retry delays (5 s doubling,
     // at most 60 s each, with jitter): a bound past two of them.
     { timeoutMs: 150_000 },
-  );
+  ).catch(async (err: unknown) => {
+    throw new Error(`${(err as Error).message}\n${await unsentReport()}`, { cause: err });
+  });
   const r = await p.pool.query<{
     orders: number;
     without_outbox: number;
@@ -87,3 +89,27 @@ test('kill a worker and a relay, restart the broker: every order still confirmed
   assert.equal(row.unpublished, 0);
   assert.equal((await p.providerStats()).sent, row.orders, 'one e-mail per order');
 });
+
+/** Where the orders that never got their e-mail are, and what the processes warned about. */
+async function unsentReport(): Promise<string> {
+  const orders = await p.pool.query(
+    `SELECT o.id, o.notification_status, e.id AS event_id, e.published_at, e.publish_attempts, e.last_publish_error,
+            (SELECT count(*)::int FROM notification_attempts a WHERE a.event_id = e.id) AS tries
+       FROM orders o LEFT JOIN outbox_events e ON e.aggregate_id = o.id
+      WHERE o.notification_status <> 'sent' ORDER BY o.id LIMIT 20`,
+  );
+  const queues = await management(
+    `/queues/${encodeURIComponent(p.vhost.name)}?columns=name,messages_ready,messages_unacknowledged,consumers`,
+  ).catch((err: unknown) => (err as Error).message);
+  const warnings = [...p.procs].flatMap(([name, proc]) =>
+    proc.lines
+      .filter((l) => (l.level ?? 0) >= 40)
+      .slice(-15)
+      .map((l) => `${name}: ${JSON.stringify(l)}`),
+  );
+  return [
+    `unsent orders: ${JSON.stringify(orders.rows)}`,
+    `queues: ${JSON.stringify(queues)}`,
+    ...warnings,
+  ].join('\n');
+}
