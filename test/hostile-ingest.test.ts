@@ -249,6 +249,19 @@ function openUpload(size: number, send = 1) {
 }
 
 describe('a flood', () => {
+  // An exporter of its own, with the default body idle bound (10 s): this file's first one drops
+  // a body silent for 2 s, and a flood client starved that long by this 2-core machine is the
+  // idle bound doing its work, not a refused body answered with a reset. Its peak RSS is the
+  // flood's alone.
+  let flooded: { proc: RoleProcess; url: string };
+  before(async () => {
+    flooded = await startExporterProcess(
+      { ACKTRAIL_DATABASE_URL: store.url, ACKTRAIL_INGEST_TOKEN: TOKEN },
+      { rabbitmq: { enabled: false }, journeys: { maxSpansPerRequest: 2000 } },
+    );
+  });
+  after(() => flooded.proc.stop());
+
   test(
     '32 concurrent 8 MB bodies for 30 s: health and metrics answer, memory stays bounded, nothing answered 200 is lost',
     {
@@ -256,7 +269,7 @@ describe('a flood', () => {
     },
     async () => {
       // The flood comes from a process of its own: these probes measure the exporter, not it.
-      const flooding = runFlood(exporter.url, 30, 32, TOKEN);
+      const flooding = runFlood(flooded.url, 30, 32, TOKEN);
       const state = { done: false };
       const over = () => {
         state.done = true;
@@ -266,7 +279,7 @@ describe('a flood', () => {
       while (!state.done) {
         for (const path of ['/healthz', '/metrics']) {
           try {
-            const res = await fetch(`${exporter.url}${path}`, {
+            const res = await fetch(`${flooded.url}${path}`, {
               signal: AbortSignal.timeout(10_000),
             });
             await res.arrayBuffer();
@@ -279,8 +292,12 @@ describe('a flood', () => {
         await new Promise((r) => setTimeout(r, 250));
       }
       const { answers, acked } = await flooding;
-      const peak = peakRssMb(exporter.proc.pid);
-      const summary = `${JSON.stringify(answers)}, peak RSS ${peak.toFixed(0)} MB, ${probes.ok} probes answered`;
+      const peak = peakRssMb(flooded.proc.pid);
+      const exposition = await (await fetch(`${flooded.url}/metrics`)).text();
+      const idleDropped = /^acktrail_ingest_refused_total\{reason="idle_body"\} (\d+)$/m.exec(
+        exposition,
+      )?.[1];
+      const summary = `${JSON.stringify(answers)}, ${idleDropped ?? 0} dropped as idle, peak RSS ${peak.toFixed(0)} MB, ${probes.ok} probes answered`;
       console.log(`flood: ${summary}`);
       assert.deepEqual(probes.failed, [], summary);
       assert.ok(probes.ok >= 20, summary);

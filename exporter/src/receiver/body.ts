@@ -7,6 +7,7 @@
 // body is read and thrown away (discardBody), so the client sees the answer, not a reset.
 import type { IncomingMessage } from 'node:http';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { IdleWatch } from './idle.js';
 
 /** Bytes of request bodies held at once, shared by every request of one receiver. */
 export class ByteBudget {
@@ -86,7 +87,7 @@ export async function readBody(
   let held = 0;
   let size = 0;
   const chunks: Buffer[] = [];
-  let idle: NodeJS.Timeout | undefined;
+  let idle: IdleWatch | undefined;
   let cleanup: () => void = () => undefined;
   const sink = inflate ? inflate() : null;
   const source = sink ?? req;
@@ -100,13 +101,13 @@ export async function readBody(
         }
         reject(err);
       };
+      idle = new IdleWatch(idleMs, () => {
+        const err = new BodyError(408, `the request body sent nothing for ${idleMs / 1000} s`);
+        stop(err);
+        req.destroy(err);
+      });
       const quiet = () => {
-        clearTimeout(idle);
-        idle = setTimeout(() => {
-          const err = new BodyError(408, `the request body sent nothing for ${idleMs / 1000} s`);
-          stop(err);
-          req.destroy(err);
-        }, idleMs);
+        idle?.touch();
       };
       // Charged as the bytes arrive (after inflation): a gzip bomb stops at the budget too.
       const take = (chunk: Buffer) => {
@@ -123,11 +124,10 @@ export async function readBody(
         chunks.push(chunk);
       };
       cleanup = () => {
-        clearTimeout(idle);
+        idle?.stop();
         req.off('data', quiet);
         source.off('data', take);
       };
-      quiet();
       req.on('data', quiet);
       if (sink) req.pipe(sink);
       source.on('data', take);
@@ -174,23 +174,18 @@ export async function readBody(
 export function discardBody(req: IncomingMessage, maxBytes: number, idleMs: number): void {
   if (req.complete || req.destroyed) return;
   let seen = 0;
-  let idle: NodeJS.Timeout | undefined;
-  const quiet = () => {
-    clearTimeout(idle);
-    idle = setTimeout(() => req.destroy(), idleMs);
-  };
-  quiet();
+  const idle = new IdleWatch(idleMs, () => req.destroy());
   req.unpipe();
   req.on('data', (chunk: Buffer) => {
     seen += chunk.length;
     if (seen > maxBytes) req.destroy();
-    else quiet();
+    else idle.touch();
   });
   req.once('end', () => {
-    clearTimeout(idle);
+    idle.stop();
   });
   req.once('close', () => {
-    clearTimeout(idle);
+    idle.stop();
   });
   req.resume();
 }
