@@ -92,13 +92,19 @@ export class Health {
   }
 
   status(): PartStatus[] {
-    return [...this.parts].map(([part, s]) => ({
+    return [...this.parts.keys()].map((part) => this.statusOf(part));
+  }
+
+  /** One part's state (registered now if it was not: not checked yet). */
+  statusOf(part: string): PartStatus {
+    const s = this.state(part);
+    return {
       part,
       up: s.up,
       error: s.error,
       since: new Date(s.since).toISOString(),
       ...(this.notes.has(part) ? { note: this.notes.get(part)! } : {}),
-    }));
+    };
   }
 
   private state(part: string): State {

@@ -7,6 +7,8 @@ import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ValidatedConfig } from './config.js';
 import { ReadOnlyPools } from './db/pool.js';
 import { CollectorRunner, RABBITMQ_STATS, createCollectors } from './collectors/index.js';
+import { CatalogRefresh } from './collectors/catalog-refresh.js';
+import { Parts } from './parts.js';
 import { Health } from './health.js';
 import type { Logger } from './log.js';
 import { REVISION, VERSION } from './version.js';
@@ -91,15 +93,6 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     exemplars,
   );
   const runner = new CollectorRunner(collectors, registry, log);
-
-  // Journeys read the queue catalog: keep it as fresh as its interval without waiting for scrapes.
-  const catalogTimer =
-    catalog && store
-      ? setInterval(() => {
-          runner.keepFresh(RABBITMQ_STATS);
-        }, config.rabbitmq.statsIntervalSeconds * 1000).unref()
-      : null;
-  if (catalogTimer) runner.keepFresh(RABBITMQ_STATS);
   if (!store)
     log.warn('no journey store (ACKTRAIL_DATABASE_URL or DATABASE_URL): /v1/traces answers 503');
   // What the broker does with a rejected message, per queue: for journeys, anomalies, metrics.
@@ -125,21 +118,23 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
         log,
       )
     : null;
-  celery?.start();
   const parking =
     config.deadLetters.enabled && store
-      ? new Parking(
-          config,
-          store.pool,
-          store.steps,
-          () => store.ready,
-          catalog,
-          registry,
-          health,
-          log,
-        )
+      ? new Parking(config, store, catalog, registry, health, log)
       : null;
-  parking?.start(store?.whenReady() ?? Promise.resolve());
+  // The background parts, started in this order and stopped in the reverse one. Journeys read
+  // the queue catalog: it is kept as fresh as its interval without waiting for scrapes.
+  const parts = new Parts(
+    [
+      store,
+      catalog && store
+        ? new CatalogRefresh(runner, RABBITMQ_STATS, config.rabbitmq.statsIntervalSeconds * 1000)
+        : null,
+      celery,
+      parking,
+    ].filter((part) => part !== null),
+  );
+  parts.start();
 
   let accepting = true;
   const decoder = new BodyDecoder(
@@ -206,10 +201,11 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   const probes = probesRouter({
     listening: () => listening,
     accepting: () => accepting,
-    store,
-    health,
+    store: store !== null,
+    parts,
     runner,
     configFile: config.configFile,
+    replica: store?.reads ?? null,
   });
   for (const a of [app, metricsApp, ingestApp]) a?.use(probes);
   const otlpGrpc = config.otlpGrpcPort === null ? null : new OtlpGrpcReceiver(ingest);
@@ -232,10 +228,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     close: async () => {
       accepting = false;
       await otlpGrpc?.close();
-      if (catalogTimer) clearInterval(catalogTimer);
-      await celery?.close();
-      await parking?.close();
-      await store?.close();
+      await parts.stop();
       await pools?.end();
       await decoder.close();
     },
@@ -280,6 +273,5 @@ function journeyStore(
     log,
     registry,
   );
-  store.start();
   return store;
 }

@@ -2,8 +2,8 @@
 // /status (every dependency's state with its last error).
 import express from 'express';
 import type { CollectorRunner } from '../collectors/index.js';
-import type { Health } from '../health.js';
-import type { JourneyStore } from '../journeys/store/supervisor.js';
+import type { StoreReads } from '../journeys/store/reads.js';
+import type { Parts } from '../parts.js';
 import { readiness, serving } from '../readiness.js';
 import { VERSION } from '../version.js';
 
@@ -12,10 +12,14 @@ export interface ProbeOptions {
   listening: () => boolean;
   /** False once the exporter is shutting down. */
   accepting: () => boolean;
-  store: JourneyStore | null;
-  health: Health;
+  /** Journeys are on: /readyz waits for their store. */
+  store: boolean;
+  /** The background parts, each with its health. */
+  parts: Parts;
   runner: CollectorRunner;
   configFile: string | null;
+  /** The journey store's read replica, when there is one. */
+  replica: StoreReads | null;
 }
 
 export function probesRouter(o: ProbeOptions): express.Router {
@@ -31,18 +35,18 @@ export function probesRouter(o: ProbeOptions): express.Router {
     const r = serving({
       listening: o.listening(),
       accepting: o.accepting(),
-      store: o.store ? o.health.status() : null,
+      store: o.store ? o.parts.health() : null,
     });
     res.status(r.status === 'ready' ? 200 : 503).json(r);
   });
   // Every dependency's state, with its last error (what /readyz answered before 0.6).
   probes.get('/status', (_req, res) => {
-    const r = readiness(o.runner.status(), o.health.status(), o.accepting());
+    const r = readiness(o.runner.status(), o.parts.health(), o.accepting());
     res.json({
       ...r,
       // The journey API's read replica, where there is one: reads fall back to the primary, so
       // a replica away is not a reason to be unready.
-      ...(o.store?.reads.configured ? { replica: o.store.reads.status() } : {}),
+      ...(o.replica?.configured ? { replica: o.replica.status() } : {}),
       version: VERSION,
       config: o.configFile ?? 'defaults',
     });

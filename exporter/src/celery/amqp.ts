@@ -9,7 +9,7 @@
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
 import { backoffMs } from '../backoff.js';
-import type { Health } from '../health.js';
+import type { Health, PartStatus } from '../health.js';
 import { connectRecovering, type Recovering } from '../recovering-connection.js';
 import { errorMessage } from '../log.js';
 import type { Step } from '../journeys/steps.js';
@@ -37,6 +37,7 @@ export function eventQueueArguments(s: { queueMaxBytes: number }): Record<string
 }
 
 export class CeleryAmqpConsumer implements CeleryTransport {
+  readonly name = PART;
   private channel: Channel | null = null;
   private model: ChannelModel | null = null;
   private probe: Channel | null = null;
@@ -53,11 +54,11 @@ export class CeleryAmqpConsumer implements CeleryTransport {
 
   constructor(
     private readonly intake: CeleryIntake,
-    private readonly health: Health,
+    private readonly reports: Health,
     private readonly log: Logger,
   ) {
     this.settings = intake.settings;
-    health.register(PART);
+    reports.register(PART);
   }
 
   /** Starts connecting in the background; never rejects and never gives up. */
@@ -65,7 +66,7 @@ export class CeleryAmqpConsumer implements CeleryTransport {
     void connectRecovering({
       url: this.settings.url,
       part: PART,
-      health: this.health,
+      health: this.reports,
       purpose: 'cannot consume the event stream',
       setup: (model) => this.setup(model),
       onDisconnect: () => {
@@ -87,7 +88,7 @@ export class CeleryAmqpConsumer implements CeleryTransport {
     const s = this.settings;
     const ch = await model.createChannel();
     ch.on('error', (err: Error) => {
-      this.health.error(PART, err, 'celery: channel error');
+      this.reports.error(PART, err, 'celery: channel error');
     });
     await ch.prefetch(s.prefetch);
     await ch.assertExchange(s.exchange, 'topic', { durable: true });
@@ -121,7 +122,7 @@ export class CeleryAmqpConsumer implements CeleryTransport {
     await ch.consume(s.queue, (msg) => {
       if (msg) this.onMessage(msg);
     });
-    this.health.up(PART);
+    this.reports.up(PART);
     this.log.info({ exchange: s.exchange, queue: s.queue }, 'celery: consuming events');
     if (s.enableEventsIntervalSeconds > 0) void this.enableEvents();
   }
@@ -231,7 +232,11 @@ export class CeleryAmqpConsumer implements CeleryTransport {
     }
   }
 
-  async close(): Promise<void> {
+  health(): PartStatus {
+    return this.reports.statusOf(PART);
+  }
+
+  async stop(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.loops.stop();

@@ -9,6 +9,7 @@ import type { Step } from '../journeys/steps.js';
 import { parseBody, type EventLimits } from './events.js';
 import type { CeleryMetrics } from './metrics.js';
 import { taskStep } from './steps.js';
+import type { Part } from '../parts.js';
 
 export const PART = 'celery';
 const DAY_S = 86_400;
@@ -30,11 +31,8 @@ export class Loops {
   }
 }
 
-/** A Celery event transport: started once, closed once; reports itself in Health as PART. */
-export interface CeleryTransport {
-  start(): void;
-  close(): Promise<void>;
-}
+/** A Celery event transport: a part of the exporter, named and reported in Health as PART. */
+export type CeleryTransport = Part;
 
 export class CeleryIntake {
   /** The queues whose length is reported: configured, and those the tasks' events name. */

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { backoffMs } from '../backoff.js';
-import type { Health } from '../health.js';
+import type { Health, PartStatus } from '../health.js';
 import { errorMessage } from '../log.js';
 import type { Step } from '../journeys/steps.js';
 import { FLUSH_MS, FLUSH_STEPS, QUEUE_LENGTH_EVERY_MS } from './amqp.js';
@@ -49,6 +49,7 @@ return 0`;
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
 export class CeleryRedisConsumer implements CeleryTransport {
+  readonly name = PART;
   private readonly settings: CelerySettings;
   private readonly token = randomUUID();
   private cmd: Redis | null = null;
@@ -67,11 +68,11 @@ export class CeleryRedisConsumer implements CeleryTransport {
 
   constructor(
     private readonly intake: CeleryIntake,
-    private readonly health: Health,
+    private readonly reports: Health,
     private readonly log: Logger,
   ) {
     this.settings = intake.settings;
-    health.register(PART);
+    reports.register(PART);
     intake.metrics.visibilityTimeout.set(this.settings.redis.visibilityTimeoutSeconds);
   }
 
@@ -92,7 +93,7 @@ export class CeleryRedisConsumer implements CeleryTransport {
         ? new Redis(target, options)
         : new Redis({ ...target, ...options });
     client.on('error', (err: Error) => {
-      if (!this.closed) this.health.down(PART, err, 'cannot reach the Redis broker');
+      if (!this.closed) this.reports.down(PART, err, 'cannot reach the Redis broker');
     });
     return client;
   }
@@ -105,7 +106,7 @@ export class CeleryRedisConsumer implements CeleryTransport {
       if (this.closed) return;
       // One per outage of the broker (the subscription's own connection comes back with it).
       if (readies++ > 0) this.intake.metrics.reconnects.inc();
-      this.health.up(PART);
+      this.reports.up(PART);
     });
     void this.cmd.connect().catch(() => undefined);
     const leaseMs = this.settings.redis.leaseSeconds * 1000;
@@ -133,7 +134,7 @@ export class CeleryRedisConsumer implements CeleryTransport {
           this.log.debug('celery: asked the workers to send events');
         },
         (err: unknown) => {
-          this.health.error(PART, err, 'celery: asking for events failed');
+          this.reports.error(PART, err, 'celery: asking for events failed');
         },
       );
   }
@@ -152,7 +153,7 @@ export class CeleryRedisConsumer implements CeleryTransport {
         this.unsubscribe();
       }
     } catch (err) {
-      this.health.error(PART, err, 'celery: the Redis subscriber lease failed');
+      this.reports.error(PART, err, 'celery: the Redis subscriber lease failed');
     }
   }
 
@@ -183,7 +184,7 @@ export class CeleryRedisConsumer implements CeleryTransport {
       this.gap(null);
     })()
       .catch((err: unknown) => {
-        this.health.error(PART, err, 'celery: subscribing to the Redis event channel failed');
+        this.reports.error(PART, err, 'celery: subscribing to the Redis event channel failed');
         this.unsubscribe();
       })
       .finally(() => {
@@ -206,7 +207,7 @@ export class CeleryRedisConsumer implements CeleryTransport {
     if (since === null && what === null) return;
     const from = new Date(since ?? Date.now()).toISOString();
     const text = `${what ?? 'subscribed again'}; events published from ${from} to ${new Date().toISOString()} were not heard (Redis pub/sub keeps nothing)`;
-    this.health.note(PART, text);
+    this.reports.note(PART, text);
     this.log.warn({ since: from }, `celery: ${text}`);
   }
 
@@ -266,7 +267,7 @@ export class CeleryRedisConsumer implements CeleryTransport {
     try {
       read = await readQueues(cmd, this.settings.redis, [...this.intake.queues]);
     } catch (err) {
-      this.health.error(PART, err, 'celery: reading the Redis queue lengths failed');
+      this.reports.error(PART, err, 'celery: reading the Redis queue lengths failed');
       return;
     }
     if (!read) return;
@@ -276,7 +277,11 @@ export class CeleryRedisConsumer implements CeleryTransport {
     this.intake.metrics.unackedOldestAge.set(read.oldestUnackedAgeS);
   }
 
-  async close(): Promise<void> {
+  health(): PartStatus {
+    return this.reports.statusOf(PART);
+  }
+
+  async stop(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.loops.stop();

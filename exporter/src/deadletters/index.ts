@@ -1,12 +1,12 @@
 // Dead-letter parking as one part: the store, acktrail's broker connection, the replayer, the
 // metrics, and the loop that refreshes the gauges and applies retention.
-import type pg from 'pg';
 import type { Registry } from 'prom-client';
 import type { ValidatedConfig } from '../config.js';
-import type { Health } from '../health.js';
-import type { StepStore } from '../journeys/store/store.js';
+import type { Health, PartStatus } from '../health.js';
+import type { JourneyStore } from '../journeys/store/supervisor.js';
+import type { Part } from '../parts.js';
 import { errorMessage, type Logger } from '../log.js';
-import { DeadLetterBroker } from './broker.js';
+import { DeadLetterBroker, PART } from './broker.js';
 import { BulkReplays } from './jobs.js';
 import { DeadLetterMetrics } from './metrics.js';
 import { Replayer } from './replay.js';
@@ -16,61 +16,80 @@ import type { Topology } from './targets.js';
 const GAUGES_EVERY_MS = 10_000;
 const MAINTAIN_EVERY_MS = 3_600_000;
 
-export class Parking {
+export class Parking implements Part {
+  readonly name = PART;
   readonly store: DeadLetterStore;
   readonly broker: DeadLetterBroker;
   readonly replayer: Replayer;
   readonly jobs: BulkReplays;
   private readonly timers: NodeJS.Timeout[] = [];
   private maintainedAt = 0;
+  private stopped = false;
+  private readonly metrics: DeadLetterMetrics;
+  private readonly keepContentHours: number;
 
   constructor(
     config: ValidatedConfig,
-    pool: pg.Pool,
-    steps: StepStore,
-    private readonly ready: () => boolean,
+    private readonly journeys: JourneyStore,
     topology: Topology | null,
     registry: Registry,
-    health: Health,
+    private readonly reports: Health,
     private readonly log: Logger,
   ) {
     const s = config.deadLetters;
     const key = config.deadLetterKey!;
-    const metrics = new DeadLetterMetrics(registry);
-    this.store = new DeadLetterStore(pool, s.retentionDays);
+    this.metrics = new DeadLetterMetrics(registry);
+    this.store = new DeadLetterStore(journeys.pool, s.retentionDays);
     const discover = (vhost: string) => topology?.deadLetterQueues(vhost) ?? [];
-    this.broker = new DeadLetterBroker(s, key, this.store, metrics, discover, health, log);
+    this.broker = new DeadLetterBroker(s, key, this.store, this.metrics, discover, reports, log);
     const keys = [key, ...config.deadLetterOldKeys];
-    this.replayer = new Replayer(this.store, this.broker, keys, steps, metrics, s, topology, log);
-    this.jobs = new BulkReplays(pool, this.replayer, this.store, s.replay, log);
-    const refresh = async () => {
-      if (!this.ready()) return;
-      try {
-        metrics.setParked(await this.store.parkedNow());
-        if (Date.now() - this.maintainedAt >= MAINTAIN_EVERY_MS) {
-          const done = await this.store.maintain(s.replay.keepContentHours);
-          this.maintainedAt = Date.now();
-          if (done.expired || done.interrupted || done.erased)
-            this.log.info(done, 'dead-letter store maintained');
-        }
-      } catch (err) {
-        this.log.warn({ err: errorMessage(err) }, 'dead-letter gauges not refreshed');
-      }
-    };
-    const timer = setInterval(() => void refresh(), GAUGES_EVERY_MS);
+    this.replayer = new Replayer(
+      this.store,
+      this.broker,
+      keys,
+      journeys.steps,
+      this.metrics,
+      s,
+      topology,
+      log,
+    );
+    this.jobs = new BulkReplays(journeys.pool, this.replayer, this.store, s.replay, log);
+    this.keepContentHours = s.replay.keepContentHours;
+  }
+
+  /** Starts consuming once the store's schema is in place; refreshes the gauges meanwhile. */
+  start(): void {
+    void this.journeys.whenReady().then(() => {
+      if (!this.stopped) this.broker.start();
+    });
+    const timer = setInterval(() => void this.refresh(), GAUGES_EVERY_MS);
     timer.unref();
     this.timers.push(timer);
   }
 
-  /** Starts consuming once the store's schema is in place. */
-  start(whenReady: Promise<void>): void {
-    void whenReady.then(() => {
-      this.broker.start();
-    });
-  }
-
-  async close(): Promise<void> {
+  async stop(): Promise<void> {
+    this.stopped = true;
     for (const t of this.timers) clearInterval(t);
     await this.broker.close();
+  }
+
+  health(): PartStatus {
+    return this.reports.statusOf(PART);
+  }
+
+  /** The parked gauge, and the store's retention once an hour. */
+  private async refresh(): Promise<void> {
+    if (!this.journeys.ready) return;
+    try {
+      this.metrics.setParked(await this.store.parkedNow());
+      if (Date.now() - this.maintainedAt >= MAINTAIN_EVERY_MS) {
+        const done = await this.store.maintain(this.keepContentHours);
+        this.maintainedAt = Date.now();
+        if (done.expired || done.interrupted || done.erased)
+          this.log.info(done, 'dead-letter store maintained');
+      }
+    } catch (err) {
+      this.log.warn({ err: errorMessage(err) }, 'dead-letter gauges not refreshed');
+    }
   }
 }

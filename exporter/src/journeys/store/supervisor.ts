@@ -7,7 +7,8 @@
 import pg from 'pg';
 import type { Registry } from 'prom-client';
 import { backoffMs, sleep } from '../../backoff.js';
-import type { Health } from '../../health.js';
+import type { Health, PartStatus } from '../../health.js';
+import type { Part } from '../../parts.js';
 import type { Logger } from '../../log.js';
 import { SessionPool, type Pooler } from '../../db/session.js';
 import { migrateStore } from './migrate.js';
@@ -43,7 +44,8 @@ export interface JourneyStoreOptions {
   results?: ResultWords;
 }
 
-export class JourneyStore {
+export class JourneyStore implements Part {
+  readonly name = PART;
   readonly pool: pg.Pool;
   readonly steps: StepStore;
   /** The read paths (API, Celery workflows, queue heads): the replica when there is one. */
@@ -55,13 +57,13 @@ export class JourneyStore {
   /** Sessions of their own (partition drops): on migrateUrl when there is one. */
   private readonly maintenance: pg.Pool | null;
   private migrated = false;
-  private readonly stop = new AbortController();
+  private readonly stopping = new AbortController();
   private loop: Promise<void> = Promise.resolve();
   private readonly onReady: (() => void)[] = [];
 
   constructor(
     private readonly opts: JourneyStoreOptions,
-    private readonly health: Health,
+    private readonly reports: Health,
     private readonly log: Logger,
     registry: Registry,
   ) {
@@ -81,9 +83,9 @@ export class JourneyStore {
     );
     // An idle connection that drops (a restart of PostgreSQL) is an error event, not a crash.
     this.pool.on('error', (err) => {
-      health.error(PART, err, 'journey store connection lost');
+      reports.error(PART, err, 'journey store connection lost');
     });
-    health.register(PART);
+    reports.register(PART);
     this.maintenance = opts.migrateUrl
       ? new pg.Pool({
           connectionString: opts.migrateUrl,
@@ -93,14 +95,14 @@ export class JourneyStore {
         })
       : null;
     this.maintenance?.on('error', (err) => {
-      health.error(PART, err, 'journey store maintenance connection lost');
+      reports.error(PART, err, 'journey store maintenance connection lost');
     });
     this.steps = new StepStore(
       this.pool,
       opts.maxPendingSteps,
       (err) => {
         if (err === null) this.markUp();
-        else health.down(PART, err, 'unavailable');
+        else reports.down(PART, err, 'unavailable');
       },
       this.maintenance ?? this.pool,
       opts.results,
@@ -130,7 +132,7 @@ export class JourneyStore {
       { statementTimeoutMs: opts.statementTimeoutMs },
     );
     this.primaryReads.on('error', (err) => {
-      health.error(PART, err, 'journey store read connection lost');
+      reports.error(PART, err, 'journey store read connection lost');
     });
     this.reads = new StoreReads(
       this.primaryReads,
@@ -160,8 +162,8 @@ export class JourneyStore {
     this.loop = this.run();
   }
 
-  async close(): Promise<void> {
-    this.stop.abort();
+  async stop(): Promise<void> {
+    this.stopping.abort();
     await this.loop;
     await this.pool.end();
     await this.primaryReads.end();
@@ -169,12 +171,16 @@ export class JourneyStore {
     await this.maintenance?.end();
   }
 
+  health(): PartStatus {
+    return this.reports.statusOf(PART);
+  }
+
   private markUp(): void {
-    if (this.migrated) this.health.up(PART);
+    if (this.migrated) this.reports.up(PART);
   }
 
   private async run(): Promise<void> {
-    const signal = this.stop.signal;
+    const signal = this.stopping.signal;
     let failures = 0;
     let maintainedAt = 0;
     while (!signal.aborted) {
@@ -196,7 +202,7 @@ export class JourneyStore {
         this.markUp();
       } catch (err) {
         failures++;
-        this.health.down(PART, err, this.migrated ? 'unavailable' : 'cannot be migrated yet');
+        this.reports.down(PART, err, this.migrated ? 'unavailable' : 'cannot be migrated yet');
       }
       await sleep(failures ? backoffMs(failures) : CHECK_EVERY_MS, signal);
     }
