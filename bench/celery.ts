@@ -15,7 +15,6 @@
 // Events per second, from the consumer's start until the last event is counted (and, with the
 // store, committed). Targets: at least 20,000 events/s (issue 7); the Redis path at least 0.8 of
 // the AMQP path (issue 24).
-import { randomUUID } from 'node:crypto';
 import amqp from 'amqplib';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -34,95 +33,14 @@ import { migrateStore } from '../exporter/src/journeys/store/migrate.js';
 import { StepStore } from '../exporter/src/journeys/store/store.js';
 import { TestExporter } from '../exporter/src/testing/exporter.js';
 import { fmt, interleaved, median } from './lib.js';
+import { TASKS, messages } from './celery-messages.js';
 
-const TASKS = Number(process.env.BENCH_CELERY_TASKS ?? 50_000);
 const QUEUE = 'acktrail.celery.events';
 // acktrail's own queue, declared as its consumer declares it (the default celery.queueMaxBytes).
 const QUEUE_ARGS = eventQueueArguments({ queueMaxBytes: 128 * 1024 * 1024 });
 const log = (line: string) => process.stderr.write(`${line}\n`);
 /** The bench's own Redis database (the tests take 12 to 14). */
 const REDIS_URL = 'redis://127.0.0.1:6379/15';
-
-/** Message bodies (routing key, JSON) for TASKS tasks: 4 events each, plus heartbeats. */
-function messages(): { key: string; body: Buffer; events: number }[] {
-  const out: { key: string; body: Buffer; events: number }[] = [];
-  const t0 = Date.now() / 1000 - 600;
-  let batch: object[] = [];
-  let clock = 0;
-  const flush = () => {
-    if (!batch.length) return;
-    out.push({ key: 'task.multi', body: Buffer.from(JSON.stringify(batch)), events: batch.length });
-    batch = [];
-  };
-  for (let i = 0; i < TASKS; i++) {
-    const uuid = randomUUID();
-    const at = t0 + i * 0.01;
-    const common = { hostname: 'celery@bench', utcoffset: 0, pid: 42, uuid };
-    out.push({
-      key: 'task.sent',
-      events: 1,
-      body: Buffer.from(
-        JSON.stringify({
-          ...common,
-          hostname: 'gen1@bench',
-          clock: ++clock,
-          root_id: uuid,
-          parent_id: null,
-          name: `tasks.job${i % 20}`,
-          args: '(1, 2)',
-          kwargs: '{}',
-          retries: 0,
-          eta: null,
-          expires: null,
-          queue: 'celery',
-          exchange: '',
-          routing_key: 'celery',
-          timestamp: at,
-          type: 'task-sent',
-        }),
-      ),
-    });
-    batch.push(
-      {
-        ...common,
-        clock: ++clock,
-        name: `tasks.job${i % 20}`,
-        root_id: uuid,
-        parent_id: null,
-        retries: 0,
-        timestamp: at + 0.001,
-        type: 'task-received',
-      },
-      { ...common, clock: ++clock, timestamp: at + 0.002, type: 'task-started' },
-      {
-        ...common,
-        clock: ++clock,
-        result: '3',
-        runtime: 0.004,
-        timestamp: at + 0.006,
-        type: 'task-succeeded',
-      },
-    );
-    if (batch.length >= 10) flush();
-    if (i % 1000 === 0)
-      out.push({
-        key: 'worker.heartbeat',
-        events: 1,
-        body: Buffer.from(
-          JSON.stringify({
-            hostname: 'celery@bench',
-            freq: 2,
-            active: 1,
-            processed: i,
-            timestamp: at,
-            type: 'worker-heartbeat',
-          }),
-        ),
-      });
-  }
-  flush();
-  return out;
-}
 
 async function load(vhost: TestVhost, queue: string, bodies: ReturnType<typeof messages>) {
   const conn = await amqp.connect(vhost.url);
