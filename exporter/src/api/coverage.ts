@@ -3,11 +3,14 @@
 import express from 'express';
 import type { Coverage } from '../receiver/coverage.js';
 import { requireToken, type Tokens } from './auth.js';
+import { ok, send } from './reply.js';
 
 export function coverageRouter(opts: { tokens: Tokens; coverage: Coverage }) {
   const router = express.Router();
-  router.get('/api/coverage', requireToken(opts.tokens), (_req, res) => {
-    res.json(opts.coverage.report());
-  });
+  router.get(
+    '/api/coverage',
+    requireToken(opts.tokens),
+    send(() => ok(opts.coverage.report())),
+  );
   return router;
 }

@@ -7,21 +7,31 @@
 import express from 'express';
 import type { QueueCatalog } from '../broker/catalog.js';
 import { requireToken, type Tokens } from './auth.js';
+import { ok, refusal, send, type Reply } from './reply.js';
 
 const ROLES = new Set(['work', 'retry', 'dead_letter']);
 
-export function queuesRouter(opts: { tokens: Tokens; catalog: QueueCatalog | null }) {
+export function queuesRouter(opts: QueuesApiOptions) {
   const router = express.Router();
-  router.get('/api/queues', requireToken(opts.tokens), (req, res) => {
-    const role = req.query.role;
-    if (role !== undefined && (typeof role !== 'string' || !ROLES.has(role))) {
-      res.status(400).json({ error: 'role: must be work, retry or dead_letter' });
-      return;
-    }
-    const queues = (opts.catalog?.summary(Date.now()) ?? [])
-      .filter((q) => role === undefined || q.role === role)
-      .sort((a, b) => a.vhost.localeCompare(b.vhost) || a.queue.localeCompare(b.queue));
-    res.json({ queues });
-  });
+  router.get(
+    '/api/queues',
+    requireToken(opts.tokens),
+    send((req) => queuesReply(opts, req.query.role)),
+  );
   return router;
+}
+
+export interface QueuesApiOptions {
+  tokens: Tokens;
+  catalog: QueueCatalog | null;
+}
+
+/** GET /api/queues[?role=]: the queues in scope, sorted by vhost and name. */
+export function queuesReply(opts: Pick<QueuesApiOptions, 'catalog'>, role: unknown): Reply {
+  if (role !== undefined && (typeof role !== 'string' || !ROLES.has(role)))
+    return refusal(400, 'role: must be work, retry or dead_letter');
+  const queues = (opts.catalog?.summary(Date.now()) ?? [])
+    .filter((q) => role === undefined || q.role === role)
+    .sort((a, b) => a.vhost.localeCompare(b.vhost) || a.queue.localeCompare(b.queue));
+  return ok({ queues });
 }

@@ -1,0 +1,74 @@
+// The API's handlers as plain functions, without HTTP: what they answer to bad input and to a
+// store that is not there, with the status, the body and the headers Express will send.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { loadConfig } from '../config.js';
+import { createLogger } from '../log.js';
+import { VERSION } from '../version.js';
+import { journeyReply, listReply, metaReply, type EventsApiOptions } from './events.js';
+import { queuesReply } from './queues.js';
+
+const config = loadConfig({});
+const noStore: EventsApiOptions = {
+  tokens: { read: null, operate: null },
+  words: config.journeys.words,
+  store: null,
+  lists: { maxConcurrentPerToken: 2, retentionDays: config.journeys.retentionDays },
+  pipeline: null,
+  assemble: {
+    stuckAfterSeconds: config.journeys.stuckAfterSeconds,
+    unackedAfterSeconds: config.journeys.unackedAfterSeconds,
+    failedStatus: null,
+    words: config.journeys.words,
+    queues: () => null,
+  },
+  log: createLogger('silent'),
+};
+
+test("meta: the exporter's version and the pipeline's words", () => {
+  assert.deepEqual(metaReply(noStore), {
+    status: 200,
+    body: {
+      version: VERSION,
+      words: { aggregate: config.journeys.words.aggregate, done: config.journeys.words.done },
+    },
+  });
+});
+
+test('one journey: a bad id is 400 before anything is read; no store is 503 naming the setting', async () => {
+  for (const id of ['', 'x'.repeat(129), 'a\nb', 'é']) {
+    const r = await journeyReply(noStore, id);
+    assert.equal(r.status, 400, JSON.stringify(id));
+    assert.deepEqual(r.body, { error: 'event_id must be 1-128 printable ASCII characters' });
+  }
+  const r = await journeyReply(noStore, 'evt-1');
+  assert.equal(r.status, 503);
+  assert.match((r.body as { error: string }).error, /not configured \(ACKTRAIL_DATABASE_URL\)/);
+});
+
+test('a list: each bad parameter is named in the 400; valid ones reach the store', async () => {
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ colour: 'red' }, /unknown parameter\(s\): colour/],
+    [{ limit: '0' }, /^limit: /],
+    [{ limit: '1001' }, /^limit: /],
+    [{ anomaly: 'haunted' }, /^anomaly: /],
+    [{ cursor: 'not-a-cursor' }, /^cursor: /],
+  ];
+  for (const [query, error] of cases) {
+    const r = await listReply(noStore, query);
+    assert.equal(r.status, 400, JSON.stringify(query));
+    assert.match((r.body as { error: string }).error, error, JSON.stringify(query));
+  }
+  const r = await listReply(noStore, { aggregate_id: '42', limit: '10' });
+  assert.equal(r.status, 503, 'valid: refused only for the missing store');
+});
+
+test('queues: a role that is not one of the three is 400; without a catalog, none', () => {
+  const bad = queuesReply({ catalog: null }, 'poison');
+  assert.deepEqual(bad, {
+    status: 400,
+    body: { error: 'role: must be work, retry or dead_letter' },
+  });
+  assert.deepEqual(queuesReply({ catalog: null }, ['work', 'retry']).status, 400);
+  assert.deepEqual(queuesReply({ catalog: null }, 'work'), { status: 200, body: { queues: [] } });
+});
