@@ -20,7 +20,8 @@ import {
   groupId,
   listQuery,
 } from './dead-letter-inputs.js';
-import { refuseCrossSite, requireToken, scopeOf, type Tokens } from './auth.js';
+import { refuseCrossSite, requireToken, scopeOf, type Scope, type Tokens } from './auth.js';
+import { ok, refusal, send, type Reply } from './reply.js';
 
 export interface DeadLetterApiOptions {
   tokens: Tokens;
@@ -33,12 +34,6 @@ export interface DeadLetterApiOptions {
   } | null;
   maxMessages: number;
   log: Logger;
-}
-
-/** A replay job, or 404. */
-function answerJob(res: Response, job: Job | null): void {
-  if (!job) res.status(404).json({ error: 'no such replay job' });
-  else res.json(job);
 }
 
 /**
@@ -55,11 +50,21 @@ function actorOf(req: Request): Actor {
   };
 }
 
-export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
-  const router = express.Router();
-  const read = requireToken(opts.tokens, 'read');
-  const operate = requireToken(opts.tokens, 'operate');
-  const json = express.json({ limit: '2mb' });
+/** Who is asking: the operator's name for the audit log, and the token's scope. */
+export interface Asker {
+  actor: Actor;
+  scope: Scope;
+}
+
+/** A replay job, or 404. */
+const jobReply = (job: Job | null): Reply => (job ? ok(job) : refusal(404, 'no such replay job'));
+
+/**
+ * The dead-letter API's handlers, each a function of its input that returns a Reply: its input
+ * validated (400 naming what is wrong), parking on (404) and ready (503), a store failure
+ * answered 503, a row sealed with a key it lacks 500 naming the key.
+ */
+export function deadLetterHandlers(opts: Omit<DeadLetterApiOptions, 'tokens'>) {
   const chosen = {
     ids: z.array(ID).min(1).max(opts.maxMessages).optional(),
     group: group.optional(),
@@ -74,49 +79,27 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
     .refine(oneOf, { error: 'give either ids or group' });
 
   type Parking = NonNullable<DeadLetterApiOptions['parking']>;
-  /**
-   * A route: its input validated (400 naming what is wrong), parking on (404) and ready (503),
-   * a store failure answered 503, a row sealed with a key it lacks 500 naming the key; `run` does
-   * the rest.
-   */
   const handle =
-    <S extends z.ZodType>(
-      schema: S,
-      input: (req: Request) => unknown,
-      run: (p: Parking, data: z.output<S>, req: Request, res: Response) => Promise<void> | void,
-    ) =>
-    async (req: Request, res: Response) => {
-      const parsed = schema.safeParse(input(req));
-      if (!parsed.success) {
-        res.status(400).json({ error: explain(parsed.error) });
-        return;
-      }
+    <S extends z.ZodType>(schema: S, run: (p: Parking, data: z.output<S>) => Promise<Reply>) =>
+    async (input: unknown): Promise<Reply> => {
+      const parsed = schema.safeParse(input);
+      if (!parsed.success) return refusal(400, explain(parsed.error));
       const p = opts.parking;
-      if (!p) {
-        res.status(404).json({ error: 'dead-letter parking is off (deadLetters.enabled)' });
-        return;
-      }
-      if (!p.ready()) {
-        res
-          .status(503)
-          .set('retry-after', '5')
-          .json({ error: 'the journey store is not ready yet (see /status); retry later' });
-        return;
-      }
+      if (!p) return refusal(404, 'dead-letter parking is off (deadLetters.enabled)');
+      if (!p.ready())
+        return refusal(503, 'the journey store is not ready yet (see /status); retry later', {
+          'retry-after': '5',
+        });
       try {
-        await run(p, parsed.data, req, res);
+        return await run(p, parsed.data);
       } catch (err) {
         opts.log.error({ err: errorMessage(err) }, 'dead-letter API failed');
         // Not the store: this exporter lacks the key a row was sealed with. Retrying is no use.
         if (err instanceof UnknownKeyError)
-          res.status(500).json({ error: err.message, keyId: err.keyId });
-        else res.status(503).json({ error: 'the store is unavailable; retry later' });
+          return { status: 500, body: { error: err.message, keyId: err.keyId } };
+        return refusal(503, 'the store is unavailable; retry later');
       }
     };
-  const query = (req: Request) => req.query;
-  const body = (req: Request) => req.body as unknown;
-  const none = () => ({});
-  const param = (req: Request) => req.params.id;
   const ids = async (
     p: Parking,
     sel: { ids?: string[]; group?: { queue: string; reasonGroup: string } },
@@ -126,53 +109,24 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
   const page = (rows: { id: string }[], limit: number) =>
     rows.length === limit ? (rows.at(-1)?.id ?? null) : null;
 
-  router.get(
-    '/api/dead-letters/groups',
-    read,
-    handle(z.object({}), none, async (p, _d, _req, res) => {
+  return {
+    groups: handle(z.object({}), async (p) => {
       const groups = await p.store.groups(MAX_GROUPS);
-      res.json({ groups: groups.map((g) => ({ id: groupId(g.queue, g.reasonGroup), ...g })) });
+      return ok({ groups: groups.map((g) => ({ id: groupId(g.queue, g.reasonGroup), ...g })) });
     }),
-  );
 
-  router.get(
-    '/api/dead-letters/audit',
-    read,
-    handle(auditQuery, query, async (p, q, _req, res) => {
+    audit: handle(auditQuery, async (p, q) => {
       const entries = await p.store.auditLog({ beforeId: q.before, eventId: q.event_id }, q.limit);
-      res.json({ entries, next: page(entries, q.limit) });
+      return ok({ entries, next: page(entries, q.limit) });
     }),
-  );
 
-  router.get(
-    '/api/dead-letters/jobs',
-    read,
-    handle(z.object({}), none, async (p, _d, _req, res) => {
-      res.json({ jobs: await p.jobs.list() });
-    }),
-  );
+    jobs: handle(z.object({}), async (p) => ok({ jobs: await p.jobs.list() })),
 
-  router.get(
-    '/api/dead-letters/jobs/:id',
-    read,
-    handle(JOB, param, async (p, id, _req, res) => {
-      answerJob(res, await p.jobs.job(id));
-    }),
-  );
+    job: handle(JOB, async (p, id) => jobReply(await p.jobs.job(id))),
 
-  router.post(
-    '/api/dead-letters/jobs/:id/stop',
-    operate,
-    refuseCrossSite,
-    handle(JOB, param, async (p, id, _req, res) => {
-      answerJob(res, await p.jobs.stop(id));
-    }),
-  );
+    stop: handle(JOB, async (p, id) => jobReply(await p.jobs.stop(id))),
 
-  router.get(
-    '/api/dead-letters',
-    read,
-    handle(listQuery, query, async (p, q, _req, res) => {
+    list: handle(listQuery, async (p, q) => {
       const rows = await p.store.list(
         {
           queue: q.group?.queue ?? q.queue,
@@ -183,92 +137,131 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
         },
         q.limit,
       );
-      res.json({ deadLetters: rows, next: page(rows, q.limit) });
+      return ok({ deadLetters: rows, next: page(rows, q.limit) });
     }),
-  );
 
+    one: (id: unknown, asker: Asker) =>
+      handle(ID, async (p, valid) => {
+        const row = await p.store.get(valid);
+        if (!row) return refusal(404, `no dead letter ${valid}`);
+        // Properties, headers and body hold personal data: operators only, and each read
+        // audited. A row sealed with a key this exporter does not hold says so, not failing.
+        const opened =
+          asker.scope === 'operate'
+            ? await p.replayer.content(valid).then(
+                (c) => ({ content: c, contentError: null }),
+                (err: unknown) => ({ content: null, contentError: errorMessage(err) }),
+              )
+            : { content: null, contentError: null };
+        const { content, contentError } = opened;
+        if (content)
+          await p.replayer.audit(asker.actor, 'read_body', row, {
+            id: valid,
+            eventId: row.eventId,
+            outcome: 'read',
+            detail: null,
+          });
+        return ok({
+          ...row,
+          groupId: groupId(row.queue, row.reasonGroup),
+          content: content && shown(content),
+          ...(contentError ? { contentError } : {}),
+        });
+      })(id),
+
+    replay: (body: unknown, asker: Asker) =>
+      handle(selection, async (p, sel) => {
+        const list = await ids(p, sel);
+        if (list.length === 0) return refusal(404, 'nothing parked in that group');
+        // A dry run says where each message would go (and which are refused), publishing nothing.
+        if (sel.dryRun) return ok(await p.replayer.plan(list));
+        // One message is replayed before the answer; more run as a job at the configured rate.
+        if (list.length === 1) {
+          const { replayId: _r, ...result } = await p.replayer.replayOne(list[0]!, asker.actor);
+          const status =
+            { replayed: 200, not_parked: 409, refused: 409, no_target: 409 }[
+              result.outcome as string
+            ] ?? 502;
+          return { status, body: result };
+        }
+        try {
+          const job = await p.jobs.start(list, asker.actor);
+          return {
+            status: 202,
+            body: job,
+            headers: { location: `/api/dead-letters/jobs/${job.id}` },
+          };
+        } catch (err) {
+          if (!(err instanceof JobLimitReached)) throw err;
+          return refusal(429, err.message, { 'retry-after': '30' });
+        }
+      })(body),
+
+    discard: (body: unknown, asker: Asker) =>
+      handle(discardBody, async (p, d) =>
+        ok({ discarded: await p.replayer.discard(await ids(p, d), asker.actor, d.reason) }),
+      )(body),
+  };
+}
+
+export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
+  const router = express.Router();
+  const read = requireToken(opts.tokens, 'read');
+  const operate = requireToken(opts.tokens, 'operate');
+  const json = express.json({ limit: '2mb' });
+  const h = deadLetterHandlers(opts);
+  const asker = (req: Request, res: Response): Asker => ({
+    actor: actorOf(req),
+    scope: scopeOf(res),
+  });
+  const changes = [operate, refuseCrossSite] as const;
+
+  router.get(
+    '/api/dead-letters/groups',
+    read,
+    send(() => h.groups({})),
+  );
+  router.get(
+    '/api/dead-letters/audit',
+    read,
+    send((req) => h.audit(req.query)),
+  );
+  router.get(
+    '/api/dead-letters/jobs',
+    read,
+    send(() => h.jobs({})),
+  );
+  router.get(
+    '/api/dead-letters/jobs/:id',
+    read,
+    send((req) => h.job(req.params.id)),
+  );
+  router.post(
+    '/api/dead-letters/jobs/:id/stop',
+    ...changes,
+    send((req) => h.stop(req.params.id)),
+  );
+  router.get(
+    '/api/dead-letters',
+    read,
+    send((req) => h.list(req.query)),
+  );
   router.get(
     '/api/dead-letters/:id',
     read,
-    handle(ID, param, async (p, id, req, res) => {
-      const row = await p.store.get(id);
-      if (!row) {
-        res.status(404).json({ error: `no dead letter ${id}` });
-        return;
-      }
-      // Properties, headers and body hold personal data: operators only, and each read audited.
-      // A row sealed with a key this exporter does not hold says so, instead of failing.
-      const opened =
-        scopeOf(res) === 'operate'
-          ? await p.replayer.content(id).then(
-              (c) => ({ content: c, contentError: null }),
-              (err: unknown) => ({ content: null, contentError: errorMessage(err) }),
-            )
-          : { content: null, contentError: null };
-      const { content, contentError } = opened;
-      if (content)
-        await p.replayer.audit(actorOf(req), 'read_body', row, {
-          id,
-          eventId: row.eventId,
-          outcome: 'read',
-          detail: null,
-        });
-      res.json({
-        ...row,
-        groupId: groupId(row.queue, row.reasonGroup),
-        content: content && shown(content),
-        ...(contentError ? { contentError } : {}),
-      });
-    }),
+    send((req, res) => h.one(req.params.id, asker(req, res))),
   );
-
   router.post(
     '/api/dead-letters/replay',
-    operate,
-    refuseCrossSite,
+    ...changes,
     json,
-    handle(selection, body, async (p, sel, req, res) => {
-      const list = await ids(p, sel);
-      if (list.length === 0) {
-        res.status(404).json({ error: 'nothing parked in that group' });
-        return;
-      }
-      const actor = actorOf(req);
-      // A dry run says where each message would go (and which are refused), publishing nothing.
-      if (sel.dryRun) {
-        res.json(await p.replayer.plan(list));
-        return;
-      }
-      // One message is replayed before the answer; more run as a job at the configured rate.
-      if (list.length === 1) {
-        const { replayId: _r, ...result } = await p.replayer.replayOne(list[0]!, actor);
-        const status =
-          { replayed: 200, not_parked: 409, refused: 409, no_target: 409 }[
-            result.outcome as string
-          ] ?? 502;
-        res.status(status).json(result);
-        return;
-      }
-      try {
-        const job = await p.jobs.start(list, actor);
-        res.status(202).location(`/api/dead-letters/jobs/${job.id}`).json(job);
-      } catch (err) {
-        if (!(err instanceof JobLimitReached)) throw err;
-        res.status(429).set('retry-after', '30').json({ error: err.message });
-      }
-    }),
+    send((req, res) => h.replay(req.body as unknown, asker(req, res))),
   );
-
   router.post(
     '/api/dead-letters/discard',
-    operate,
-    refuseCrossSite,
+    ...changes,
     json,
-    handle(discardBody, body, async (p, d, req, res) => {
-      const discarded = await p.replayer.discard(await ids(p, d), actorOf(req), d.reason);
-      res.json({ discarded });
-    }),
+    send((req, res) => h.discard(req.body as unknown, asker(req, res))),
   );
-
   return router;
 }

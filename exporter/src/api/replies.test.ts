@@ -7,6 +7,9 @@ import { createLogger } from '../log.js';
 import { VERSION } from '../version.js';
 import { journeyReply, listReply, metaReply, type EventsApiOptions } from './events.js';
 import { queuesReply } from './queues.js';
+import { deadLetterHandlers } from './dead-letters.js';
+import { groupId } from './dead-letter-inputs.js';
+import type { Reply } from './reply.js';
 
 const config = loadConfig({});
 const noStore: EventsApiOptions = {
@@ -71,4 +74,25 @@ test('queues: a role that is not one of the three is 400; without a catalog, non
   });
   assert.deepEqual(queuesReply({ catalog: null }, ['work', 'retry']).status, 400);
   assert.deepEqual(queuesReply({ catalog: null }, 'work'), { status: 200, body: { queues: [] } });
+});
+
+test('dead letters: bad input is a 400 naming it, before parking being off (404) is said', async () => {
+  const h = deadLetterHandlers({ parking: null, maxMessages: 3, log: noStore.log });
+  const asker = { actor: { name: 'operator', verified: false }, scope: 'operate' as const };
+  const refused = async (reply: Promise<Reply>, status: number, error: RegExp) => {
+    const r = await reply;
+    assert.equal(r.status, status);
+    assert.match((r.body as { error: string }).error, error);
+  };
+  await refused(h.replay({ ids: ['1'], group: 'g' }, asker), 400, /group: is not a group id/);
+  const g = groupId('orders.dlq', 'provider <n>');
+  await refused(h.replay({ ids: ['1'], group: g }, asker), 400, /either ids or group/);
+  await refused(h.replay({}, asker), 400, /either ids or group/);
+  await refused(h.replay({ ids: ['1', '2', '3', '4'] }, asker), 400, /ids/);
+  await refused(h.replay({ ids: ['1'], target: 'celery' }, asker), 400, /target/);
+  await refused(h.discard({ ids: ['1'], reason: '  ' }, asker), 400, /reason/);
+  await refused(h.one('12; DROP', asker), 400, /.+/);
+  await refused(h.job('not-a-uuid'), 400, /.+/);
+  await refused(h.replay({ ids: ['1'] }, asker), 404, /parking is off \(deadLetters\.enabled\)/);
+  await refused(h.groups({}), 404, /parking is off/);
 });
