@@ -129,5 +129,5 @@ ensure_tools
 ensure_celery
 ensure_postgres
 ensure_rabbitmq
-# RabbitMQ 4.0 as the official image ships it, beside the default node (test/rabbitmq4.test.ts).
+# RabbitMQ 4.0 as the official image ships it, beside the default node (test/rabbitmq4.int.test.ts).
 bash "$(dirname "$0")/rabbitmq4.sh" ensure

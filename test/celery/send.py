@@ -1,4 +1,4 @@
-"""Sends tasks without waiting for them (test/celery-redis.test.ts) and prints their ids, one
+"""Sends tasks without waiting for them (test/celery-redis.int.test.ts) and prints their ids, one
 per line:
   send.py idle N M     N add tasks to queue `idle` at priority 0 and M at priority 6
   send.py slow         one tasks.slow (acks late)

@@ -1,4 +1,4 @@
-"""The Celery app of acktrail's Celery tests (test/celery.test.ts): a real Celery 5 worker on the
+"""The Celery app of acktrail's Celery tests (test/celery.int.test.ts): a real Celery 5 worker on the
 broker CELERY_BROKER_URL names (the local RabbitMQ or Redis), results in Redis (chords need a
 result backend)."""
 import os
@@ -17,7 +17,7 @@ app.conf.update(
     result_extended=True,  # the backend keeps name, worker, queue and retries: what we compare
     broker_connection_retry_on_startup=True,
     # Redis brokers: how long a reserved, unacknowledged message waits before Celery restores it
-    # to its queue (test/celery-redis.test.ts makes it short).
+    # to its queue (test/celery-redis.int.test.ts makes it short).
     broker_transport_options={
         "visibility_timeout": float(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
         # Sentinel brokers (sentinel://): the master's name.

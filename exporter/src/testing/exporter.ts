@@ -77,7 +77,7 @@ export class TestExporter {
 
   private onClose: () => Promise<void> = () => Promise.resolve();
 
-  /** GET /metrics, as Prometheus does; promtool checks the same text in metrics.test.ts. */
+  /** GET /metrics, as Prometheus does; promtool checks the same text in metrics.int.test.ts. */
   async scrape(): Promise<Scrape> {
     const res = await fetch(`${this.url}/metrics`);
     if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);

@@ -73,7 +73,7 @@ test("acktrail's event queue is bounded in bytes as well as in messages", async 
   };
   assert.equal(q.arguments['x-max-length-bytes'], 128 * 1024 * 1024);
   assert.equal(q.arguments['x-max-length'], 1_000_000);
-  // Several exporter replicas take turns on the stream (test/replicas.test.ts).
+  // Several exporter replicas take turns on the stream (test/replicas.int.test.ts).
   assert.equal(q.arguments['x-single-active-consumer'], true);
 });
 

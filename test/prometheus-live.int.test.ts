@@ -138,7 +138,7 @@ test('the alerts of the injected failures fire; the self-monitoring alerts stay 
   );
 });
 
-/** Every panel query but the Celery dashboard's (test/celery.test.ts runs those, with Celery). */
+/** Every panel query but the Celery dashboard's (test/celery.int.test.ts runs those, with Celery). */
 const panels = () =>
   panelQueries(
     dashboardFiles().filter((f) => f !== 'celery.json'),
@@ -214,7 +214,7 @@ test('every metric an alert expression names exists in Prometheus', async () => 
   const rules = parse(
     readFileSync(join(REPO_ROOT, 'prometheus/rules/acktrail.rules.yml'), 'utf8'),
   ) as { groups: { name: string; rules: { alert: string; expr: string }[] }[] };
-  // The Celery rules' metrics exist with Celery: test/celery.test.ts checks those.
+  // The Celery rules' metrics exist with Celery: test/celery.int.test.ts checks those.
   for (const rule of rules.groups
     .filter((g) => g.name !== 'acktrail.celery')
     .flatMap((g) => g.rules)) {
