@@ -11,19 +11,16 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  chromium,
   type Browser,
   type BrowserContext,
   type BrowserContextOptions,
   type Page,
 } from 'playwright-core';
 import AxeBuilder from '@axe-core/playwright';
-import { REPO_ROOT, freePort } from '@acktrail/orders-example/testing';
+import { REPO_ROOT, freePort } from '@acktrail/testing';
 
-/**
- * Debian's Chromium (scripts/services.sh installs it), headless, with nothing that reaches for
- * the network on its own (this machine has none: those connections would be refused).
- */
+export { launchChromium } from '@acktrail/testing';
+
 /**
  * axe-core's rules (WCAG 2.x A and AA, best practices) on the page as it is now: no serious or
  * critical violation, each one named with where it is.
@@ -42,22 +39,6 @@ export async function assertAccessible(page: Page, what: string): Promise<void> 
     [],
     `${what}: axe finds no serious or critical violation`,
   );
-}
-
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
 }
 
 /** Next's standalone output, with the static files the build script copies beside it. */

@@ -8,7 +8,7 @@ import {
   createTestVhost,
   type TestDatabase,
   type TestVhost,
-} from '@acktrail/orders-example/testing';
+} from '@acktrail/testing';
 import { migrate } from './db.js';
 
 export type PaymentsRole = 'api' | 'relay' | 'ledger' | 'receipts' | 'audit';
@@ -25,8 +25,7 @@ export class TestPayments {
   ) {}
 
   static async create(env: Record<string, string> = {}): Promise<TestPayments> {
-    const db = await createTestDatabase('acktrail_pay', false);
-    await migrate(db.url);
+    const db = await createTestDatabase('acktrail_pay', migrate);
     const vhost = await createTestVhost('acktrail_pay');
     return new TestPayments(db, vhost, {
       DATABASE_URL: db.url,

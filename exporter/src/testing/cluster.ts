@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from '@acktrail/orders-example/testing';
+import { REPO_ROOT } from '@acktrail/testing';
 
 const run = promisify(execFile);
 const SCRIPT = join(REPO_ROOT, 'scripts/rabbitmq-cluster.sh');

@@ -9,7 +9,7 @@ import {
   createTestVhost,
   type TestDatabase,
   type TestVhost,
-} from '@acktrail/orders-example/testing';
+} from '@acktrail/testing';
 
 export const DLQ = 'jobs.dlq';
 
@@ -25,7 +25,7 @@ export async function deadLetterBench(
   more: (ch: Channel) => Promise<void> = () => Promise.resolve(),
 ): Promise<DeadLetterBench> {
   const vhost = await createTestVhost();
-  const store = await createTestDatabase('acktrail_test', false);
+  const store = await createTestDatabase('acktrail_test');
   const db = new pg.Client({ connectionString: store.url });
   await db.connect();
   const conn = await amqp.connect(vhost.url);

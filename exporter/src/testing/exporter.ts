@@ -12,10 +12,11 @@ import {
   ADMIN_DATABASE_URL,
   REPO_ROOT,
   RoleProcess,
-  createTestDatabase,
   databaseUrl,
   waitFor,
-} from '@acktrail/orders-example/testing';
+} from '@acktrail/testing';
+// A store beside the reference pipeline's tables: the tests that read both use one database.
+import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { loadConfig } from '../config.js';
 import { parseSamples, type Sample } from '../exposition/text.js';
 import { createExporter, type Exporter } from '../server.js';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { REPO_ROOT } from '@acktrail/orders-example/testing';
+import { REPO_ROOT } from '@acktrail/testing';
 
 /** What Prometheus 2.x sends: OpenMetrics first. */
 export const PROMETHEUS_ACCEPT =

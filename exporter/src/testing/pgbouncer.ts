@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import pg from 'pg';
-import { ADMIN_DATABASE_URL, freePort, waitFor } from '@acktrail/orders-example/testing';
+import { ADMIN_DATABASE_URL, freePort, waitFor } from '@acktrail/testing';
 
 export class TestPgBouncer {
   private constructor(

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, freePort, waitFor } from '@acktrail/orders-example/testing';
+import { REPO_ROOT, freePort, waitFor } from '@acktrail/testing';
 
 export interface PromSeries {
   metric: Record<string, string>;

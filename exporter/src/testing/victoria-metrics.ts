@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, freePort, waitFor } from '@acktrail/orders-example/testing';
+import { REPO_ROOT, freePort, waitFor } from '@acktrail/testing';
 import { hasFinitePoints, instantQuery, type PromSeries } from './prometheus.js';
 
 export class TestVictoriaMetrics {

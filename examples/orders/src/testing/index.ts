@@ -1,5 +1,6 @@
-export { waitFor } from './wait.js';
-export { freePort } from './ports.js';
-export * from './services.js';
-export { RoleProcess, startRole, REPO_ROOT, type LogLine } from './processes.js';
+// The reference pipeline's test harness: the shared one (@acktrail/testing), a database with the
+// pipeline's schema, its roles as processes and the whole pipeline for one test file.
+export * from '@acktrail/testing';
+export { createTestDatabase } from './services.js';
+export { startRole } from './processes.js';
 export { TestPipeline, type Role } from './pipeline.js';

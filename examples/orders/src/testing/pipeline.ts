@@ -2,12 +2,13 @@
 import amqp from 'amqplib';
 import { createPool, type Pool } from '../db/pool.js';
 import {
-  createTestDatabase,
   createTestVhost,
+  type RoleProcess,
   type TestDatabase,
   type TestVhost,
-} from './services.js';
-import { RoleProcess, startRole } from './processes.js';
+} from '@acktrail/testing';
+import { createTestDatabase } from './services.js';
+import { startRole } from './processes.js';
 
 export type Role = 'api' | 'relay' | 'worker' | 'provider';
 

@@ -1,102 +1,11 @@
-// Per-test-file isolation on the shared local services: a fresh database (migrated) and a fresh
-// RabbitMQ vhost, each with a random name, dropped afterwards.
-import { randomBytes } from 'node:crypto';
+// The reference pipeline's test database: a database of the test's own (@acktrail/testing), with
+// the pipeline's schema migrated unless asked otherwise.
+import { createTestDatabase as createDatabase, type TestDatabase } from '@acktrail/testing';
 import { migrate } from '../db/migrate.js';
-import { dropDatabase } from '../faults/restore.js';
-import pg from 'pg';
 
-/** The maintenance database the acktrail role (created by scripts/services.sh) connects to. */
-export const ADMIN_DATABASE_URL = 'postgres://acktrail:acktrail@127.0.0.1:5432/postgres';
-export const RABBITMQ_HOST_URL = 'amqp://guest:guest@127.0.0.1:5672';
-export const RABBITMQ_MANAGEMENT_URL = 'http://guest:guest@127.0.0.1:15672';
-/** RabbitMQ 4.0 as the official image ships it, beside the default node (scripts/rabbitmq4.sh). */
-export const RABBITMQ4 = {
-  amqp: 'amqp://guest:guest@127.0.0.1:5691',
-  management: 'http://guest:guest@127.0.0.1:15691',
-  prometheus: 'http://127.0.0.1:15711',
-};
-
-const uniqueName = (prefix: string) =>
-  `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-
-export function databaseUrl(name: string): string {
-  const url = new URL(ADMIN_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-export interface TestDatabase {
-  name: string;
-  url: string;
-  drop(): Promise<void>;
-}
-
-export async function createTestDatabase(
+export function createTestDatabase(
   prefix = 'acktrail_test',
   migrations = true,
 ): Promise<TestDatabase> {
-  const name = uniqueName(prefix);
-  const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = databaseUrl(name);
-  if (migrations) await migrate(url);
-  return { name, url, drop: () => dropDatabase(ADMIN_DATABASE_URL, name) };
-}
-
-export interface TestVhost {
-  name: string;
-  /** amqp URL of the vhost */
-  url: string;
-  drop(): Promise<void>;
-}
-
-/** Calls the management HTTP API (credentials from the URL); throws on a non-2xx answer. */
-export async function management(
-  path: string,
-  init: RequestInit = {},
-  base = RABBITMQ_MANAGEMENT_URL,
-): Promise<unknown> {
-  const url = new URL(`/api${path}`, base);
-  const auth = Buffer.from(
-    `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`,
-  ).toString('base64');
-  url.username = '';
-  url.password = '';
-  const headers = new Headers(init.headers);
-  headers.set('authorization', `Basic ${auth}`);
-  headers.set('content-type', 'application/json');
-  const res = await fetch(url, { ...init, headers });
-  if (!res.ok)
-    throw new Error(
-      `management API ${init.method ?? 'GET'} ${path}: ${res.status} ${await res.text()}`,
-    );
-  const text = await res.text();
-  return text ? (JSON.parse(text) as unknown) : null;
-}
-
-/** A new vhost with guest's permissions; `broker`: another broker than the default node. */
-export async function createTestVhost(
-  prefix = 'acktrail_test',
-  broker = { amqp: RABBITMQ_HOST_URL, management: RABBITMQ_MANAGEMENT_URL },
-): Promise<TestVhost> {
-  const name = uniqueName(prefix);
-  const v = encodeURIComponent(name);
-  await management(`/vhosts/${v}`, { method: 'PUT', body: '{}' }, broker.management);
-  await management(
-    `/permissions/${v}/guest`,
-    { method: 'PUT', body: JSON.stringify({ configure: '.*', write: '.*', read: '.*' }) },
-    broker.management,
-  );
-  return {
-    name,
-    url: `${broker.amqp}/${v}`,
-    drop: async () => {
-      await management(`/vhosts/${v}`, { method: 'DELETE' }, broker.management);
-    },
-  };
+  return createDatabase(prefix, migrations ? migrate : null);
 }
