@@ -171,10 +171,6 @@ export function writeConfig(fileConfig: unknown): string {
   return path;
 }
 
-/**
- * The exporter as its own process (`exporter/src/main.ts`), as it runs in production: for what
- * an in-process exporter cannot show (its memory, signals, being killed).
- */
 /** Whether a background part of the exporter at `url` works, as its /status says (null: unknown). */
 export async function partUp(url: string, part: string): Promise<boolean | null> {
   const res = await fetch(`${url}/status`);
@@ -182,6 +178,17 @@ export async function partUp(url: string, part: string): Promise<boolean | null>
   return body.parts.find((p) => p.part === part)?.up ?? null;
 }
 
+/**
+ * Node's flags for the exporter, as the image's CMD gives them: a young generation of 16 MB
+ * semi-spaces. Node 24 sizes it by the machine's memory, and on 24 GB that kept about 100 MB more
+ * resident under an ingest flood (docs/benchmarks.md, "Memory").
+ */
+export const EXPORTER_NODE_OPTIONS = '--max-semi-space-size=16';
+
+/**
+ * The exporter as its own process (`exporter/src/main.ts`), as it runs in production: for what
+ * an in-process exporter cannot show (its memory, signals, being killed).
+ */
 export async function startExporterProcess(
   env: Record<string, string>,
   fileConfig: unknown = {},
@@ -189,7 +196,12 @@ export async function startExporterProcess(
 ): Promise<{ proc: RoleProcess; url: string }> {
   const proc = new RoleProcess(
     'exporter',
-    { ACKTRAIL_PORT: '0', ACKTRAIL_CONFIG: writeConfig(fileConfig), ...env },
+    {
+      NODE_OPTIONS: EXPORTER_NODE_OPTIONS,
+      ACKTRAIL_PORT: '0',
+      ACKTRAIL_CONFIG: writeConfig(fileConfig),
+      ...env,
+    },
     [],
     join(REPO_ROOT, 'exporter/src/main.ts'),
   );
