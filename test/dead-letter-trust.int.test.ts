@@ -391,6 +391,35 @@ test('bulk replays live in the store: capped across exporters, listed and stoppe
   }
 });
 
+test('a bulk replay running when its exporter shuts down is saved as interrupted, saying why', async () => {
+  const slow = config({ ratePerSecond: 2, maxRunningJobs: 1 });
+  const a = await start(slow);
+  const b = await start(slow);
+  let aRuns = true;
+  try {
+    await publish(Array.from({ length: 10 }, (_, i) => ({ id: `leave-${i}` })));
+    await waitFor('10 parked', async () => (await idsOf('leave-')).length === 10);
+    const ids = (await idsOf('leave-')).map((r) => r.id);
+    const started = await api(a.url, '/api/dead-letters/replay', OPERATOR, { ids });
+    assert.equal(started.status, 202);
+    const jobId = started.body.id as string;
+    await a.close();
+    aRuns = false;
+    const job = (await api(b.url, `/api/dead-letters/jobs/${jobId}`, READER)).body;
+    assert.equal(job.state, 'interrupted');
+    assert.equal(job.stopReason, 'its exporter stopped');
+    assert.ok((job.done as number) < 10, `ended before the last (${String(job.done)} of 10)`);
+    // Its slot is free at once: another exporter starts the rest.
+    const rest = ids.slice(job.done as number);
+    const again = await api(b.url, '/api/dead-letters/replay', OPERATOR, { ids: rest });
+    assert.equal(again.status, 202, JSON.stringify(again.body));
+    await api(b.url, `/api/dead-letters/jobs/${again.body.id as string}/stop`, OPERATOR, {});
+  } finally {
+    if (aRuns) await a.close();
+    await b.close();
+  }
+});
+
 test('reading a body is audited; a replayed message loses its content after keepContentHours', async () => {
   const exporter = await start();
   try {

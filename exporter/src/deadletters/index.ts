@@ -67,9 +67,11 @@ export class Parking implements Part {
     this.timers.push(timer);
   }
 
+  /** Stops parking, and the bulk replays this exporter runs after the message in hand. */
   async stop(): Promise<void> {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
+    await this.jobs.stopAll();
     await this.broker.close();
   }
 

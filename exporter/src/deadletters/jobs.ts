@@ -82,9 +82,13 @@ interface Progress {
   job: Job;
   replayIds: string[];
   stop: boolean;
+  /** This exporter is shutting down: the job ends as interrupted, not stopped. */
+  leaving?: boolean;
 }
 
 export class BulkReplays {
+  /** The jobs this exporter runs, each with its loop. */
+  private readonly running = new Map<Progress, Promise<void>>();
   constructor(
     private readonly pool: pg.Pool,
     private readonly replayer: Replayer,
@@ -124,10 +128,27 @@ export class BulkReplays {
         `${this.settings.maxRunningJobs} bulk replays are running (deadLetters.replay.maxRunningJobs): wait for one to end, or stop one`,
       );
     const job = toJob(row);
-    void this.run({ job, replayIds: [], stop: false }, ids, actor).catch((err: unknown) => {
-      this.log.error({ err: errorMessage(err), job: job.id }, 'bulk replay failed');
-    });
+    const progress: Progress = { job, replayIds: [], stop: false };
+    const run = this.run(progress, ids, actor)
+      .catch((err: unknown) => {
+        this.log.error({ err: errorMessage(err), job: job.id }, 'bulk replay failed');
+      })
+      .finally(() => this.running.delete(progress));
+    this.running.set(progress, run);
     return job;
+  }
+
+  /**
+   * Ends this exporter's running jobs after the replay in hand, as it shuts down: each is saved
+   * as interrupted, with the reason, and can be started again from any replica.
+   */
+  async stopAll(): Promise<void> {
+    for (const p of this.running.keys()) {
+      p.stop = true;
+      p.leaving = true;
+      p.job.stopReason ??= 'its exporter stopped';
+    }
+    await Promise.all(this.running.values());
   }
 
   async job(id: string): Promise<Job | null> {
@@ -237,7 +258,7 @@ export class BulkReplays {
       const wait = gapMs - (Date.now() - t0);
       if (wait > 0) await sleep(wait);
     }
-    job.state = p.stop ? 'stopped' : 'done';
+    job.state = p.leaving ? 'interrupted' : p.stop ? 'stopped' : 'done';
     await this.save(p, true);
     this.log.info(
       {
