@@ -40,13 +40,18 @@ export async function startBenchExporter(
   const dir = mkdtempSync(join(tmpdir(), 'acktrail-bench-'));
   const file = join(dir, 'acktrail.json');
   writeFileSync(file, JSON.stringify(config));
-  // docs/metrics.md says why the flags; BENCH_NODE_OPTIONS adds or overrides (to compare).
-  const flags = ['--expose-gc', '--max-semi-space-size=16', 'exporter/dist/main.js'];
+  // docs/metrics.md says why the flags; BENCH_NODE_FLAGS come after them (the last wins), to
+  // compare others.
+  const flags = [
+    '--expose-gc',
+    '--max-semi-space-size=16',
+    ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+    'exporter/dist/main.js',
+  ];
   const exporter = spawn(process.execPath, flags, {
     cwd: REPO_ROOT,
     env: {
       PATH: process.env.PATH,
-      ...(process.env.BENCH_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS } : {}),
       ACKTRAIL_PORT: '9479',
       ACKTRAIL_CONFIG: file,
       LOG_LEVEL: 'warn',

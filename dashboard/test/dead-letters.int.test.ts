@@ -136,6 +136,10 @@ test('a viewer sees the failure group and the message, but no body and no replay
   assert.ok(form.status() >= 400, `a form post: ${form.status()}`);
   await pg.reload();
   assert.equal(await pg.getByTestId('state').innerText(), 'parked');
+  // An id that is no dead letter: 404, said in the dead letters' words.
+  const missing = await pg.goto(`${dashboard.url}/dead-letters/999999999`);
+  assert.equal(missing?.status(), 404);
+  assert.match(await pg.getByTestId('not-found').innerText(), /No dead letter has this id/);
   await context.close();
 });
 
