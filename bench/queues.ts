@@ -15,6 +15,7 @@ import { createTestVhost, waitFor, REPO_ROOT } from '@acktrail/orders-example/te
 import { brokerPid, createQueues, rssMb, timed, TICKS, type Sample } from './broker.js';
 import { measureCluster } from './queues-cluster.js';
 import { fmt, quantile } from './lib.js';
+import { EXPORTER_NODE_OPTIONS } from '../exporter/src/testing/exporter.js';
 
 const MANAGEMENT = 'http://127.0.0.1:15672';
 export const AUTH = `Basic ${Buffer.from('guest:guest').toString('base64')}`;
@@ -44,7 +45,7 @@ export async function startBenchExporter(
   // compare others.
   const flags = [
     '--expose-gc',
-    '--max-semi-space-size=16',
+    EXPORTER_NODE_OPTIONS,
     ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
     'exporter/dist/main.js',
   ];
