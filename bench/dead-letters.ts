@@ -15,12 +15,20 @@ import {
   type TestVhost,
 } from '@acktrail/orders-example/testing';
 import { TestExporter } from '../exporter/src/testing/exporter.js';
-import { fmt, interleaved, median } from './lib.js';
+import { fmt, interleaved, machineCpuMs, median } from './lib.js';
 
 const MESSAGES = Number(process.env.BENCH_DEAD_LETTERS ?? 5000);
 /** deadLetters.prefetch's default, for both. */
-const PREFETCH = 100;
+const PREFETCH = Number(process.env.BENCH_PREFETCH ?? 100);
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** The machine's CPU time per message of each case, by round (µs). */
+const cpuPerMessage: Record<'raw' | 'parking', number[]> = { raw: [], parking: [] };
+/** The part of it this process spent (the consumer; for parking, the exporter in it), µs. */
+const nodeCpuPerMessage: Record<'raw' | 'parking', number[]> = { raw: [], parking: [] };
+const processCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 
 async function load(vhost: TestVhost, queue: string): Promise<void> {
   const conn = await amqp.connect(vhost.url);
@@ -63,6 +71,8 @@ async function raw(vhost: TestVhost, queue: string): Promise<number> {
   await ch.prefetch(PREFETCH);
   let acked = 0;
   const t0 = performance.now();
+  const cpu0 = machineCpuMs();
+  const own0 = processCpuMs();
   const done = new Promise<void>((resolve) => {
     void ch.consume(queue, (msg) => {
       if (!msg) return;
@@ -72,6 +82,8 @@ async function raw(vhost: TestVhost, queue: string): Promise<number> {
   });
   await done;
   const seconds = (performance.now() - t0) / 1000;
+  cpuPerMessage.raw.push(((machineCpuMs() - cpu0) * 1000) / MESSAGES);
+  nodeCpuPerMessage.raw.push(((processCpuMs() - own0) * 1000) / MESSAGES);
   await conn.close();
   return MESSAGES / seconds;
 }
@@ -98,7 +110,9 @@ async function parking(vhost: TestVhost, queue: string): Promise<number> {
       'the first dead letter parked',
       async () => {
         const n = await count();
-        return n > 0 ? { n, at: performance.now() } : null;
+        return n > 0
+          ? { n, at: performance.now(), cpu: machineCpuMs(), own: processCpuMs() }
+          : null;
       },
       { timeoutMs: 60_000, intervalMs: 5 },
     );
@@ -106,6 +120,8 @@ async function parking(vhost: TestVhost, queue: string): Promise<number> {
       timeoutMs: 300_000,
       intervalMs: 20,
     });
+    cpuPerMessage.parking.push(((machineCpuMs() - first.cpu) * 1000) / (MESSAGES - first.n));
+    nodeCpuPerMessage.parking.push(((processCpuMs() - first.own) * 1000) / (MESSAGES - first.n));
     return (MESSAGES - first.n) / ((performance.now() - first.at) / 1000);
   } finally {
     await exporter.close();
@@ -134,7 +150,17 @@ export async function runDeadLettersBench(rounds: number): Promise<void> {
     const r = median(result.raw);
     const p = median(result.parking);
     console.log(
-      `dead letters: raw consume+ack ${fmt(r)} msg/s, parking ${fmt(p)} msg/s (median of ${rounds}); parking/raw ${fmt(p / r, 2)}`,
+      `dead letters: raw consume+ack ${fmt(r)} msg/s, parking ${fmt(p)} msg/s (median of ${rounds}); parking/raw ${fmt(p / r, 2)} (target >= 0.6)`,
+    );
+    const cr = median(cpuPerMessage.raw);
+    const cp = median(cpuPerMessage.parking);
+    console.log(
+      `machine CPU per message (broker, PostgreSQL, Node together): raw ${fmt(cr)} µs, parking ${fmt(cp)} µs; raw/parking ${fmt(cr / cp, 2)}, the ratio's bound when every core is busy`,
+    );
+    const nr = median(nodeCpuPerMessage.raw);
+    const np = median(nodeCpuPerMessage.parking);
+    console.log(
+      `of which Node (the consumer; the exporter): raw ${fmt(nr)} µs, parking ${fmt(np)} µs; the other processes (broker, PostgreSQL): raw ${fmt(cr - nr)} µs, parking ${fmt(cp - np)} µs`,
     );
   } finally {
     await vhost.drop();

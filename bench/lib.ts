@@ -1,4 +1,5 @@
 // Small helpers shared by the benchmarks: rounds run interleaved, medians, ratio lines.
+import { readFileSync } from 'node:fs';
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -33,3 +34,17 @@ export async function interleaved<K extends string>(
 
 export const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+/**
+ * The CPU time the whole machine has spent so far (every core, every process; /proc/stat, in
+ * USER_HZ ticks of 10 ms), in ms: the work a case costs across the broker, PostgreSQL and Node.
+ */
+export function machineCpuMs(): number {
+  const first = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+  const [user, nice, system, , , irq, softirq, steal] = first
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) * 10;
+}

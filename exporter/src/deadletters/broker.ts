@@ -1,7 +1,9 @@
 // acktrail's side of the dead-letter queues, on a broker connection of its own (deadLetters.url):
 // it consumes each queue, parks every message in the store and acks it only after the commit, so
 // nothing is lost between the queue and the store (a crash before the ack leaves the message in
-// the queue; its redelivery is parked once). While the store is down, messages stay unacked and
+// the queue; its redelivery is parked once). Two batches commit at once, so that the next batch
+// arrives while one commits (each at most half the prefetch), and a committed run is acked with
+// one `multiple` ack (acks.ts). While the store is down, messages stay unacked and
 // the consumer waits; a message larger than maxMessageBytes is held unacked (so it stays in the
 // queue) and listed once as too large. Replays publish on a confirm channel of the same connection.
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
@@ -11,6 +13,7 @@ import type { Health } from '../health.js';
 import { connectRecovering, type Recovering } from '../recovering-connection.js';
 import type { Logger } from '../log.js';
 import { errorMessage } from '../log.js';
+import { AckWindow } from './acks.js';
 import type { DeadLetterMetrics } from './metrics.js';
 import { REPLAY_HEADERS } from './message.js';
 import { parkRowOf } from './row-of.js';
@@ -19,6 +22,8 @@ import type { DeadLetterStore, ParkRow } from './store.js';
 export const PART = 'dead_letters';
 /** Queues not consumed yet (missing, or newly discovered) are looked for this often. */
 const LOOK_AGAIN_MS = 5_000;
+/** Park transactions in flight at once. */
+const IN_FLIGHT = 2;
 
 type Settings = ValidatedConfig['deadLetters'];
 
@@ -35,11 +40,12 @@ export class DeadLetterBroker {
   private publisher: ConfirmChannel | null = null;
   /** The queues consumed now, each on a channel of its own. */
   private readonly consuming = new Map<string, Channel>();
-  private readonly live = new Set<Channel>();
+  /** Each open consuming channel and its deliveries not acked yet. */
+  private readonly live = new Map<Channel, AckWindow>();
   private readonly returned = new Set<string>();
   private readonly tooLarge = new Map<string, Set<number>>();
   private pending: Held[] = [];
-  private flushing = false;
+  private flushers = 0;
   private conn: Recovering | null = null;
   private closed = false;
   private readonly stop = new AbortController();
@@ -189,7 +195,7 @@ export class DeadLetterBroker {
       this.metrics.tooLarge.set({ queue }, 0);
     });
     await ch.prefetch(this.settings.prefetch);
-    this.live.add(ch);
+    this.live.set(ch, new AckWindow(ch));
     this.consuming.set(queue, ch);
     await ch.consume(
       queue,
@@ -209,38 +215,45 @@ export class DeadLetterBroker {
       this.tooLarge.set(queue, held);
       this.metrics.tooLarge.set({ queue }, held.size);
     }
+    this.live.get(ch)?.received(msg, large);
     this.pending.push({ ch, msg, row });
-    void this.flush();
+    this.flush();
+  }
+
+  /** Starts a flusher when fewer than IN_FLIGHT run and messages wait. */
+  private flush(): void {
+    if (this.flushers >= IN_FLIGHT || this.pending.length === 0 || this.closed) return;
+    this.flushers++;
+    void this.flushLoop().finally(() => {
+      this.flushers--;
+    });
   }
 
   /**
    * Commits what is pending, then acks it (never a too-large one); retries while the store is
    * down. A batch the store refuses for its content is split until the message at fault is found;
-   * that one is set aside (unstorable) and the others park.
+   * that one is set aside (unstorable) and the others park. A batch takes at most half the
+   * prefetch, so that a queue's next batch can arrive while this one commits.
    */
-  private async flush(): Promise<void> {
-    if (this.flushing) return;
-    this.flushing = true;
+  private async flushLoop(): Promise<void> {
+    const most = Math.max(1, Math.ceil(this.settings.prefetch / 2));
     let failures = 0;
-    try {
-      while (this.pending.length > 0 && !this.closed) {
-        const batch = this.pending.splice(0, 100);
-        let parked: { held: Held; fresh: boolean }[];
-        try {
-          parked = await this.parkSplitting(batch);
-        } catch (err) {
-          this.pending.unshift(...batch);
-          failures++;
-          this.health.down(PART, err, 'cannot park dead letters (store down?); they stay queued');
-          await sleep(backoffMs(failures), this.stop.signal);
-          continue;
-        }
-        if (failures) this.health.up(PART);
-        failures = 0;
-        for (const { held, fresh } of parked) this.settle(held, fresh);
+    while (this.pending.length > 0 && !this.closed) {
+      const batch = this.pending.splice(0, most);
+      this.flush();
+      let parked: { held: Held; fresh: boolean }[];
+      try {
+        parked = await this.parkSplitting(batch);
+      } catch (err) {
+        this.pending.unshift(...batch);
+        failures++;
+        this.health.down(PART, err, 'cannot park dead letters (store down?); they stay queued');
+        await sleep(backoffMs(failures), this.stop.signal);
+        continue;
       }
-    } finally {
-      this.flushing = false;
+      if (failures) this.health.up(PART);
+      failures = 0;
+      this.settle(parked);
     }
   }
 
@@ -273,18 +286,28 @@ export class DeadLetterBroker {
     }
   }
 
-  private settle({ ch, msg, row }: Held, fresh: boolean): void {
-    if (row.sealed === null) return;
-    if (fresh)
-      this.metrics.parked.inc({
-        queue: row.queue,
-        reason: this.metrics.reasons.of(row.reasonGroup),
-      });
-    try {
-      if (this.live.has(ch)) ch.ack(msg);
-    } catch (err) {
-      // The channel closed after the commit: the broker redelivers it, and it is parked once.
-      this.log.debug({ err: errorMessage(err) }, 'dead letter parked but not acked');
+  /** Counts the new rows and acks what the commit made safe to ack, channel by channel. */
+  private settle(parked: { held: Held; fresh: boolean }[]): void {
+    const committed = new Map<Channel, ConsumeMessage[]>();
+    for (const { held, fresh } of parked) {
+      const { ch, msg, row } = held;
+      if (row.sealed === null) continue; // too large: held unacked
+      if (fresh)
+        this.metrics.parked.inc({
+          queue: row.queue,
+          reason: this.metrics.reasons.of(row.reasonGroup),
+        });
+      const msgs = committed.get(ch);
+      if (msgs) msgs.push(msg);
+      else committed.set(ch, [msg]);
+    }
+    for (const [ch, msgs] of committed) {
+      try {
+        this.live.get(ch)?.committed(msgs);
+      } catch (err) {
+        // The channel closed after the commit: the broker redelivers them, and each is parked once.
+        this.log.debug({ err: errorMessage(err) }, 'dead letters parked but not acked');
+      }
     }
   }
 }
