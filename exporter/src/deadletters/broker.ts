@@ -1,51 +1,36 @@
 // acktrail's side of the dead-letter queues, on a broker connection of its own (deadLetters.url):
 // it consumes each queue, parks every message in the store and acks it only after the commit, so
 // nothing is lost between the queue and the store (a crash before the ack leaves the message in
-// the queue; its redelivery is parked once). Two batches commit at once, so that the next batch
-// arrives while one commits (each at most half the prefetch), and a committed run is acked with
-// one `multiple` ack (acks.ts). While the store is down, messages stay unacked and
+// the queue; its redelivery is parked once): parker.ts commits and acks. While the store is down, messages stay unacked and
 // the consumer waits; a message larger than maxMessageBytes is held unacked (so it stays in the
 // queue) and listed once as too large. Replays publish on a confirm channel of the same connection.
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
-import { backoffMs, sleep } from '../backoff.js';
 import type { ValidatedConfig } from '../config.js';
 import type { Health } from '../health.js';
 import { connectRecovering, type Recovering } from '../recovering-connection.js';
 import type { Logger } from '../log.js';
-import { errorMessage } from '../log.js';
-import { AckWindow } from './acks.js';
 import type { DeadLetterMetrics } from './metrics.js';
 import { REPLAY_HEADERS } from './message.js';
+import { Parker } from './parker.js';
 import { parkRowOf } from './row-of.js';
-import type { DeadLetterStore, ParkRow } from './store.js';
+import type { DeadLetterStore } from './store.js';
 
 export const PART = 'dead_letters';
 /** Queues not consumed yet (missing, or newly discovered) are looked for this often. */
 const LOOK_AGAIN_MS = 5_000;
-/** Park transactions in flight at once. */
-const IN_FLIGHT = 2;
 
 type Settings = ValidatedConfig['deadLetters'];
 
 export type PublishOutcome = 'confirmed' | 'unroutable' | 'nacked';
-
-interface Held {
-  ch: Channel;
-  msg: ConsumeMessage;
-  row: ParkRow;
-}
 
 export class DeadLetterBroker {
   private model: ChannelModel | null = null;
   private publisher: ConfirmChannel | null = null;
   /** The queues consumed now, each on a channel of its own. */
   private readonly consuming = new Map<string, Channel>();
-  /** Each open consuming channel and its deliveries not acked yet. */
-  private readonly live = new Map<Channel, AckWindow>();
   private readonly returned = new Set<string>();
   private readonly tooLarge = new Map<string, Set<number>>();
-  private pending: Held[] = [];
-  private flushers = 0;
+  private readonly parker: Parker;
   private conn: Recovering | null = null;
   private closed = false;
   private readonly stop = new AbortController();
@@ -55,7 +40,7 @@ export class DeadLetterBroker {
   constructor(
     private readonly settings: Settings,
     private readonly key: Buffer,
-    private readonly store: DeadLetterStore,
+    store: DeadLetterStore,
     private readonly metrics: DeadLetterMetrics,
     /** Queues of role dead_letter the catalog knows in a vhost, for allDeadLetterQueues. */
     private readonly discover: (vhost: string) => string[],
@@ -65,6 +50,15 @@ export class DeadLetterBroker {
     this.vhost = decodeURIComponent(new URL(settings.url!).pathname.slice(1)) || '/';
     health.register(PART);
     for (const q of settings.queues) metrics.watch(q.queue);
+    this.parker = new Parker(
+      settings.prefetch,
+      store,
+      metrics,
+      health,
+      PART,
+      log,
+      this.stop.signal,
+    );
   }
 
   start(): void {
@@ -89,6 +83,7 @@ export class DeadLetterBroker {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.parker.close();
     this.stop.abort();
     if (this.timer) clearInterval(this.timer);
     await this.conn?.close().catch(() => undefined);
@@ -128,7 +123,7 @@ export class DeadLetterBroker {
     this.model = null;
     this.publisher = null;
     this.consuming.clear();
-    this.live.clear();
+    this.parker.lost();
     this.tooLarge.clear();
   }
 
@@ -189,13 +184,13 @@ export class DeadLetterBroker {
     const ch = await model.createChannel();
     ch.on('error', () => undefined);
     ch.on('close', () => {
-      this.live.delete(ch);
+      this.parker.channelClosed(ch);
       if (this.consuming.get(queue) === ch) this.consuming.delete(queue);
       this.tooLarge.delete(queue);
       this.metrics.tooLarge.set({ queue }, 0);
     });
     await ch.prefetch(this.settings.prefetch);
-    this.live.set(ch, new AckWindow(ch));
+    this.parker.opened(ch);
     this.consuming.set(queue, ch);
     await ch.consume(
       queue,
@@ -215,109 +210,6 @@ export class DeadLetterBroker {
       this.tooLarge.set(queue, held);
       this.metrics.tooLarge.set({ queue }, held.size);
     }
-    this.live.get(ch)?.received(msg, large);
-    this.pending.push({ ch, msg, row });
-    this.flush();
+    this.parker.received(ch, msg, row, large);
   }
-
-  /** Starts a flusher when fewer than IN_FLIGHT run and messages wait. */
-  private flush(): void {
-    if (this.flushers >= IN_FLIGHT || this.pending.length === 0 || this.closed) return;
-    this.flushers++;
-    void this.flushLoop().finally(() => {
-      this.flushers--;
-    });
-  }
-
-  /**
-   * Commits what is pending, then acks it (never a too-large one); retries while the store is
-   * down. A batch the store refuses for its content is split until the message at fault is found;
-   * that one is set aside (unstorable) and the others park. A batch takes at most half the
-   * prefetch, so that a queue's next batch can arrive while this one commits.
-   */
-  private async flushLoop(): Promise<void> {
-    const most = Math.max(1, Math.ceil(this.settings.prefetch / 2));
-    let failures = 0;
-    while (this.pending.length > 0 && !this.closed) {
-      const batch = this.pending.splice(0, most);
-      this.flush();
-      let parked: { held: Held; fresh: boolean }[];
-      try {
-        parked = await this.parkSplitting(batch);
-      } catch (err) {
-        this.pending.unshift(...batch);
-        failures++;
-        this.health.down(PART, err, 'cannot park dead letters (store down?); they stay queued');
-        await sleep(backoffMs(failures), this.stop.signal);
-        continue;
-      }
-      if (failures) this.health.up(PART);
-      failures = 0;
-      this.settle(parked);
-    }
-  }
-
-  /**
-   * Parks a batch; when the store refuses it for what a row holds (not for being down), parks
-   * each half apart, down to the single message, which is set aside as unstorable.
-   */
-  private async parkSplitting(batch: Held[]): Promise<{ held: Held; fresh: boolean }[]> {
-    try {
-      const fresh = await this.store.park(batch.map((h) => h.row));
-      return batch.map((held, i) => ({ held, fresh: fresh[i]! }));
-    } catch (err) {
-      if (!refusedForContent(err)) throw err;
-      if (batch.length > 1) {
-        const half = Math.ceil(batch.length / 2);
-        return [
-          ...(await this.parkSplitting(batch.slice(0, half))),
-          ...(await this.parkSplitting(batch.slice(half))),
-        ];
-      }
-      const held = batch[0]!;
-      this.log.warn(
-        { queue: held.row.queue, err: errorMessage(err) },
-        'dead letter refused by the store for its content; set aside as unstorable',
-      );
-      held.row.unstorable = `the store refused it: ${errorMessage(err)}`;
-      const fresh = await this.store.park([held.row]);
-      if (fresh[0]) this.metrics.unstorable.inc({ queue: held.row.queue });
-      return [{ held, fresh: false }];
-    }
-  }
-
-  /** Counts the new rows and acks what the commit made safe to ack, channel by channel. */
-  private settle(parked: { held: Held; fresh: boolean }[]): void {
-    const committed = new Map<Channel, ConsumeMessage[]>();
-    for (const { held, fresh } of parked) {
-      const { ch, msg, row } = held;
-      if (row.sealed === null) continue; // too large: held unacked
-      if (fresh)
-        this.metrics.parked.inc({
-          queue: row.queue,
-          reason: this.metrics.reasons.of(row.reasonGroup),
-        });
-      const msgs = committed.get(ch);
-      if (msgs) msgs.push(msg);
-      else committed.set(ch, [msg]);
-    }
-    for (const [ch, msgs] of committed) {
-      try {
-        this.live.get(ch)?.committed(msgs);
-      } catch (err) {
-        // The channel closed after the commit: the broker redelivers them, and each is parked once.
-        this.log.debug({ err: errorMessage(err) }, 'dead letters parked but not acked');
-      }
-    }
-  }
-}
-
-/**
- * Whether PostgreSQL refused a statement for the data it carried (SQLSTATE classes 22: data
- * exception, 23: integrity, 54: a program limit such as an index row too large), as opposed to
- * being down, overloaded or cancelled: splitting the batch can then find the row at fault.
- */
-export function refusedForContent(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^(22|23|54)/.test(code);
 }

@@ -1,0 +1,173 @@
+// Parking's pipeline: messages taken from the dead-letter queues are committed to the store in
+// batches, then acked. Two batches commit at once, each at most half the prefetch, so that a
+// queue's next batch arrives while one commits, and each committed run of a channel is acked with
+// one `multiple` ack (acks.ts). While the store is down, messages stay unacked and the batches
+// are retried with backoff; a batch the store refuses for its content is split until the message
+// at fault is found, which is set aside as unstorable.
+import type { Channel, ConsumeMessage } from 'amqplib';
+import { backoffMs, sleep } from '../backoff.js';
+import type { Health } from '../health.js';
+import { errorMessage, type Logger } from '../log.js';
+import { AckWindow } from './acks.js';
+import type { DeadLetterMetrics } from './metrics.js';
+import type { DeadLetterStore, ParkRow } from './store.js';
+
+/** Park transactions in flight at once. */
+const IN_FLIGHT = 2;
+
+interface Held {
+  ch: Channel;
+  msg: ConsumeMessage;
+  row: ParkRow;
+}
+
+export class Parker {
+  /** Each open consuming channel and its deliveries not acked yet. */
+  private readonly live = new Map<Channel, AckWindow>();
+  private pending: Held[] = [];
+  private flushers = 0;
+  private closed = false;
+
+  constructor(
+    private readonly prefetch: number,
+    private readonly store: DeadLetterStore,
+    private readonly metrics: DeadLetterMetrics,
+    private readonly health: Health,
+    private readonly part: string,
+    private readonly log: Logger,
+    /** Aborted when the exporter stops: a backoff ends at once. */
+    private readonly stop: AbortSignal,
+  ) {}
+
+  /** A consuming channel opened (with this prefetch). */
+  opened(ch: Channel): void {
+    this.live.set(ch, new AckWindow(ch));
+  }
+
+  /** A channel closed: what it delivered is redelivered by the broker, and parked once. */
+  channelClosed(ch: Channel): void {
+    this.live.delete(ch);
+  }
+
+  /** The connection is gone: every channel with it. */
+  lost(): void {
+    this.live.clear();
+  }
+
+  /** Stops taking batches (the exporter stops). */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** A delivery to park; a large one is parked as a listing and held unacked for good. */
+  received(ch: Channel, msg: ConsumeMessage, row: ParkRow, large: boolean): void {
+    this.live.get(ch)?.received(msg, large);
+    this.pending.push({ ch, msg, row });
+    this.flush();
+  }
+
+  /** Starts a flusher when fewer than IN_FLIGHT run and messages wait. */
+  private flush(): void {
+    if (this.flushers >= IN_FLIGHT || this.pending.length === 0 || this.closed) return;
+    this.flushers++;
+    void this.flushLoop().finally(() => {
+      this.flushers--;
+    });
+  }
+
+  /**
+   * Commits what is pending, then acks it (never a too-large one); retries while the store is
+   * down. A batch the store refuses for its content is split until the message at fault is found;
+   * that one is set aside (unstorable) and the others park. A batch takes at most half the
+   * prefetch, so that a queue's next batch can arrive while this one commits.
+   */
+  private async flushLoop(): Promise<void> {
+    const most = Math.max(1, Math.ceil(this.prefetch / 2));
+    let failures = 0;
+    while (this.pending.length > 0 && !this.closed) {
+      const batch = this.pending.splice(0, most);
+      this.flush();
+      let parked: { held: Held; fresh: boolean }[];
+      try {
+        parked = await this.parkSplitting(batch);
+      } catch (err) {
+        this.pending.unshift(...batch);
+        failures++;
+        this.health.down(
+          this.part,
+          err,
+          'cannot park dead letters (store down?); they stay queued',
+        );
+        await sleep(backoffMs(failures), this.stop);
+        continue;
+      }
+      if (failures) this.health.up(this.part);
+      failures = 0;
+      this.settle(parked);
+    }
+  }
+
+  /**
+   * Parks a batch; when the store refuses it for what a row holds (not for being down), parks
+   * each half apart, down to the single message, which is set aside as unstorable.
+   */
+  private async parkSplitting(batch: Held[]): Promise<{ held: Held; fresh: boolean }[]> {
+    try {
+      const fresh = await this.store.park(batch.map((h) => h.row));
+      return batch.map((held, i) => ({ held, fresh: fresh[i]! }));
+    } catch (err) {
+      if (!refusedForContent(err)) throw err;
+      if (batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        return [
+          ...(await this.parkSplitting(batch.slice(0, half))),
+          ...(await this.parkSplitting(batch.slice(half))),
+        ];
+      }
+      const held = batch[0]!;
+      this.log.warn(
+        { queue: held.row.queue, err: errorMessage(err) },
+        'dead letter refused by the store for its content; set aside as unstorable',
+      );
+      held.row.unstorable = `the store refused it: ${errorMessage(err)}`;
+      const fresh = await this.store.park([held.row]);
+      if (fresh[0]) this.metrics.unstorable.inc({ queue: held.row.queue });
+      return [{ held, fresh: false }];
+    }
+  }
+
+  /** Counts the new rows and acks what the commit made safe to ack, channel by channel. */
+  private settle(parked: { held: Held; fresh: boolean }[]): void {
+    const committed = new Map<Channel, ConsumeMessage[]>();
+    for (const { held, fresh } of parked) {
+      const { ch, msg, row } = held;
+      if (row.sealed === null) continue; // too large: held unacked
+      if (fresh)
+        this.metrics.parked.inc({
+          queue: row.queue,
+          reason: this.metrics.reasons.of(row.reasonGroup),
+        });
+      const msgs = committed.get(ch);
+      if (msgs) msgs.push(msg);
+      else committed.set(ch, [msg]);
+    }
+    for (const [ch, msgs] of committed) {
+      try {
+        this.live.get(ch)?.committed(msgs);
+      } catch (err) {
+        // The channel closed after the commit: the broker redelivers them, and each is parked once.
+        this.log.debug({ err: errorMessage(err) }, 'dead letters parked but not acked');
+      }
+    }
+  }
+}
+
+/**
+ * Whether PostgreSQL refused a statement for the data it carried (SQLSTATE classes 22: data
+ * exception, 23: integrity, 54: a program limit such as an index row too large), as opposed to
+ * being down, overloaded or cancelled: splitting the batch can then find the row at fault.
+ */
+export function refusedForContent(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^(22|23|54)/.test(code);
+}
