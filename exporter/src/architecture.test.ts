@@ -80,7 +80,7 @@ test('no import cycles among the top-level folders', () => {
 });
 
 test('only journeys/store/ runs SQL on the journey tables', () => {
-  const TABLES = /\b(?:FROM|JOIN|INTO|UPDATE)\s+journey_steps\b/i;
+  const TABLES = /\b(?:FROM|JOIN|INTO|UPDATE)\s+journey_(?:steps|events)\b/i;
   const outside = sources().filter(
     (f) => !relative(SRC, f).startsWith('journeys/store/') && TABLES.test(readFileSync(f, 'utf8')),
   );

@@ -112,7 +112,19 @@ export async function journeyReply(opts: EventsApiOptions, eventId: string): Pro
   if ('refused' in store) return store.refused;
   const { queries } = store;
   try {
-    const steps = await queries.steps(eventId);
+    // The steps and the pipeline's rows by event id are read at once (rows.ts).
+    const stepsRead = queries.steps(eventId);
+    const rowsRead = opts.pipeline
+      ? opts.pipeline.forEvent(
+          eventId,
+          // Never rejects: a failed read of the steps is answered below, not here.
+          stepsRead.then(
+            (steps) => steps.find((s) => s.aggregateId)?.aggregateId ?? null,
+            () => null,
+          ),
+        )
+      : Promise.resolve(null);
+    const steps = await stepsRead;
     if (steps.some(isCeleryStep)) {
       const rootId = steps.find((s) => s.aggregateId)?.aggregateId ?? null;
       const workflow = rootId && opts.store ? await workflowTasks(opts.store.reads, rootId) : [];
@@ -121,8 +133,7 @@ export async function journeyReply(opts: EventsApiOptions, eventId: string): Pro
         ordering: [],
       } satisfies Journey);
     }
-    const aggregateId = steps.find((s) => s.aggregateId)?.aggregateId ?? null;
-    const rows = opts.pipeline ? await opts.pipeline.forEvent(eventId, aggregateId) : null;
+    const rows = await rowsRead;
     if (steps.length === 0 && !rows?.outbox)
       return refusal(404, `no journey for event_id ${eventId}`);
     const journey = assemble(eventId, steps, rows, { ...opts.assemble, nowMs: Date.now() });

@@ -86,31 +86,30 @@ export class PipelineReader {
     }
   }
 
-  async forEvent(eventId: string, aggregateIdFromSpans: string | null): Promise<PipelineRows> {
+  /**
+   * The pipeline's rows for an event. The reads by event id (outbox row, result, attempts) run at
+   * once, beside whatever the caller does meanwhile (the journey store's read of the steps, which
+   * `aggregateIdFromSpans` waits for); only the aggregate's row waits, for the aggregate id from
+   * the outbox row or else from the spans (a promise that must not reject). Never rejects: a
+   * failed read is a note.
+   */
+  async forEvent(
+    eventId: string,
+    aggregateIdFromSpans: Promise<string | null> | string | null,
+  ): Promise<PipelineRows> {
     const notes: string[] = [];
     const { outbox, confirmations: c, provider: p } = this.config;
-    let outboxRow: PipelineRows['outbox'] = null;
-    for (const t of outbox?.tables ?? []) {
-      outboxRow = await this.tryRead(notes, 'outbox', t.table, null, () =>
-        this.outboxRow(t, eventId),
-      );
-      if (outboxRow) break;
-    }
-    const aggregateId = outboxRow?.aggregateId ?? aggregateIdFromSpans;
-    const [aggregate, result, attempts] = await Promise.all([
-      c && aggregateId
-        ? this.tryRead(notes, 'aggregates', c.aggregates.table, null, async () => {
-            const a = c.aggregates;
-            const [row] = await rows<{ id: string; created_at: Date; status: string | null }>(
-              this.pool,
-              `SELECT ${ident(a.id)}::text AS id, ${ident(a.createdAt)} AS created_at,
-                      ${a.status ? `${ident(a.status)}::text` : 'NULL::text'} AS status
-                 FROM ${ident(a.table)} WHERE ${ident(a.id)} = $1`,
-              [aggregateId],
-            );
-            return row ? { id: row.id, createdAt: row.created_at, status: row.status } : null;
-          })
-        : Promise.resolve(null),
+    const outboxRead = (async () => {
+      for (const t of outbox?.tables ?? []) {
+        const row = await this.tryRead(notes, 'outbox', t.table, null, () =>
+          this.outboxRow(t, eventId),
+        );
+        if (row) return row;
+      }
+      return null;
+    })();
+    const [outboxRow, result, attempts] = await Promise.all([
+      outboxRead,
       c
         ? this.tryRead(notes, 'results', c.results.table, null, async () => {
             const r = c.results;
@@ -127,6 +126,21 @@ export class PipelineReader {
         ? this.tryRead(notes, 'attempts', p.table, [], () => this.attempts(p, eventId))
         : Promise.resolve([]),
     ]);
+    const aggregateId = outboxRow?.aggregateId ?? (await aggregateIdFromSpans);
+    const aggregate =
+      c && aggregateId
+        ? await this.tryRead(notes, 'aggregates', c.aggregates.table, null, async () => {
+            const a = c.aggregates;
+            const [row] = await rows<{ id: string; created_at: Date; status: string | null }>(
+              this.pool,
+              `SELECT ${ident(a.id)}::text AS id, ${ident(a.createdAt)} AS created_at,
+                      ${a.status ? `${ident(a.status)}::text` : 'NULL::text'} AS status
+                 FROM ${ident(a.table)} WHERE ${ident(a.id)} = $1`,
+              [aggregateId],
+            );
+            return row ? { id: row.id, createdAt: row.created_at, status: row.status } : null;
+          })
+        : null;
     const aggregateRead =
       c !== undefined && aggregateId !== null && !notes.some((n) => n.startsWith('aggregates:'));
     return { outbox: outboxRow, aggregate, aggregateRead, result, attempts, notes };

@@ -6,6 +6,7 @@ import { createTestDatabase, waitFor, type TestDatabase } from '@acktrail/orders
 import { migrateStore } from './migrate.js';
 import { Partitions } from './partitions.js';
 import type { Step } from '../steps.js';
+import { StepQueries } from './queries.js';
 import { StepStore } from './store.js';
 
 const DAY = 86_400_000;
@@ -19,6 +20,24 @@ before(async () => {
 after(async () => {
   await pool.end();
   await db.drop();
+});
+
+const step = (id: string, atMs: number, span = id): Step => ({
+  eventId: id,
+  timeUs: atMs * 1000,
+  durationUs: 1,
+  stage: 'deliver',
+  service: 's',
+  traceId: 'a'.repeat(32),
+  spanId: span.padStart(16, '0').slice(-16),
+  parentSpanId: null,
+  name: 'n',
+  status: 'unset',
+  statusMessage: null,
+  aggregateType: null,
+  aggregateId: null,
+  anomaly: null,
+  attrs: {},
 });
 
 async function partitionNames(): Promise<string[]> {
@@ -63,23 +82,6 @@ test('dropping an expired day never blocks writes, even while a long read holds 
   const store = new StepStore(pool);
   const partitions = store.partitions;
   await partitions.ensure([now * 1000, (now - 20 * DAY) * 1000]);
-  const step = (id: string, atMs: number): Step => ({
-    eventId: id,
-    timeUs: atMs * 1000,
-    durationUs: 1,
-    stage: 'deliver',
-    service: 's',
-    traceId: 'a'.repeat(32),
-    spanId: id.padStart(16, '0').slice(-16),
-    parentSpanId: null,
-    name: 'n',
-    status: 'unset',
-    statusMessage: null,
-    aggregateType: null,
-    aggregateId: null,
-    anomaly: null,
-    attrs: {},
-  });
   await store.write([step('1', now - 20 * DAY)]);
   const existing = await partitionNames();
 
@@ -126,6 +128,49 @@ test('dropping an expired day never blocks writes, even while a long read holds 
     `SELECT count(*)::int AS n FROM journey_steps WHERE event_id IN ('2', '3')`,
   );
   assert.equal(left.rows[0]!.n, 2);
+  // The expired day's event is forgotten with its partition; the others stay findable.
+  const events = await pool.query<{ event_id: string }>(
+    `SELECT event_id FROM journey_events WHERE event_id IN ('1', '2', '3') ORDER BY 1`,
+  );
+  assert.deepEqual(
+    events.rows.map((r) => r.event_id),
+    ['2', '3'],
+  );
+});
+
+test("an event's steps over several days are found by its days alone, whichever day came first", async () => {
+  const now = Date.now();
+  const store = new StepStore(pool);
+  const queries = new StepQueries(pool);
+  await store.write([step('multi', now, 'm1')]);
+  // Later writes bring a step three days earlier (a late export) and one a day later (a replay).
+  await store.write([step('multi', now - 3 * DAY, 'm2')]);
+  await store.write([step('multi', now + DAY, 'm3'), step('other', now, 'o1')]);
+  const steps = await queries.steps('multi');
+  assert.deepEqual(
+    steps.map((s) => s.spanId.replace(/^0+/, '')),
+    ['m2', 'm1', 'm3'],
+  );
+  assert.equal((await queries.summaries(['multi', 'other'])).get('multi')?.steps, 3);
+  assert.equal((await queries.summaries(['multi', 'other'])).get('other')?.steps, 1);
+  assert.deepEqual(await queries.steps('never-seen'), []);
+  // Every day between the first and the last is read; only those.
+  const days = await pool.query<{ first: string; last: string }>(
+    `SELECT first_day::text AS first, last_day::text AS last FROM journey_events WHERE event_id = 'multi'`,
+  );
+  const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  assert.deepEqual(days.rows[0], { first: iso(now - 3 * DAY), last: iso(now + DAY) });
+});
+
+test('the migration gives the steps stored before it their days', async () => {
+  const now = Date.now();
+  const store = new StepStore(pool);
+  await store.write([step('before', now - DAY, 'b1'), step('before', now, 'b2')]);
+  // As a store made before migration 005: no journey_events, then the migration runs.
+  await pool.query(`DROP TABLE journey_events`);
+  await pool.query(`DELETE FROM acktrail_migrations WHERE version = '005_journey_events.sql'`);
+  assert.deepEqual(await migrateStore(db.url), ['005_journey_events.sql']);
+  assert.equal((await new StepQueries(pool).steps('before')).length, 2);
 });
 
 test('a time too far ahead never makes a partition', async () => {

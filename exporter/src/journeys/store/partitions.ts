@@ -7,8 +7,8 @@
 //   inserts go on) and dropped once it is no longer part of journey_steps.
 import type pg from 'pg';
 import { beginOf } from '../../db/session.js';
+import { DAY_MS, dropExpiredEvents } from './event-days.js';
 
-const DAY_MS = 86_400_000;
 const LOCK_KEY = 7_461_200_003;
 /** Held (per session) while expired days are dropped: one replica at a time does it. */
 const DROP_LOCK_KEY = 7_461_200_004;
@@ -22,6 +22,8 @@ const nameOf = (dayMs: number) => `journey_steps_p${suffix(dayMs)}`;
 
 export class Partitions {
   private readonly known = new Set<number>();
+  /** Whether expired days' events were forgotten since this process started. */
+  private eventsPruned = false;
 
   /**
    * @param pool the writes' pool: new days are attached in its transactions.
@@ -82,7 +84,8 @@ export class Partitions {
   }
 
   /**
-   * Drops the partitions whose whole day ended before `retentionDays` ago; returns their names.
+   * Drops the partitions whose whole day ended before `retentionDays` ago, and forgets their
+   * events (journey_events); returns their names.
    * When another replica is dropping already, does nothing (that one drops them).
    */
   async dropExpired(retentionDays: number, nowMs = Date.now()): Promise<string[]> {
@@ -117,6 +120,12 @@ export class Partitions {
         );
         await db.query(`DROP TABLE IF EXISTS ${name}`);
         dropped.push(name);
+      }
+      // Their events go too: after a drop, and once per process (an earlier one may have stopped
+      // between the two).
+      if (dropped.length > 0 || !this.eventsPruned) {
+        await dropExpiredEvents(db, horizon);
+        this.eventsPruned = true;
       }
       return dropped;
     } finally {

@@ -3,6 +3,7 @@
 import type { AttributeValue } from '@acktrail/conventions';
 import type { VersionedDelivery } from '../model/ordering.js';
 import type { Stage, Step } from '../steps.js';
+import { eventDays } from './event-days.js';
 import type { Reader } from './reads.js';
 
 /** A step as read back: status and anomaly are whatever the store holds. */
@@ -31,7 +32,10 @@ export const MAX_STEPS = 2000;
 export class StepQueries {
   constructor(private readonly pool: Reader) {}
 
+  /** One event's steps, read from the partitions of its days only (journey_events). */
   async steps(eventId: string): Promise<StoredRow[]> {
+    const days = await eventDays(this.pool, [eventId]);
+    if (!days) return [];
     const res = await this.pool.query<{
       event_id: string;
       t: number;
@@ -52,8 +56,9 @@ export class StepQueries {
       `SELECT event_id, (extract(epoch FROM time) * 1e6)::float8 AS t, duration_us, stage, service,
               trace_id, span_id, parent_span_id, name, status, status_message, aggregate_type,
               aggregate_id, anomaly, attrs
-         FROM journey_steps WHERE event_id = $1 ORDER BY time, span_id LIMIT ${MAX_STEPS}`,
-      [eventId],
+         FROM journey_steps WHERE event_id = $1 AND time >= $2 AND time < $3
+        ORDER BY time, span_id LIMIT ${MAX_STEPS}`,
+      [eventId, days.from, days.to],
     );
     return res.rows.map((r) => ({
       eventId: r.event_id,
@@ -138,6 +143,8 @@ export class StepQueries {
 
   async summaries(eventIds: string[]): Promise<Map<string, EventSummary>> {
     if (eventIds.length === 0) return new Map();
+    const days = await eventDays(this.pool, eventIds);
+    if (!days) return new Map();
     const res = await this.pool.query<{
       event_id: string;
       aggregate_type: string | null;
@@ -151,8 +158,9 @@ export class StepQueries {
               (extract(epoch FROM min(time)) * 1e6)::float8 AS first,
               (extract(epoch FROM max(time)) * 1e6)::float8 AS last, count(*)::int AS n,
               array_agg(DISTINCT anomaly) FILTER (WHERE anomaly IS NOT NULL) AS anomalies
-         FROM journey_steps WHERE event_id = ANY($1) GROUP BY event_id`,
-      [eventIds],
+         FROM journey_steps WHERE event_id = ANY($1) AND time >= $2 AND time < $3
+        GROUP BY event_id`,
+      [eventIds, days.from, days.to],
     );
     return new Map(
       res.rows.map((r) => [

@@ -14,6 +14,7 @@ import {
   type Return,
   type VersionedDelivery,
 } from '../model/index.js';
+import { recordEventDays } from './event-days.js';
 import { Partitions } from './partitions.js';
 import type { Step } from '../steps.js';
 import {
@@ -224,6 +225,7 @@ export class StepStore {
       );
       const fresh = new Set(res.rows.map((r) => r.trace_id + r.span_id));
       const inserted = steps.filter((s) => fresh.has(s.traceId + s.spanId));
+      await recordEventDays(db, inserted);
       await lockPublishes(db, inserted);
       const [parentSteps, publishes, startedAt] = await Promise.all([
         parents(db, inserted),

@@ -1,0 +1,77 @@
+// journey_events: the first and last day (UTC) of each event's steps (migration 005), so that the
+// reads by event id touch only the partitions that hold the event: one probe of this table's key
+// and one of each of those days' event index, instead of one per day in retention.
+import type pg from 'pg';
+import type { Step } from '../steps.js';
+import type { Reader } from './reads.js';
+
+export const DAY_MS = 86_400_000;
+const DAY_US = DAY_MS * 1000;
+
+/** The time range that holds every step of the events asked for: [fromMs, toMs). */
+export interface DayRange {
+  from: Date;
+  to: Date;
+}
+
+/**
+ * Records the days of the new steps, in the transaction that inserts them. New events are
+ * inserted (in event_id order, so that two writers never wait on each other in a cycle); an event
+ * already there is updated only when a step falls outside its days, so most writes lock nothing.
+ */
+export async function recordEventDays(db: pg.PoolClient, steps: readonly Step[]): Promise<void> {
+  if (steps.length === 0) return;
+  const days = new Map<string, [number, number]>();
+  for (const s of steps) {
+    const day = Math.floor(s.timeUs / DAY_US);
+    const seen = days.get(s.eventId);
+    if (!seen) days.set(s.eventId, [day, day]);
+    else if (day < seen[0]) seen[0] = day;
+    else if (day > seen[1]) seen[1] = day;
+  }
+  const ids = [...days.keys()].sort();
+  const params = [ids, ids.map((id) => days.get(id)![0]), ids.map((id) => days.get(id)![1])];
+  const given = `unnest($1::text[], $2::int[], $3::int[]) AS u(event_id, first, last)`;
+  await db.query(
+    `INSERT INTO journey_events (event_id, first_day, last_day)
+     SELECT event_id, date '1970-01-01' + first, date '1970-01-01' + last FROM ${given}
+     ORDER BY event_id
+     ON CONFLICT (event_id) DO NOTHING`,
+    params,
+  );
+  // A statement of its own: it sees an event another writer inserted and committed meanwhile
+  // (the INSERT above waited for that commit).
+  await db.query(
+    `UPDATE journey_events e
+        SET first_day = least(e.first_day, date '1970-01-01' + u.first),
+            last_day = greatest(e.last_day, date '1970-01-01' + u.last)
+       FROM ${given}
+      WHERE e.event_id = u.event_id
+        AND (date '1970-01-01' + u.first < e.first_day OR date '1970-01-01' + u.last > e.last_day)`,
+    params,
+  );
+}
+
+/** The days that hold the steps of these events, or null when none of them has any. */
+export async function eventDays(
+  reader: Reader,
+  eventIds: readonly string[],
+): Promise<DayRange | null> {
+  const res = await reader.query<{ first: number | null; last: number | null }>(
+    `SELECT min(first_day - date '1970-01-01') AS first, max(last_day - date '1970-01-01') AS last
+       FROM journey_events WHERE event_id = ANY($1)`,
+    [eventIds],
+  );
+  const row = res.rows[0];
+  if (!row || row.first === null || row.last === null) return null;
+  return { from: new Date(row.first * DAY_MS), to: new Date((row.last + 1) * DAY_MS) };
+}
+
+/** Forgets the events whose last day ended before `horizonMs` (their partitions are dropped). */
+export async function dropExpiredEvents(db: pg.PoolClient, horizonMs: number): Promise<number> {
+  const res = await db.query(
+    `DELETE FROM journey_events WHERE last_day < date '1970-01-01' + $1::int`,
+    [Math.floor(horizonMs / DAY_MS)],
+  );
+  return res.rowCount ?? 0;
+}
