@@ -6,7 +6,9 @@
 //            receiver's code) by a raw `COPY journey_steps FROM` (psql \copy)
 //            into the same table at the same size; rows/s
 //   lookup   GET /api/events/{id} (steps + the pipeline's rows, assembled) against
-//   select   a bare indexed select of the same event's 5 steps; ms per call, p50 / p99
+//   select   a bare indexed select of an event's 5 steps (every partition's event index), and
+//   days     the store's own read of an event's steps (journey_events, then its days' partitions);
+//            ms per call, p50 / p99. The three read other events (as cold as each other).
 // Each store (N steps: N/5 events x 5 stages over six days of daily partitions) is loaded once and
 // kept (acktrail_bench_journeys for 10M, acktrail_bench_journeys_<N>m for the others); one
 // exporter process serves each. The pipeline database holds 100k orders with their outbox rows,
@@ -18,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { REPO_ROOT, RoleProcess } from '@acktrail/orders-example/testing';
+import { StepQueries } from '../exporter/src/journeys/store/queries.js';
 import { ordersConfig } from '../exporter/src/testing/exporter.js';
 import { fmt, interleaved, median, quantile } from './lib.js';
 import { copyCsv, sdkBodies } from './journeys-bodies.js';
@@ -77,12 +80,16 @@ async function copyRound(storeUrl: string, csvPath: string, rows: number): Promi
   return rows / ((performance.now() - started) / 1000);
 }
 
-async function lookups(exporterUrl: string, storeUrl: string, ids: string[]) {
+async function lookups(exporterUrl: string, storeUrl: string, ids: number[]) {
   const api: number[] = [];
   const bare: number[] = [];
+  const days: number[] = [];
   const db = new pg.Client({ connectionString: storeUrl });
   await db.connect();
-  for (const id of ids) {
+  const queries = new StepQueries(db);
+  for (const n of ids) {
+    // Events of the same hours for the three, never one warmed by another.
+    const [id, bareId, daysId] = [n, n + 2 * PIPELINE_ORDERS, n + 4 * PIPELINE_ORDERS].map(md5Uuid);
     let t = performance.now();
     const res = await fetch(`${exporterUrl}/api/events/${id}`, {
       headers: { authorization: `Bearer ${TOKEN}` },
@@ -92,12 +99,16 @@ async function lookups(exporterUrl: string, storeUrl: string, ids: string[]) {
     if (res.status !== 200 || (j.timeline?.length ?? 0) < 9)
       throw new Error(`lookup of ${id}: ${res.status}, ${j.timeline?.length ?? 0} entries`);
     t = performance.now();
-    const r = await db.query('SELECT * FROM journey_steps WHERE event_id = $1', [id]);
+    const r = await db.query('SELECT * FROM journey_steps WHERE event_id = $1', [bareId]);
     bare.push(performance.now() - t);
-    if (r.rowCount !== 5) throw new Error(`select of ${id}: ${r.rowCount} rows`);
+    if (r.rowCount !== 5) throw new Error(`select of ${bareId}: ${r.rowCount} rows`);
+    t = performance.now();
+    const steps = await queries.steps(daysId!);
+    days.push(performance.now() - t);
+    if (steps.length !== 5) throw new Error(`days read of ${daysId}: ${steps.length} steps`);
   }
   await db.end();
-  return { api, bare };
+  return { api, bare, days };
 }
 
 interface Store {
@@ -164,17 +175,20 @@ export async function runJourneysBench(rounds: number): Promise<void> {
     }
     const rates = await interleaved(rounds, cases);
 
-    const ids = Array.from({ length: LOOKUPS }, (_, i) =>
-      md5Uuid(1 + ((i * 7919) % PIPELINE_ORDERS)),
-    );
-    const looked = new Map<number, Awaited<ReturnType<typeof lookups>>>();
+    const ids = Array.from({ length: LOOKUPS }, (_, i) => 1 + ((i * 7919) % PIPELINE_ORDERS));
+    type Looked = Awaited<ReturnType<typeof lookups>>;
+    const looked = new Map<number, Looked>();
     for (const s of stores) await lookups(s.api, s.url, ids.slice(0, 50)); // warm the caches
     // Interleaved in slices of 100, so that drift on the machine hits both sizes alike.
     for (let from = 0; from < LOOKUPS; from += 100)
       for (const s of stores) {
         const l = await lookups(s.api, s.url, ids.slice(from, from + 100));
-        const all = looked.get(s.steps) ?? { api: [], bare: [] };
-        looked.set(s.steps, { api: [...all.api, ...l.api], bare: [...all.bare, ...l.bare] });
+        const all = looked.get(s.steps) ?? { api: [], bare: [], days: [] };
+        looked.set(s.steps, {
+          api: [...all.api, ...l.api],
+          bare: [...all.bare, ...l.bare],
+          days: [...all.days, ...l.days],
+        });
       }
 
     const figures = new Map<
@@ -207,6 +221,9 @@ export async function runJourneysBench(rounds: number): Promise<void> {
       );
       console.log(
         `select  5 steps by event_id   p50 ${fmt(quantile(l.bare, 0.5), 2)} ms  p99 ${fmt(quantile(l.bare, 0.99), 2)} ms`,
+      );
+      console.log(
+        `days    journey_events, then the event's days  p50 ${fmt(quantile(l.days, 0.5), 2)} ms  p99 ${fmt(quantile(l.days, 0.99), 2)} ms; days / select: p50 ${fmt(quantile(l.days, 0.5) / quantile(l.bare, 0.5), 2)}, p99 ${fmt(quantile(l.days, 0.99) / quantile(l.bare, 0.99), 2)}`,
       );
       console.log(
         `ratio   lookup p99 / select p99 = ${fmt(quantile(l.api, 0.99) / quantile(l.bare, 0.99), 1)}`,
