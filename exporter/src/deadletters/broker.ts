@@ -1,9 +1,10 @@
 // acktrail's side of the dead-letter queues, on a broker connection of its own (deadLetters.url):
 // it consumes each queue, parks every message in the store and acks it only after the commit, so
 // nothing is lost between the queue and the store (a crash before the ack leaves the message in
-// the queue; its redelivery is parked once): parker.ts commits and acks. While the store is down, messages stay unacked and
-// the consumer waits; a message larger than maxMessageBytes is held unacked (so it stays in the
-// queue) and listed once as too large. Replays publish on a confirm channel of the same connection.
+// the queue; its redelivery is parked once); parker.ts commits and acks. While the store is down,
+// messages stay unacked and the consumer waits; a message larger than maxMessageBytes is held
+// unacked (so it stays in the queue) and listed once as too large. Replays publish on a confirm
+// channel of the same connection.
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import type { ValidatedConfig } from '../config.js';
 import type { Health } from '../health.js';

@@ -8,7 +8,7 @@ import type { Reader } from './reads.js';
 export const DAY_MS = 86_400_000;
 const DAY_US = DAY_MS * 1000;
 
-/** The time range that holds every step of the events asked for: [fromMs, toMs). */
+/** The time range that holds every step of the events asked for: from <= time < to. */
 export interface DayRange {
   from: Date;
   to: Date;
@@ -40,7 +40,8 @@ export async function recordEventDays(db: pg.PoolClient, steps: readonly Step[])
     params,
   );
   // A statement of its own: it sees an event another writer inserted and committed meanwhile
-  // (the INSERT above waited for that commit).
+  // (the INSERT above waited for that commit). Two writers widening the same two events in
+  // opposite orders could deadlock; PostgreSQL then fails one write, which the SDK retries (503).
   await db.query(
     `UPDATE journey_events e
         SET first_day = least(e.first_day, date '1970-01-01' + u.first),
