@@ -29,7 +29,7 @@ export async function recordEventDays(db: pg.PoolClient, steps: readonly Step[])
     else if (day < seen[0]) seen[0] = day;
     else if (day > seen[1]) seen[1] = day;
   }
-  const ids = [...days.keys()].sort();
+  const ids = [...days.keys()]; // the INSERT orders them itself
   const params = [ids, ids.map((id) => days.get(id)![0]), ids.map((id) => days.get(id)![1])];
   const given = `unnest($1::text[], $2::int[], $3::int[]) AS u(event_id, first, last)`;
   await db.query(
@@ -69,10 +69,8 @@ export async function eventDays(
 }
 
 /** Forgets the events whose last day ended before `horizonMs` (their partitions are dropped). */
-export async function dropExpiredEvents(db: pg.PoolClient, horizonMs: number): Promise<number> {
-  const res = await db.query(
-    `DELETE FROM journey_events WHERE last_day < date '1970-01-01' + $1::int`,
-    [Math.floor(horizonMs / DAY_MS)],
-  );
-  return res.rowCount ?? 0;
+export async function dropExpiredEvents(db: pg.PoolClient, horizonMs: number): Promise<void> {
+  await db.query(`DELETE FROM journey_events WHERE last_day < date '1970-01-01' + $1::int`, [
+    Math.floor(horizonMs / DAY_MS),
+  ]);
 }
