@@ -1,7 +1,9 @@
 // RabbitMQ with many queues, side by side in one run on the same broker, for N = 1,000, 10,000
 // and 50,000 queues in a bench vhost:
 //   acktrail   GET /metrics on the exporter (its per-scrape path: the detailed endpoint)
-//   acktrail-om the same in OpenMetrics (Accept as Prometheus sends it): made from the text
+//   acktrail-om the same in OpenMetrics (Accept as Prometheus sends it)
+//   baseline, baseline-om  the same on another build, when BENCH_BASELINE names its checkout
+//               (built: exporter/dist), so that a change is measured beside what it changes
 //   detailed   the broker's /metrics/detailed?family=queue_coarse_metrics&family=queue_consumer_count
 //   columns    /api/queues?columns=… as acktrail's background stats refresh asks for it
 //   full       /api/queues, what kbudde/rabbitmq_exporter reads
@@ -18,6 +20,8 @@ import { fmt, quantile } from './lib.js';
 import { EXPORTER_NODE_OPTIONS } from '../exporter/src/testing/exporter.js';
 
 const MANAGEMENT = 'http://127.0.0.1:15672';
+/** Another checkout, built, whose exporter is measured beside this one's (BENCH_BASELINE). */
+const BASELINE = process.env.BENCH_BASELINE;
 export const AUTH = `Basic ${Buffer.from('guest:guest').toString('base64')}`;
 /** What Prometheus 2.x sends: OpenMetrics first. */
 const OPENMETRICS_ACCEPT =
@@ -33,10 +37,14 @@ export function record(c: Case, r: Sample | Error): void {
   else c.samples.push(r);
 }
 
-/** The built exporter on port 9479 with `config`, run as `npm run exporter` runs it. */
+/**
+ * The built exporter on port 9479 with `config`, run as `npm run exporter` runs it; `root`: the
+ * checkout whose build to run, `port` its port (a baseline beside this one).
+ */
 export async function startBenchExporter(
   config: object,
   env: Record<string, string> = {},
+  { root = REPO_ROOT, port = 9479 } = {},
 ): Promise<ChildProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'acktrail-bench-'));
   const file = join(dir, 'acktrail.json');
@@ -50,17 +58,17 @@ export async function startBenchExporter(
     'exporter/dist/main.js',
   ];
   const exporter = spawn(process.execPath, flags, {
-    cwd: REPO_ROOT,
+    cwd: root,
     env: {
       PATH: process.env.PATH,
-      ACKTRAIL_PORT: '9479',
+      ACKTRAIL_PORT: String(port),
       ACKTRAIL_CONFIG: file,
       LOG_LEVEL: 'warn',
       ...env,
     },
     stdio: 'ignore',
   });
-  await waitFor('the exporter', async () => (await fetch('http://127.0.0.1:9479/healthz')).ok, {
+  await waitFor('the exporter', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, {
     timeoutMs: 30_000,
   });
   return exporter;
@@ -73,16 +81,25 @@ async function measure(n: number, rounds: number, fullRounds: number) {
   try {
     process.stderr.write(`queues bench: creating ${n} queues\n`);
     await createQueues([vhost.url], n);
-    const exporter = await startBenchExporter({
+    const config = {
       rabbitmq: { vhosts: [vhost.name], statsIntervalSeconds: 3600, timeoutSeconds: 30 },
-    });
+    };
+    const exporter = await startBenchExporter(config);
+    const baseline = BASELINE
+      ? await startBenchExporter(config, {}, { root: BASELINE, port: 9478 })
+      : null;
     try {
       // First scrape: also the first (blocking) stats refresh; measured on its own below.
       const first = await timed([['http://127.0.0.1:9479/metrics', {}]], pids);
       if (first instanceof Error) throw first;
+      if (baseline) await fetch('http://127.0.0.1:9478/metrics').then((r) => r.arrayBuffer());
       const cases: Record<string, Case> = {
         acktrail: { samples: [], failures: [] },
         'acktrail-om': { samples: [], failures: [] },
+        ...(baseline && {
+          baseline: { samples: [], failures: [] },
+          'baseline-om': { samples: [], failures: [] },
+        }),
         detailed: { samples: [], failures: [] },
         columns: { samples: [], failures: [] },
         full: { samples: [], failures: [] },
@@ -90,6 +107,8 @@ async function measure(n: number, rounds: number, fullRounds: number) {
       const urls: Record<string, [string, Record<string, string>]> = {
         acktrail: ['http://127.0.0.1:9479/metrics', {}],
         'acktrail-om': ['http://127.0.0.1:9479/metrics', { accept: OPENMETRICS_ACCEPT }],
+        baseline: ['http://127.0.0.1:9478/metrics', {}],
+        'baseline-om': ['http://127.0.0.1:9478/metrics', { accept: OPENMETRICS_ACCEPT }],
         detailed: [
           `http://127.0.0.1:15692/metrics/detailed?family=queue_coarse_metrics&family=queue_consumer_count&vhost=${v}`,
           {},
@@ -100,17 +119,19 @@ async function measure(n: number, rounds: number, fullRounds: number) {
         ],
         full: [`${MANAGEMENT}/api/queues/${v}`, { authorization: AUTH }],
       };
+      const scraped = Object.keys(cases).filter((c) => c !== 'columns' && c !== 'full');
       for (let r = 0; r < rounds; r++) {
-        for (const name of ['acktrail', 'acktrail-om', 'detailed'] as const)
-          record(cases[name]!, await timed([urls[name]!], pids));
+        for (const name of scraped) record(cases[name]!, await timed([urls[name]!], pids));
         if (r < fullRounds)
           for (const name of ['columns', 'full'] as const)
             record(cases[name]!, await timed([urls[name]!], pids));
       }
       const rss = rssMb(exporter.pid!);
-      return { n, cases, first, rss };
+      const baselineRss = baseline ? rssMb(baseline.pid!) : null;
+      return { n, cases, first, rss, baselineRss };
     } finally {
       exporter.kill('SIGTERM');
+      baseline?.kill('SIGTERM');
     }
   } finally {
     // rabbitmqctl, not the HTTP API: deleting tens of thousands of queues outlasts an HTTP call.
@@ -161,9 +182,9 @@ export async function runQueuesBench(rounds: number): Promise<void> {
       `\n## ${fmt(n)} queues (${r.cases.acktrail!.samples.length} scrapes; columns/full ${r.cases.full!.samples.length} calls)`,
       ...caseLines(r.cases, 'detailed'),
       `first scrape (blocking stats refresh): ${fmt(r.first.seconds, 3)} s, broker CPU ${fmt(r.first.cpu, 3)} s`,
-      `exporter RSS after the scrapes: ${fmt(r.rss, 0)} MB`,
+      `exporter RSS after the scrapes: ${fmt(r.rss, 0)} MB${r.baselineRss === null ? '' : `, baseline ${fmt(r.baselineRss, 0)} MB`}`,
     );
-    console.log(lines.slice(-8).join('\n'));
+    console.log(lines.slice(-(Object.keys(r.cases).length + 3)).join('\n'));
   }
   const clusterQueues = Number(process.env.BENCH_CLUSTER_QUEUES ?? 10_000);
   if (clusterQueues > 0) console.log((await measureCluster(clusterQueues, scrapes)).join('\n'));

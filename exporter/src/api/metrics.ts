@@ -1,18 +1,22 @@
-// GET /metrics: one exposition of every registry (the exporter's own and the collectors'), in the
-// format the scraper asks for (Accept): the text format by default, OpenMetrics (with exemplars)
-// when asked; gzipped when asked (Accept-Encoding).
+// GET /metrics: one exposition of every registry (the exporter's own and the families the
+// collectors write themselves), in the format the scraper asks for (Accept): the text format by
+// default, OpenMetrics (with exemplars) when asked; gzipped when asked (Accept-Encoding). Only
+// the registry is serialised per scrape; the per-queue families come as the bytes written once
+// per broker answer (exposition/families.ts).
 import type { RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import type { CollectorRunner } from '../collectors/index.js';
-import { encodeExposition } from '../exposition/encoding.js';
+import { encodeExposition, Piece } from '../exposition/encoding.js';
 import type { Exemplars } from '../exposition/exemplars.js';
 import {
   OFFERS,
   OPENMETRICS_CONTENT_TYPE,
+  OPENMETRICS_EOF,
   TEXT_CONTENT_TYPE,
-  toOpenMetrics,
+  openMetricsFamilies,
 } from '../exposition/openmetrics.js';
 
+const EOF = Piece.of(OPENMETRICS_EOF);
 const LARGE_EXPOSITION = 1_000_000;
 
 export function metricsHandler(
@@ -20,28 +24,29 @@ export function metricsHandler(
   runner: CollectorRunner,
   exemplars: Exemplars,
 ): RequestHandler {
-  // One exposition of every registry, in the format the scraper asks for (Accept): the text
-  // format by default, OpenMetrics (with exemplars) when asked; gzipped when asked.
   return async (req, res) => {
     await runner.collect();
-    const [own, collectors] = await Promise.all([registry.metrics(), runner.exposition()]);
-    const text = `${own}\n${collectors}`;
+    const own = await registry.metrics();
     const openMetrics = req.accepts(OFFERS) === OFFERS[1];
-    const body = openMetrics ? toOpenMetrics(text, exemplars) : text;
-    const encoded = await encodeExposition(body, req.acceptsEncodings('gzip', 'identity'));
+    const pieces = openMetrics
+      ? [Piece.of(openMetricsFamilies(own, exemplars)), ...runner.exposition('openmetrics'), EOF]
+      : [Piece.of(`${own}\n`), ...runner.exposition('text')];
+    const encoded = await encodeExposition(pieces, req.acceptsEncodings('gzip', 'identity'));
     res
+      .status(200)
       .set('content-type', openMetrics ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE)
-      .set('vary', 'accept, accept-encoding');
+      .set('vary', 'accept, accept-encoding')
+      .set('content-length', String(encoded.length));
     if (encoded.encoding) res.set('content-encoding', encoded.encoding);
-    res.send(encoded.body);
-    // A large exposition (thousands of queues) leaves megabytes of strings that V8 keeps in its
+    for (const chunk of encoded.chunks) res.write(chunk);
+    res.end();
+    // A scrape of thousands of queues leaves megabytes of strings that V8 keeps in its
     // large-object space until a full collection, which it puts off while memory grows: collect
     // once the answer is out, when the process runs with --expose-gc (npm run exporter does).
     const gc = globalThis.gc;
-    if (body.length > LARGE_EXPOSITION && gc) {
+    if (gc && pieces.reduce((n, p) => n + p.bytes.length, 0) > LARGE_EXPOSITION)
       setImmediate(() => {
         gc();
       });
-    }
   };
 }

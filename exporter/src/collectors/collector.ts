@@ -1,4 +1,6 @@
 // The one interface every collector implements.
+import type { Piece } from '../exposition/encoding.js';
+import type { ExpositionFormat } from '../exposition/families.js';
 
 export interface Collector {
   /** The `collector` label of the self-monitoring metrics. */
@@ -24,8 +26,9 @@ export interface Collector {
    */
   partialFailure?(): string | null;
   /**
-   * For a collector that keeps its metrics in a registry of its own: their exposition text. It
-   * changes only when the collector runs, so the collector can cache it between runs.
+   * For a collector that writes its own families (one series per queue: exposition/families.ts)
+   * instead of registering them with prom-client: their exposition in the format asked for. It
+   * changes only when the collector runs, so the collector caches it between runs.
    */
-  exposition?(): Promise<string>;
+  exposition?(format: ExpositionFormat): Piece[];
 }

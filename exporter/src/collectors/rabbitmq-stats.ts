@@ -8,10 +8,18 @@
 // in the background, at most every statsIntervalSeconds and at most once per 100 times its last
 // refresh took (so that it keeps the management API busy 1 % of the time at most, however many
 // queues there are); its data age is acktrail_collector_data_age_seconds{collector="rabbitmq_stats"}. Its 40,000 series at 10,000
-// queues change only when it runs, so they live in a registry of their own whose text is cached.
+// queues change only when it runs, so they are written once per refresh and format
+// (exposition/families.ts), not kept in prom-client.
 // Each refresh is also one observation of every work queue (ready, consumers, acks) for its
 // health status (rabbitmq/status.ts), and says each queue's type (acktrail_queue_info).
-import { Counter, Gauge, Registry } from 'prom-client';
+import {
+  CachedFamilies,
+  labelsText,
+  type ExpositionFormat,
+  type FamilySpec,
+  type SeriesLine,
+} from '../exposition/families.js';
+import type { Piece } from '../exposition/encoding.js';
 import type { ValidatedConfig } from '../config.js';
 import type { Collector } from './collector.js';
 import { scopeFilter, type QueueCatalog } from '../broker/catalog.js';
@@ -32,7 +40,6 @@ import {
   type StatsQueue,
 } from './rabbitmq/stats-queue.js';
 import { inferRoles, type BindingInfo } from '../broker/roles.js';
-import { QUEUE_LABELS } from './rabbitmq.js';
 import {
   QUEUE_STATUSES,
   StatusWindows,
@@ -41,20 +48,56 @@ import {
 } from '../broker/status.js';
 
 const COUNTERS = {
-  publish: [
-    'acktrail_queue_messages_published_total',
-    'Messages published into the queue (broker statistics).',
-  ],
-  deliver_get: [
-    'acktrail_queue_messages_delivered_total',
-    'Messages delivered or fetched from the queue (broker statistics).',
-  ],
-  ack: ['acktrail_queue_messages_acked_total', 'Deliveries acknowledged (broker statistics).'],
-  redeliver: [
-    'acktrail_queue_messages_redelivered_total',
-    'Deliveries with the redelivered flag (broker statistics).',
-  ],
-} as const;
+  publish: {
+    name: 'acktrail_queue_messages_published_total',
+    help: 'Messages published into the queue (broker statistics).',
+    type: 'counter',
+  },
+  deliver_get: {
+    name: 'acktrail_queue_messages_delivered_total',
+    help: 'Messages delivered or fetched from the queue (broker statistics).',
+    type: 'counter',
+  },
+  ack: {
+    name: 'acktrail_queue_messages_acked_total',
+    help: 'Deliveries acknowledged (broker statistics).',
+    type: 'counter',
+  },
+  redeliver: {
+    name: 'acktrail_queue_messages_redelivered_total',
+    help: 'Deliveries with the redelivered flag (broker statistics).',
+    type: 'counter',
+  },
+} as const satisfies Record<string, FamilySpec>;
+
+const INFO: FamilySpec = {
+  name: 'acktrail_queue_info',
+  help: "Always 1: each queue in scope with its role and type (classic, quorum, stream), to join the broker's own series by role.",
+  type: 'gauge',
+};
+const STATUS: FamilySpec = {
+  name: 'acktrail_queue_status',
+  help: "A work queue's health over its last 10 observations (Burrow's evaluation): 1 for its status (ok, warn: the backlog grows while consumers ack, stall: messages ready, consumers attached, no ack, stop: no consumer while messages wait), 0 for the others.",
+  type: 'gauge',
+};
+const SOURCE: FamilySpec = {
+  name: 'acktrail_rabbitmq_counters_source',
+  help: "Where the per-queue counters (published, delivered, acked, redelivered) and so the queue status come from: 1 for the source of the last refresh (detailed: the broker's /metrics/detailed; management: the management API's statistics; none: neither has them, every work queue's status is unknown), 0 for the others.",
+  type: 'gauge',
+};
+
+const labelsOf = (r: QueueRow, extra: Record<string, string> = {}) =>
+  labelsText({ vhost: r.vhost, queue: r.queue, role: r.role, ...extra });
+
+/** A queue in scope as the last refresh saw it: what its series are written from. */
+interface QueueRow {
+  vhost: string;
+  queue: string;
+  role: string;
+  type: string;
+  /** null: the source has no counts for it (yet). */
+  counted: QueueCounters | null;
+}
 
 export const RABBITMQ_STATS = 'rabbitmq_stats';
 
@@ -66,12 +109,17 @@ export class RabbitmqStatsCollector implements Collector {
   readonly timeoutMs: number;
   private readonly baseIntervalMs: number;
   private lastRunMs = 0;
-  private readonly registry = new Registry();
-  private cachedText: string | null = null;
-  private readonly counters: Record<keyof typeof COUNTERS, Counter>;
-  private readonly info: Gauge;
-  private readonly status: Gauge;
-  private readonly source: Gauge;
+  private rows: QueueRow[] = [];
+  /** Queue key -> its status, for work queues with one. */
+  private statuses = new Map<string, Evaluation>();
+  private readonly written = new CachedFamilies([
+    ...(Object.keys(COUNTERS) as (keyof typeof COUNTERS)[]).map(
+      (field) => [COUNTERS[field], () => this.counterSamples(field)] as const,
+    ),
+    [INFO, () => this.infoSamples()],
+    [STATUS, () => this.statusSamples()],
+    [SOURCE, () => this.sourceSamples()],
+  ]);
   private lastSource: CounterSource | null = null;
   /** A broker without the families (3.10 to 3.12) is asked again only after this (ms epoch). */
   private noFamiliesUntil = 0;
@@ -89,32 +137,6 @@ export class RabbitmqStatsCollector implements Collector {
     this.timeoutMs = Math.max(config.rabbitmq.timeoutSeconds * 1000, 30_000);
     this.baseIntervalMs = config.rabbitmq.statsIntervalSeconds * 1000;
     this.inScope = scopeFilter(config.rabbitmq);
-    const make = ([name, help]: readonly [string, string]) =>
-      new Counter({ name, help, labelNames: [...QUEUE_LABELS], registers: [this.registry] });
-    this.counters = {
-      publish: make(COUNTERS.publish),
-      deliver_get: make(COUNTERS.deliver_get),
-      ack: make(COUNTERS.ack),
-      redeliver: make(COUNTERS.redeliver),
-    };
-    this.info = new Gauge({
-      name: 'acktrail_queue_info',
-      help: "Always 1: each queue in scope with its role and type (classic, quorum, stream), to join the broker's own series by role.",
-      labelNames: [...QUEUE_LABELS, 'type'],
-      registers: [this.registry],
-    });
-    this.status = new Gauge({
-      name: 'acktrail_queue_status',
-      help: "A work queue's health over its last 10 observations (Burrow's evaluation): 1 for its status (ok, warn: the backlog grows while consumers ack, stall: messages ready, consumers attached, no ack, stop: no consumer while messages wait), 0 for the others.",
-      labelNames: [...QUEUE_LABELS, 'status'],
-      registers: [this.registry],
-    });
-    this.source = new Gauge({
-      name: 'acktrail_rabbitmq_counters_source',
-      help: "Where the per-queue counters (published, delivered, acked, redelivered) and so the queue status come from: 1 for the source of the last refresh (detailed: the broker's /metrics/detailed; management: the management API's statistics; none: neither has them, every work queue's status is unknown), 0 for the others.",
-      labelNames: ['source'],
-      registers: [this.registry],
-    });
   }
 
   /** Said in /status while no source gives counters. */
@@ -149,9 +171,32 @@ export class RabbitmqStatsCollector implements Collector {
     return Math.max(this.baseIntervalMs, 100 * this.lastRunMs);
   }
 
-  exposition(): Promise<string> {
-    if (this.cachedText !== null) return Promise.resolve(this.cachedText);
-    return this.registry.metrics().then((text) => (this.cachedText = text));
+  exposition(format: ExpositionFormat): Piece[] {
+    return this.written.pieces(format);
+  }
+
+  private *counterSamples(field: keyof typeof COUNTERS): Iterable<SeriesLine> {
+    for (const r of this.rows) if (r.counted) yield [labelsOf(r), r.counted[field]];
+  }
+
+  private *infoSamples(): Iterable<SeriesLine> {
+    for (const r of this.rows) yield [labelsOf(r, { type: r.type }), 1];
+  }
+
+  private *statusSamples(): Iterable<SeriesLine> {
+    for (const r of this.rows) {
+      const e = this.statuses.get(queueKey(r.vhost, r.queue));
+      if (!e) continue;
+      if (e.status === 'unknown') yield [labelsOf(r, { status: 'unknown' }), 1];
+      else
+        for (const s of QUEUE_STATUSES) yield [labelsOf(r, { status: s }), s === e.status ? 1 : 0];
+    }
+  }
+
+  private sourceSamples(): SeriesLine[] {
+    const source = this.lastSource;
+    if (source === null) return [];
+    return COUNTER_SOURCES.map((s) => [labelsText({ source: s }), s === source ? 1 : 0]);
   }
 
   async collect(signal: AbortSignal): Promise<() => void> {
@@ -184,9 +229,7 @@ export class RabbitmqStatsCollector implements Collector {
     const roles = inferRoles(queues, bindings, overrides);
     this.lastRunMs = performance.now() - started;
     return () => {
-      this.cachedText = null;
       this.lastSource = source;
-      for (const s of COUNTER_SOURCES) this.source.set({ source: s }, s === source ? 1 : 0);
       const heads = new Map<string, number>();
       const leaders = new Map<string, string>();
       for (const q of queues) {
@@ -206,53 +249,39 @@ export class RabbitmqStatsCollector implements Collector {
         })),
         routes: { bindings, exchanges },
       });
-      for (const c of Object.values(this.counters)) c.reset();
-      this.info.reset();
-      this.status.reset();
       const now = Date.now();
       const observations = new Map<string, Observation>();
-      const unknown: Record<string, string>[] = [];
+      const rows: QueueRow[] = [];
       for (const q of queues) {
         if (!this.inScope(q.vhost, q.name)) continue;
         const key = queueKey(q.vhost, q.name);
-        const labels = { vhost: q.vhost, queue: q.name, role: roles.get(key) ?? 'work' };
+        const role = roles.get(key) ?? 'work';
+        // The broker's cumulative values, mirrored.
         const counted = countsOf(q, source, detailed?.get(key));
-        if (counted)
-          for (const field of Object.keys(COUNTERS) as (keyof typeof COUNTERS)[]) {
-            // The broker's cumulative value, mirrored: a reset followed by one increment.
-            this.counters[field].inc(labels, counted[field]);
-          }
-        this.info.set({ ...labels, type: q.type ?? 'classic' }, 1);
+        rows.push({ vhost: q.vhost, queue: q.name, role, type: q.type ?? 'classic', counted });
         // A queue whose statistics the broker has not emitted yet lists no counts: not observed.
-        if (labels.role === 'work' && counted)
+        if (role === 'work' && counted)
           observations.set(key, {
             atMs: now,
             ready: counted.ready,
             consumers: counted.consumers,
             acked: counted.ack,
           });
-        if (labels.role === 'work' && source === 'none') unknown.push(labels);
       }
       this.windows.record(observations);
       const statuses = new Map<string, Evaluation>();
-      for (const q of queues) {
-        const key = queueKey(q.vhost, q.name);
-        const e = this.windows.get(key);
-        if (!e) continue;
-        statuses.set(key, e);
-        for (const status of QUEUE_STATUSES)
-          this.status.set(
-            { vhost: q.vhost, queue: q.name, role: 'work', status },
-            status === e.status ? 1 : 0,
-          );
+      for (const r of rows) {
+        if (r.role !== 'work') continue;
+        const key = queueKey(r.vhost, r.queue);
+        const e =
+          source === 'none'
+            ? { status: 'unknown' as const, rule: UNKNOWN_RULE }
+            : this.windows.get(key);
+        if (e) statuses.set(key, e);
       }
-      for (const labels of unknown) {
-        this.status.set({ ...labels, status: 'unknown' }, 1);
-        statuses.set(queueKey(labels.vhost!, labels.queue!), {
-          status: 'unknown',
-          rule: UNKNOWN_RULE,
-        });
-      }
+      this.rows = rows;
+      this.statuses = statuses;
+      this.written.invalidate();
       this.catalog.updateStatuses(statuses);
     };
   }

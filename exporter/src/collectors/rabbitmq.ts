@@ -6,6 +6,8 @@
 // (rabbitmq/merge.ts). A node that does not answer is acktrail_rabbitmq_node_up 0; the others'
 // queues keep their values and the collector reports the partial failure.
 import { Gauge, type Registry } from 'prom-client';
+import type { ExpositionFormat } from '../exposition/families.js';
+import type { Piece } from '../exposition/encoding.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ValidatedConfig } from '../config.js';
 import { errorMessage } from '../log.js';
@@ -15,11 +17,13 @@ import {
   DETAILED_PATH,
   checkIdentity,
   parseDetailed,
+  queueKey,
   type QueueDepth,
 } from './rabbitmq/detailed.js';
 import { getText, type ManagementApi } from './rabbitmq/http.js';
 import { mergeNodes, type NodeAnswer } from './rabbitmq/merge.js';
 import type { BrokerNodes, NodeTarget } from './rabbitmq/nodes.js';
+import { QueueFamilies } from './rabbitmq/queue-families.js';
 
 export const QUEUE_LABELS = ['vhost', 'queue', 'role'] as const;
 
@@ -40,17 +44,15 @@ const hostPort = (url: string) => new URL(url).host;
 export class RabbitmqQueuesCollector implements Collector {
   readonly name = 'rabbitmq';
   readonly timeoutMs: number;
-  private readonly ready: Gauge;
-  private readonly unacked: Gauge;
-  private readonly consumers: Gauge;
-  private readonly headAge: Gauge;
   private readonly nodeUp: Gauge;
   private readonly inScope: (vhost: string, queue: string) => boolean;
-  private series = new Map<string, { labels: Record<string, string>; seenAtMs: number }>();
+  private readonly families: QueueFamilies;
   private nodeNames = new Set<string>();
   /** The names configured endpoints reported, by URL. */
   private readonly identities = new Map<string, string>();
   private partial: string | null = null;
+  /** The last answer's queues, whose names the next parse reuses. */
+  private lastDepths: ReadonlyMap<string, QueueDepth> = new Map();
 
   constructor(
     private readonly config: ValidatedConfig,
@@ -61,31 +63,7 @@ export class RabbitmqQueuesCollector implements Collector {
   ) {
     this.timeoutMs = config.rabbitmq.timeoutSeconds * 1000;
     this.inScope = scopeFilter(config.rabbitmq);
-    const labelNames = [...QUEUE_LABELS];
-    this.ready = new Gauge({
-      name: 'acktrail_queue_messages_ready',
-      help: 'Messages ready for delivery.',
-      labelNames,
-      registers: [registry],
-    });
-    this.unacked = new Gauge({
-      name: 'acktrail_queue_messages_unacked',
-      help: 'Messages delivered and not yet acknowledged.',
-      labelNames,
-      registers: [registry],
-    });
-    this.consumers = new Gauge({
-      name: 'acktrail_queue_consumers',
-      help: 'Consumers on the queue.',
-      labelNames,
-      registers: [registry],
-    });
-    this.headAge = new Gauge({
-      name: 'acktrail_queue_head_age_seconds',
-      help: 'Age of the oldest ready message: from its timestamp property (broker statistics), otherwise from the journeys (published, not yet delivered); 0 when the queue is empty or neither knows.',
-      labelNames,
-      registers: [registry],
-    });
+    this.families = new QueueFamilies(catalog);
     this.nodeUp = new Gauge({
       name: 'acktrail_rabbitmq_node_up',
       help: 'Whether the broker node answered the last read (1) or not (0).',
@@ -110,50 +88,21 @@ export class RabbitmqQueuesCollector implements Collector {
     return () => {
       this.partial = partial;
       this.applyNodes(nodes);
-      // Update in place and remove only the series of queues that are gone: resetting and
-      // re-adding every series each scrape would churn memory with many queues.
-      const seen = new Map<string, { labels: Record<string, string>; seenAtMs: number }>();
-      const now = Date.now();
-      for (const q of depths) {
-        if (!this.inScope(q.vhost, q.queue)) continue;
-        const labels = {
-          vhost: q.vhost,
-          queue: q.queue,
-          role: this.catalog.role(q.vhost, q.queue),
-        };
-        seen.set(`${q.vhost}\u0000${q.queue}\u0000${labels.role}`, { labels, seenAtMs: now });
-        this.catalog.observeDepth(q, now);
-        this.ready.set(labels, q.ready);
-        this.unacked.set(labels, q.unacked);
-        this.consumers.set(labels, q.consumers);
-        this.headAge.set(labels, this.catalog.headAge(q.vhost, q.queue, q.ready, now));
-      }
       // In a cluster, a queue no node reported (its leader moving, its node down) keeps its last
       // values for holdSeconds; then, or at once on a single node, its series go.
       const holdMs = this.nodes.clustered ? this.config.rabbitmq.holdSeconds * 1000 : 0;
-      for (const [key, s] of this.series) {
-        if (seen.has(key)) continue;
-        if (now - s.seenAtMs < holdMs) {
-          seen.set(key, s);
-          continue;
-        }
-        this.catalog.forget(s.labels.vhost ?? '', s.labels.queue ?? '');
-        this.ready.remove(s.labels);
-        this.unacked.remove(s.labels);
-        this.consumers.remove(s.labels);
-        this.headAge.remove(s.labels);
-      }
-      this.series = seen;
+      this.families.apply(depths, this.inScope, holdMs);
     };
   }
 
   clear(): void {
-    this.ready.reset();
-    this.unacked.reset();
-    this.consumers.reset();
-    this.headAge.reset();
-    this.series.clear();
+    this.families.clear();
     for (const node of this.nodeNames) this.nodeUp.set({ node }, 0);
+  }
+
+  /** The queue families of the last answer, written once per answer and format. */
+  exposition(format: ExpositionFormat): Piece[] {
+    return this.families.exposition(format);
   }
 
   private applyNodes(nodes: Map<string, boolean>): void {
@@ -200,10 +149,11 @@ export class RabbitmqQueuesCollector implements Collector {
     });
     if (answers.length === 0) throw new Error(failures.join('; '));
     const merged = mergeNodes(answers, (vhost, queue) => this.catalog.leader(vhost, queue));
+    this.lastDepths = merged;
     const partial = failures.length
       ? `${failures.length} of ${targets.length} nodes did not answer: ${failures.join('; ')}`
       : null;
-    return { depths: merged.values(), nodes, partial };
+    return { depths: merged, nodes, partial };
   }
 
   private async readNode(
@@ -224,7 +174,7 @@ export class RabbitmqQueuesCollector implements Collector {
         throw new Error(`timed out after ${timeoutMs} ms`, { cause: err });
       throw err;
     }
-    const parsed = parseDetailed(text);
+    const parsed = parseDetailed(text, this.lastDepths);
     checkIdentity(target.name, parsed.node, url);
     if (parsed.node) this.identities.set(url, parsed.node);
     return { ...parsed, name: this.nameOf(target) };
@@ -251,16 +201,16 @@ export class RabbitmqQueuesCollector implements Collector {
     const down = [...nodes].filter(([, up]) => !up).map(([n]) => n);
     // A queue whose statistics have not been emitted yet (a quorum queue just declared, or whose
     // leader just moved) lists no counts: unknown, not zero, so it is left to the hold above.
-    const depths = lists
-      .flat()
-      .filter((q) => q.messages_ready !== undefined)
-      .map((q) => ({
-        vhost: q.vhost,
-        queue: q.name,
-        ready: q.messages_ready ?? 0,
-        unacked: q.messages_unacknowledged ?? 0,
-        consumers: q.consumers ?? 0,
-      }));
+    const depths = new Map<string, QueueDepth>();
+    for (const q of lists.flat())
+      if (q.messages_ready !== undefined)
+        depths.set(queueKey(q.vhost, q.name), {
+          vhost: q.vhost,
+          queue: q.name,
+          ready: q.messages_ready,
+          unacked: q.messages_unacknowledged ?? 0,
+          consumers: q.consumers ?? 0,
+        });
     const partial = down.length
       ? `${down.length} of ${nodes.size} nodes not running: ${down.join(', ')}`
       : null;
@@ -269,7 +219,8 @@ export class RabbitmqQueuesCollector implements Collector {
 }
 
 interface Reading {
-  depths: Iterable<QueueDepth>;
+  /** By queue key. */
+  depths: Map<string, QueueDepth>;
   /** Node name -> whether it answered (or, from the management API, runs). */
   nodes: Map<string, boolean>;
   partial: string | null;

@@ -4,6 +4,8 @@
 import { Gauge, type Registry } from 'prom-client';
 import { errorMessage, type Logger } from '../log.js';
 import type { Collector } from './collector.js';
+import type { Piece } from '../exposition/encoding.js';
+import type { ExpositionFormat } from '../exposition/families.js';
 
 interface State {
   ok: boolean | null;
@@ -97,12 +99,9 @@ export class CollectorRunner {
       void this.refresh(c);
   }
 
-  /** The exposition of the collectors that keep their own registries (see Collector.exposition). */
-  async exposition(): Promise<string> {
-    const parts = await Promise.all(
-      this.collectors.flatMap((c) => (c.exposition ? [c.exposition()] : [])),
-    );
-    return parts.join('');
+  /** The exposition of the collectors that write their own families (Collector.exposition). */
+  exposition(format: ExpositionFormat): Piece[] {
+    return this.collectors.flatMap((c) => c.exposition?.(format) ?? []);
   }
 
   status(): SourceStatus[] {

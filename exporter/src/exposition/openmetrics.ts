@@ -1,8 +1,10 @@
 // /metrics in two formats, chosen by the scraper's Accept header (Prometheus' content
 // negotiation): the Prometheus text format (0.0.4) by default, OpenMetrics 1.0.0 when asked for,
 // the only one with exemplars. prom-client writes one format per registry and cannot switch (its
-// OpenMetrics mode renames counters for good), so the OpenMetrics exposition is made from the
-// text one, which every registry writes: the differences are few and fixed by the specification.
+// OpenMetrics mode renames counters for good), so the OpenMetrics exposition of the registry is
+// made from the text one, which every registry writes: the differences are few and fixed by the
+// specification. The families with a series per queue are written in both formats directly
+// (families.ts) and only appended.
 //   - a counter family is named without `_total` in HELP and TYPE (its samples keep it);
 //   - `untyped` is `unknown`; NaN is written `NaN`; no empty lines; `"` in HELP is escaped;
 //   - a sample line may end with ` # {labels} value timestamp`: its exemplar;
@@ -32,8 +34,19 @@ function helpLine(name: string, text: string): string {
   return `# HELP ${name} ${text.replace(/(?<!\\)"/g, '\\"')}`;
 }
 
+/** What ends an OpenMetrics exposition. */
+export const OPENMETRICS_EOF = '# EOF\n';
+
 /** The OpenMetrics exposition of a Prometheus text exposition, with exemplars added. */
 export function toOpenMetrics(text: string, exemplars: Exemplars): string {
+  return openMetricsFamilies(text, exemplars) + OPENMETRICS_EOF;
+}
+
+/**
+ * The families of a text exposition in OpenMetrics, without the closing `# EOF`: more families
+ * (families.ts) may follow.
+ */
+export function openMetricsFamilies(text: string, exemplars: Exemplars): string {
   const withExemplars = exemplars.names();
   const out: string[] = [];
   let pendingHelp: { name: string; text: string } | null = null;
@@ -52,8 +65,7 @@ export function toOpenMetrics(text: string, exemplars: Exemplars): string {
       out.push(withExemplar(line, withExemplars, exemplars));
     }
   });
-  out.push('# EOF');
-  return `${out.join('\n')}\n`;
+  return out.length ? `${out.join('\n')}\n` : '';
 }
 
 function withExemplar(line: string, names: ReadonlySet<string>, exemplars: Exemplars): string {

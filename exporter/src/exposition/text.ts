@@ -25,25 +25,40 @@ export function parseLabels(line: string, start: number): [Record<string, string
     const eq = line.indexOf('=', i);
     if (eq < 0 || line[eq + 1] !== '"') return null;
     const name = line.slice(i, eq).trim();
-    let value = '';
     i = eq + 2;
-    for (;;) {
-      const ch = line[i];
-      if (ch === undefined) return null;
-      if (ch === '"') break;
-      if (ch === '\\') {
-        const next = line[i + 1] ?? '';
-        value += UNESCAPE[next] ?? `\\${next}`;
-        i += 2;
-      } else {
-        value += ch;
-        i++;
+    // Most values have no escape: one slice up to the closing quote (a view of the text: what
+    // is kept takes an ownCopy).
+    const close = line.indexOf('"', i);
+    const escape = line.indexOf('\\', i);
+    let value = '';
+    if (close >= 0 && (escape < 0 || escape > close)) {
+      value = line.slice(i, close);
+      i = close;
+    } else
+      for (;;) {
+        const ch = line[i];
+        if (ch === undefined) return null;
+        if (ch === '"') break;
+        if (ch === '\\') {
+          const next = line[i + 1] ?? '';
+          value += UNESCAPE[next] ?? `\\${next}`;
+          i += 2;
+        } else {
+          value += ch;
+          i++;
+        }
       }
-    }
     labels[name] = value;
     i++;
   }
 }
+
+/**
+ * A copy of `s` that does not keep alive the text it was cut from: V8 makes a slice of 13 or more
+ * characters a view of its parent (here a whole answer of megabytes), so a name kept from one
+ * answer to the next is copied once.
+ */
+export const ownCopy = (s: string): string => Buffer.from(s).toString();
 
 /** Samples of the wanted metric names (null: all) from text exposition; other lines are skipped. */
 export function parseSamples(text: string, wanted: ReadonlySet<string> | null): Sample[] {

@@ -1,7 +1,7 @@
 // Reads queue depths and consumers from the broker's own /metrics/detailed endpoint (families
 // queue_coarse_metrics and queue_consumer_count), the cheapest per-queue source the broker has,
 // with the text-format reader of exposition/text.ts (30,000 lines at 10,000 queues).
-import { forEachSample } from '../../exposition/text.js';
+import { forEachSample, ownCopy } from '../../exposition/text.js';
 
 import { queueKey, type QueueDepth } from '../../broker/queue.js';
 
@@ -44,7 +44,14 @@ export function keepLive<T>(queues: Map<string, T>, live: Set<string>): void {
   for (const key of queues.keys()) if (!live.has(key)) queues.delete(key);
 }
 
-export function parseDetailed(text: string): NodeDepths {
+/**
+ * `known`: the queues of the previous answer, whose names are reused; a new queue's names are
+ * copied out of the text (ownCopy), so that no answer outlives its scrape.
+ */
+export function parseDetailed(
+  text: string,
+  known: ReadonlyMap<string, QueueDepth> = new Map(),
+): NodeDepths {
   const queues = new Map<string, QueueDepth>();
   const live = new Set<string>();
   let node: string | null = null;
@@ -59,7 +66,14 @@ export function parseDetailed(text: string): NodeDepths {
     if (name === EXISTS) live.add(key);
     let q = queues.get(key);
     if (!q) {
-      q = { vhost, queue, ready: 0, unacked: 0, consumers: 0 };
+      const had = known.get(key);
+      q = {
+        vhost: had?.vhost ?? ownCopy(vhost),
+        queue: had?.queue ?? ownCopy(queue),
+        ready: 0,
+        unacked: 0,
+        consumers: 0,
+      };
       queues.set(key, q);
     }
     q[FIELDS[name]!] = value;

@@ -14,6 +14,7 @@ export function mergeNodes(
   answers: readonly NodeAnswer[],
   leaderOf: (vhost: string, queue: string) => string | null,
 ): Map<string, QueueDepth> {
+  if (answers.length === 1) return answers[0]!.queues;
   const merged = new Map<string, { depth: QueueDepth; node: string }>();
   const byName = [...answers].sort((a, b) => a.name.localeCompare(b.name));
   for (const answer of byName) {

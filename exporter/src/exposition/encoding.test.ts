@@ -1,0 +1,37 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { gunzipSync } from 'node:zlib';
+import { encodeExposition, Piece } from './encoding.js';
+
+const texts = [
+  '# TYPE a gauge\na{q="x"} 1\n',
+  '',
+  Array.from({ length: 5000 }, (_, i) => `b_total{queue="q${i}",role="work"} ${i}\n`).join(''),
+  'é and 🦀 in a label value\n',
+];
+
+test('pieces deflated one by one make one gzip stream of their concatenation', async () => {
+  const pieces = texts.map((t) => Piece.of(t));
+  const gz = await encodeExposition(pieces, 'gzip');
+  assert.equal(gz.encoding, 'gzip');
+  const body = Buffer.concat(gz.chunks);
+  assert.equal(body.length, gz.length);
+  // gunzip checks the CRC-32 and the length in the trailer.
+  assert.equal(gunzipSync(body).toString(), texts.join(''));
+  assert.ok(body.length * 3 < Buffer.byteLength(texts.join('')), 'compressed');
+
+  // A piece is deflated once, and reused in the next scrape beside new pieces.
+  const again = await encodeExposition([Piece.of('new\n'), pieces[2]!], 'gzip');
+  assert.equal(gunzipSync(Buffer.concat(again.chunks)).toString(), `new\n${texts[2]}`);
+  assert.equal(await pieces[2]!.deflate(), await pieces[2]!.deflate());
+});
+
+test('without gzip accepted, the pieces go as they are', async () => {
+  const plain = await encodeExposition(
+    texts.map((t) => Piece.of(t)),
+    'identity',
+  );
+  assert.equal(plain.encoding, null);
+  assert.equal(Buffer.concat(plain.chunks).toString(), texts.join(''));
+  assert.equal(plain.length, Buffer.byteLength(texts.join('')));
+});
