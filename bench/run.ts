@@ -11,6 +11,7 @@ import { runOverviewBench } from './overview.js';
 import { runPipelineBench } from './pipeline.js';
 import { runQueuesBench } from './queues.js';
 import { runSqlBench } from './sql.js';
+import { runStatusBench } from './status.js';
 
 const benches: Record<string, (rounds: number) => Promise<void>> = {
   celery: runCeleryBench,
@@ -23,6 +24,7 @@ const benches: Record<string, (rounds: number) => Promise<void>> = {
   pipeline: runPipelineBench,
   queues: runQueuesBench,
   sql: runSqlBench,
+  status: runStatusBench,
 };
 
 const { values, positionals } = parseArgs({

@@ -25,7 +25,7 @@ before(async () => {
   exporter = await TestExporter.start(
     { DATABASE_URL: role.url, ACKTRAIL_API_TOKEN: TOKEN },
     ordersConfig({
-      rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1 },
+      rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1, statusWindowSeconds: 5 },
       notifications: { minIntervalSeconds: 0.001 },
     }),
   );
@@ -75,9 +75,9 @@ const until = (what: string, check: (s: Scrape) => boolean, timeoutMs = 20_000) 
   );
 
 /**
- * STALL needs a whole window of stats refreshes (status.ts WINDOW, 10) with messages ready; a
- * refresh comes at most every max(statsIntervalSeconds, 100 x its last run), a few seconds on a
- * busy machine.
+ * STALL needs the queue observed for a whole window (statusWindowSeconds, 5 s here) and two stats
+ * refreshes' ack counts a window apart; a refresh comes at most every max(statsIntervalSeconds,
+ * 100 x its last run), a few seconds on a busy machine.
  */
 const WINDOW_BOUND_MS = 120_000;
 

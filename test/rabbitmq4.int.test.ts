@@ -64,7 +64,9 @@ after(async () => {
 async function start(prometheusUrl: string) {
   const e = await TestExporter.start(
     { RABBITMQ_MANAGEMENT_URL: MANAGEMENT },
-    { rabbitmq: { vhosts: [vhost], prometheusUrl, statsIntervalSeconds: 1 } },
+    {
+      rabbitmq: { vhosts: [vhost], prometheusUrl, statsIntervalSeconds: 1, statusWindowSeconds: 5 },
+    },
   );
   exporters.push(e);
   return e;

@@ -13,6 +13,7 @@ import { RabbitmqStatsCollector } from './rabbitmq-stats.js';
 import { QueueCatalog } from '../broker/catalog.js';
 import { ManagementApi } from './rabbitmq/http.js';
 import { BrokerNodes } from './rabbitmq/nodes.js';
+import { QueueStatuses } from './rabbitmq/queue-status.js';
 import type { Reader } from '../journeys/store/reads.js';
 import type { Exemplars } from '../exposition/exemplars.js';
 
@@ -46,8 +47,9 @@ export function createCollectors(
       api,
       r.statsIntervalSeconds * 1000,
     );
-    collectors.push(new RabbitmqQueuesCollector(config, catalog, nodes, api, registry));
-    collectors.push(new RabbitmqStatsCollector(config, catalog, api, nodes));
+    const statuses = new QueueStatuses(r.statusWindowSeconds * 1000, catalog);
+    collectors.push(new RabbitmqQueuesCollector(config, catalog, nodes, api, statuses, registry));
+    collectors.push(new RabbitmqStatsCollector(config, catalog, api, statuses, nodes));
     if (journeys)
       collectors.push(
         new QueueHeadsCollector(

@@ -40,12 +40,7 @@ import {
   type StatsQueue,
 } from './rabbitmq/stats-queue.js';
 import { inferRoles, type BindingInfo } from '../broker/roles.js';
-import {
-  QUEUE_STATUSES,
-  StatusWindows,
-  type Evaluation,
-  type Observation,
-} from '../broker/status.js';
+import type { QueueStatuses } from './rabbitmq/queue-status.js';
 
 const COUNTERS = {
   publish: {
@@ -73,11 +68,6 @@ const COUNTERS = {
 const INFO: FamilySpec = {
   name: 'acktrail_queue_info',
   help: "Always 1: each queue in scope with its role and type (classic, quorum, stream), to join the broker's own series by role.",
-  type: 'gauge',
-};
-const STATUS: FamilySpec = {
-  name: 'acktrail_queue_status',
-  help: "A work queue's health over its last 10 observations (Burrow's evaluation): 1 for its status (ok, warn: the backlog grows while consumers ack, stall: messages ready, consumers attached, no ack, stop: no consumer while messages wait), 0 for the others.",
   type: 'gauge',
 };
 const SOURCE: FamilySpec = {
@@ -110,26 +100,24 @@ export class RabbitmqStatsCollector implements Collector {
   private readonly baseIntervalMs: number;
   private lastRunMs = 0;
   private rows: QueueRow[] = [];
-  /** Queue key -> its status, for work queues with one. */
-  private statuses = new Map<string, Evaluation>();
   private readonly written = new CachedFamilies([
     ...(Object.keys(COUNTERS) as (keyof typeof COUNTERS)[]).map(
       (field) => [COUNTERS[field], () => this.counterSamples(field)] as const,
     ),
     [INFO, () => this.infoSamples()],
-    [STATUS, () => this.statusSamples()],
     [SOURCE, () => this.sourceSamples()],
   ]);
   private lastSource: CounterSource | null = null;
   /** A broker without the families (3.10 to 3.12) is asked again only after this (ms epoch). */
   private noFamiliesUntil = 0;
-  private readonly windows = new StatusWindows();
   private readonly inScope: (vhost: string, queue: string) => boolean;
 
   constructor(
     private readonly config: ValidatedConfig,
     private readonly catalog: QueueCatalog,
     private readonly api: ManagementApi,
+    /** Fed every work queue's counts at each refresh; its family is served with this one's. */
+    private readonly statuses: QueueStatuses,
     /** The nodes whose /metrics/detailed has the counters (null: the management API only). */
     private readonly nodes: BrokerNodes | null = null,
   ) {
@@ -172,7 +160,7 @@ export class RabbitmqStatsCollector implements Collector {
   }
 
   exposition(format: ExpositionFormat): Piece[] {
-    return this.written.pieces(format);
+    return [...this.written.pieces(format), ...this.statuses.exposition(format)];
   }
 
   private *counterSamples(field: keyof typeof COUNTERS): Iterable<SeriesLine> {
@@ -181,16 +169,6 @@ export class RabbitmqStatsCollector implements Collector {
 
   private *infoSamples(): Iterable<SeriesLine> {
     for (const r of this.rows) yield [labelsOf(r, { type: r.type }), 1];
-  }
-
-  private *statusSamples(): Iterable<SeriesLine> {
-    for (const r of this.rows) {
-      const e = this.statuses.get(queueKey(r.vhost, r.queue));
-      if (!e) continue;
-      if (e.status === 'unknown') yield [labelsOf(r, { status: 'unknown' }), 1];
-      else
-        for (const s of QUEUE_STATUSES) yield [labelsOf(r, { status: s }), s === e.status ? 1 : 0];
-    }
   }
 
   private sourceSamples(): SeriesLine[] {
@@ -249,40 +227,22 @@ export class RabbitmqStatsCollector implements Collector {
         })),
         routes: { bindings, exchanges },
       });
-      const now = Date.now();
-      const observations = new Map<string, Observation>();
       const rows: QueueRow[] = [];
       for (const q of queues) {
         if (!this.inScope(q.vhost, q.name)) continue;
-        const key = queueKey(q.vhost, q.name);
-        const role = roles.get(key) ?? 'work';
-        // The broker's cumulative values, mirrored.
-        const counted = countsOf(q, source, detailed?.get(key));
+        const role = roles.get(queueKey(q.vhost, q.name)) ?? 'work';
+        // The broker's cumulative values, mirrored. A queue whose statistics the broker has not
+        // emitted yet lists no counts: not observed.
+        const counted = countsOf(q, source, detailed?.get(queueKey(q.vhost, q.name)));
         rows.push({ vhost: q.vhost, queue: q.name, role, type: q.type ?? 'classic', counted });
-        // A queue whose statistics the broker has not emitted yet lists no counts: not observed.
-        if (role === 'work' && counted)
-          observations.set(key, {
-            atMs: now,
-            ready: counted.ready,
-            consumers: counted.consumers,
-            acked: counted.ack,
-          });
-      }
-      this.windows.record(observations);
-      const statuses = new Map<string, Evaluation>();
-      for (const r of rows) {
-        if (r.role !== 'work') continue;
-        const key = queueKey(r.vhost, r.queue);
-        const e =
-          source === 'none'
-            ? { status: 'unknown' as const, rule: UNKNOWN_RULE }
-            : this.windows.get(key);
-        if (e) statuses.set(key, e);
       }
       this.rows = rows;
-      this.statuses = statuses;
       this.written.invalidate();
-      this.catalog.updateStatuses(statuses);
+      this.statuses.refresh(
+        rows.filter((r) => r.role === 'work'),
+        source === 'none' ? UNKNOWN_RULE : null,
+        Date.now(),
+      );
     };
   }
 }

@@ -220,6 +220,45 @@ for (const broker of BROKERS)
         });
       });
 
+    test('a consumer that goes: STOP at the next scrape, with no stats refresh in between', async () => {
+      const ch = await conn.createChannel();
+      await ch.assertQueue('halt');
+      const { consumerTag } = await ch.consume('halt', (m) => {
+        if (m) ch.ack(m);
+      });
+      // One stats refresh, at the first scrape; the next one an hour later.
+      const exporter = await TestExporter.start(
+        { RABBITMQ_MANAGEMENT_URL: broker.management },
+        {
+          rabbitmq: {
+            ...scope(vhost.name),
+            statsIntervalSeconds: 3600,
+            prometheusUrl: broker.prometheus,
+          },
+        },
+      );
+      const status = (x: Awaited<ReturnType<TestExporter['scrape']>>, value: string) =>
+        x.value('acktrail_queue_status', { ...labels('halt'), role: 'work', status: value });
+      try {
+        await waitFor('halt consumed and ok', async () => {
+          const x = await exporter.scrape();
+          return x.value('acktrail_queue_consumers', labels('halt')) === 1 && status(x, 'ok') === 1;
+        });
+        await ch.cancel(consumerTag);
+        for (let i = 0; i < 2; i++) ch.sendToQueue('halt', Buffer.from(`m${i}`));
+        const stopped = await waitFor('STOP', async () => {
+          const x = await exporter.scrape();
+          return status(x, 'stop') === 1 ? x : undefined;
+        });
+        assert.equal(stopped.value('acktrail_queue_messages_ready', labels('halt')), 2);
+        assert.equal(status(stopped, 'ok'), 0);
+      } finally {
+        await exporter.close();
+        await ch.deleteQueue('halt');
+        await ch.close();
+      }
+    });
+
     test('published totals mirror the broker statistics', async () => {
       const exporter = await TestExporter.start(
         { RABBITMQ_MANAGEMENT_URL: broker.management },

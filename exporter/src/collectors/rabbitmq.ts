@@ -24,6 +24,7 @@ import { getText, type ManagementApi } from './rabbitmq/http.js';
 import { mergeNodes, type NodeAnswer } from './rabbitmq/merge.js';
 import type { BrokerNodes, NodeTarget } from './rabbitmq/nodes.js';
 import { QueueFamilies } from './rabbitmq/queue-families.js';
+import type { QueueStatuses } from './rabbitmq/queue-status.js';
 
 export const QUEUE_LABELS = ['vhost', 'queue', 'role'] as const;
 
@@ -59,6 +60,8 @@ export class RabbitmqQueuesCollector implements Collector {
     private readonly catalog: QueueCatalog,
     private readonly nodes: BrokerNodes,
     private readonly api: ManagementApi,
+    /** Fed each answer's depths: STOP shows at the next scrape. */
+    private readonly statuses: QueueStatuses,
     registry: Registry,
   ) {
     this.timeoutMs = config.rabbitmq.timeoutSeconds * 1000;
@@ -92,6 +95,7 @@ export class RabbitmqQueuesCollector implements Collector {
       // values for holdSeconds; then, or at once on a single node, its series go.
       const holdMs = this.nodes.clustered ? this.config.rabbitmq.holdSeconds * 1000 : 0;
       this.families.apply(depths, this.inScope, holdMs);
+      this.statuses.observe(depths, Date.now());
     };
   }
 

@@ -76,6 +76,11 @@ const rabbitmq = z.strictObject({
   roles: z.array(z.strictObject({ match: regex, vhost: z.string().optional(), role })).default([]),
   /** Counters and queue arguments come from the management API at most this often. */
   statsIntervalSeconds: seconds(60),
+  /**
+   * A work queue's status (acktrail_queue_status) is judged over this much time: STALL when its
+   * consumers acked nothing for this long with messages waiting all along.
+   */
+  statusWindowSeconds: seconds(240),
   timeoutSeconds: seconds(5),
 });
 

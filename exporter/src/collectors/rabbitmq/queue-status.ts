@@ -1,0 +1,103 @@
+// Each work queue's status (broker/status.ts) from every observation the two RabbitMQ collectors
+// make: each scrape's depths (ready, consumers: STOP shows at the next scrape) and each stats
+// refresh's counters (acks too: what STALL and WARN need). Serves acktrail_queue_status, written
+// again only when some queue's status changes, and the catalog's statuses (with their rules).
+import type { QueueCatalog } from '../../broker/catalog.js';
+import { queueKey } from '../../broker/queue.js';
+import { QUEUE_STATUSES, StatusWindows, type Evaluation } from '../../broker/status.js';
+import type { Piece } from '../../exposition/encoding.js';
+import {
+  CachedFamilies,
+  labelsText,
+  type ExpositionFormat,
+  type FamilySpec,
+  type SeriesLine,
+} from '../../exposition/families.js';
+import type { QueueCounters } from './counters.js';
+import type { QueueDepth } from './detailed.js';
+
+const STATUS: FamilySpec = {
+  name: 'acktrail_queue_status',
+  help: "A work queue's health over its last rabbitmq.statusWindowSeconds (Burrow's evaluation): 1 for its status (ok, warn: the backlog grows while consumers ack, stall: messages ready, consumers attached, no ack, stop: no consumer while messages wait, unknown: no counters to judge by), 0 for the others.",
+  type: 'gauge',
+};
+
+/** A work queue in scope as a stats refresh lists it. */
+export interface WorkQueue {
+  vhost: string;
+  queue: string;
+  /** null: the source has no counts for it (yet). */
+  counted: QueueCounters | null;
+}
+
+export class QueueStatuses {
+  private readonly windows: StatusWindows;
+  /** The work queues in scope, by key, as the last refresh listed them. */
+  private work = new Map<string, WorkQueue>();
+  /** Why no queue can be judged, when no source gives counters. */
+  private unknown: string | null = null;
+  private readonly statuses = new Map<string, Evaluation>();
+  private readonly written = new CachedFamilies([[STATUS, () => this.samples()]]);
+
+  constructor(
+    windowMs: number,
+    private readonly catalog: QueueCatalog,
+  ) {
+    this.windows = new StatusWindows(windowMs);
+  }
+
+  /** A stats refresh; `unknown`: why no queue has counts, when no source gives any. */
+  refresh(queues: readonly WorkQueue[], unknown: string | null, now: number): void {
+    this.unknown = unknown;
+    this.work = new Map(queues.map((q) => [queueKey(q.vhost, q.queue), q]));
+    this.windows.retain(this.work);
+    for (const [key, { counted: c }] of this.work)
+      if (c)
+        this.windows.observe(key, {
+          atMs: now,
+          ready: c.ready,
+          consumers: c.consumers,
+          acked: c.ack,
+        });
+    this.statuses.clear();
+    for (const key of this.work.keys()) {
+      const e = unknown ? { status: 'unknown' as const, rule: unknown } : this.windows.get(key);
+      if (e) this.statuses.set(key, e);
+    }
+    this.written.invalidate();
+    this.catalog.updateStatuses(this.statuses);
+  }
+
+  /**
+   * A scrape's depths, by queue key: one more observation of each work queue the last refresh
+   * listed (with counts or not yet).
+   */
+  observe(depths: ReadonlyMap<string, QueueDepth>, now: number): void {
+    if (this.unknown !== null) return;
+    let changed = false;
+    for (const key of this.work.keys()) {
+      const d = depths.get(key);
+      if (!d) continue;
+      const o = { atMs: now, ready: d.ready, consumers: d.consumers, acked: null };
+      if (this.windows.observe(key, o)) changed = true;
+      const e = this.windows.get(key);
+      if (e) this.statuses.set(key, e);
+    }
+    if (changed) this.written.invalidate();
+  }
+
+  exposition(format: ExpositionFormat): Piece[] {
+    return this.written.pieces(format);
+  }
+
+  private *samples(): Iterable<SeriesLine> {
+    for (const [key, e] of this.statuses) {
+      const q = this.work.get(key);
+      if (!q) continue;
+      const labels = (status: string) =>
+        labelsText({ vhost: q.vhost, queue: q.queue, role: 'work', status });
+      if (e.status === 'unknown') yield [labels('unknown'), 1];
+      else for (const s of QUEUE_STATUSES) yield [labels(s), s === e.status ? 1 : 0];
+    }
+  }
+}
