@@ -26,8 +26,6 @@ import type { BrokerNodes, NodeTarget } from './rabbitmq/nodes.js';
 import { QueueFamilies } from './rabbitmq/queue-families.js';
 import type { QueueStatuses } from './rabbitmq/queue-status.js';
 
-export const QUEUE_LABELS = ['vhost', 'queue', 'role'] as const;
-
 interface ManagementQueue {
   vhost: string;
   name: string;
