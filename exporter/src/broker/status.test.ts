@@ -101,3 +101,45 @@ test('at most one observation per tenth of the window, whatever the scrape inter
   );
   assert.equal(kept.at(-1)!.atMs, 1_000_000, 'the newest observation is kept');
 });
+
+test("one queue's ack counts, read between refreshes: STALL a window after the acks stop", () => {
+  const w = new StatusWindows(W);
+  // One stats refresh at 0 (ack count 900 from /metrics/detailed), then a scrape every 15 s and
+  // the management API's count of the same queue (40) read alone at each: a count of another kind.
+  w.observe('q', { atMs: 0, ready: 3, consumers: 1, acked: 900 });
+  for (let s = 15; s <= 240; s += 15) {
+    w.observe('q', { atMs: s * 1000, ready: 3, consumers: 1, acked: null });
+    w.observe('q', { atMs: s * 1000, ready: 3, consumers: 1, acked: 40, probed: true });
+  }
+  assert.equal(w.get('q')?.status, 'ok', '225 s of probed counts: not yet a window');
+  assert.match(w.get('q')!.rule, /no two ack counts a window \(240 s\) apart yet/);
+  w.observe('q', { atMs: 255_000, ready: 3, consumers: 1, acked: 40, probed: true });
+  assert.equal(w.get('q')?.status, 'stall');
+  assert.equal(w.get('q')?.rule, '3 messages ready and 1 consumer attached, no ack in 240 s');
+  // An ack read alone ends it, though no refresh came.
+  w.observe('q', { atMs: 270_000, ready: 3, consumers: 1, acked: 41, probed: true });
+  assert.equal(w.get('q')?.status, 'ok');
+});
+
+test('ack counts of two kinds are never compared with each other', () => {
+  // A refresh's count and a one-queue read's, a window apart, equal by chance or not: no pair.
+  for (const probedCount of [50, 7]) {
+    const e = evaluate(
+      [
+        { atMs: 0, ready: 3, consumers: 1, acked: 50 },
+        { atMs: 120_000, ready: 3, consumers: 1, acked: null },
+        { atMs: 240_000, ready: 3, consumers: 1, acked: probedCount, probed: true },
+      ],
+      W,
+    );
+    assert.equal(e.status, 'ok');
+    assert.match(e.rule, /no two ack counts a window \(240 s\) apart yet/);
+  }
+  // A one-queue count lower than the refresh's is no reset of the window.
+  const w = new StatusWindows(W);
+  w.observe('q', { atMs: 0, ready: 3, consumers: 1, acked: 50 });
+  w.observe('q', { atMs: 30_000, ready: 3, consumers: 1, acked: 7, probed: true });
+  for (let s = 60; s <= 240; s += 30)
+    w.observe('q', { atMs: s * 1000, ready: 3, consumers: 1, acked: 50 });
+  assert.equal(w.get('q')?.status, 'stall', 'the refreshes alone make the pair');
+});

@@ -1,13 +1,15 @@
 // A health status per work queue, without thresholds to tune: Burrow's consumer-lag evaluation
 // (linkedin/Burrow, "Consumer Lag Evaluation Rules") applied to a queue over a window of time
 // (rabbitmq.statusWindowSeconds, 240 s by default). Observations come from every scrape (ready
-// messages, consumers) and from every stats refresh (the same, with the broker's cumulative ack
-// count); the window keeps those of its last seconds, at most one per tenth of it, with the newest
-// observation before it (its start) and the newest ack count before it. Read in this order:
+// messages, consumers), from every stats refresh (the same, with the broker's cumulative ack
+// count) and from reads of single queues that could be stalling (their ack count, between
+// refreshes: collectors/rabbitmq-acks.ts); the window keeps those of its last seconds, at most
+// one per tenth of it, with the newest observation before it (its start) and the newest ack count
+// of each kind before it. Read in this order:
 //   STOP   no consumer while messages wait                       (the latest observation)
 //   OK     the queue was empty at some point of the window       (it keeps up)
 //   STALL  messages waited all along, consumers attached, and not one ack between two ack counts
-//          at least a window apart
+//          of one kind at least a window apart
 //   WARN   consumers acked, yet the backlog grew at every step of the window
 //   OK     otherwise: consumers ack and the backlog does not keep growing
 // STALL and WARN wait until the queue has been observed for a whole window. Each status comes with
@@ -24,7 +26,16 @@ export interface Observation {
   consumers: number;
   /** The broker's cumulative acks on the queue; null from a scrape, which does not read them. */
   acked: number | null;
+  /**
+   * The ack count came from a read of this queue alone (the management API's), not from a stats
+   * refresh, whose source may count otherwise: ack counts are compared only with their own kind.
+   */
+  probed?: boolean;
 }
+
+/** The two kinds of ack count: a stats refresh's, a one-queue read's. */
+const KINDS = [false, true] as const;
+const kindOf = (o: Observation) => o.probed === true;
 
 export interface Evaluation {
   status: QueueStatus;
@@ -67,8 +78,14 @@ export function evaluate(window: readonly Observation[], windowMs: number): Eval
       status: 'ok',
       rule: `observed for ${seconds(observedMs)} s of the ${seconds(windowMs)} s window: too early to judge progress`,
     };
-  const acks = window.filter((o) => o.acked !== null);
-  const [a0, a1] = [acks[0], acks.at(-1)];
+  // The oldest and newest ack counts of one kind: the kind whose two lie furthest apart.
+  type Pair = readonly [Observation | undefined, Observation | undefined];
+  const pairs = KINDS.map((kind): Pair => {
+    const acks = window.filter((o) => o.acked !== null && kindOf(o) === kind);
+    return [acks[0], acks.at(-1)];
+  });
+  const span = ([a, b]: Pair) => (a && b ? b.atMs - a.atMs : -1);
+  const [a0, a1] = pairs.reduce((longest, p) => (span(p) > span(longest) ? p : longest));
   if (!a0 || !a1 || a1.atMs - a0.atMs < windowMs)
     return {
       status: 'ok',
@@ -108,7 +125,7 @@ export class StatusWindows {
   observe(key: string, o: Observation): boolean {
     let w = this.windows.get(key) ?? [];
     // A queue deleted and declared again, or the broker's statistics reset: start over.
-    const lastAck = w.findLast((x) => x.acked !== null)?.acked;
+    const lastAck = w.findLast((x) => x.acked !== null && kindOf(x) === kindOf(o))?.acked;
     if (o.acked !== null && lastAck != null && o.acked < lastAck) w = [];
     w = this.append(w, o);
     this.windows.set(key, w);
@@ -122,10 +139,19 @@ export class StatusWindows {
     return this.evaluations.get(key);
   }
 
+  /** A queue's newest observation, and when its ack count was last read alone (or null). */
+  latest(key: string): { last: Observation; probedAtMs: number | null } | undefined {
+    const w = this.windows.get(key);
+    const last = w?.at(-1);
+    if (!last) return undefined;
+    return { last, probedAtMs: w!.findLast((o) => o.acked !== null && kindOf(o))?.atMs ?? null };
+  }
+
   /**
    * Appends `o`, keeping the others at least a tenth of the window apart (the newest, closer than
-   * that to the one before, is replaced, unless it has an ack count and `o` has none), and drops what is older than the
-   * window's start but the newest observation and the newest ack count at or before it.
+   * that to the one before, is replaced, unless it has an ack count and `o` has none of its
+   * kind), and drops what is older than the window's start but the newest observation and the
+   * newest ack count of each kind at or before it.
    */
   private append(w: Observation[], o: Observation): Observation[] {
     const newest = w.at(-1);
@@ -134,20 +160,19 @@ export class StatusWindows {
       newest &&
       before &&
       newest.atMs - before.atMs < this.windowMs / STEPS &&
-      (newest.acked === null || o.acked !== null)
+      (newest.acked === null || (o.acked !== null && kindOf(o) === kindOf(newest)))
     )
       w[w.length - 1] = o;
     else w.push(o);
     const start = o.atMs - this.windowMs;
-    let anchor = -1;
-    let ackAnchor = -1;
+    const anchors = [-1, -1, -1]; // the newest observation, ack count of a refresh, of a probe
     w.forEach((x, i) => {
       if (x.atMs > start) return;
-      anchor = i;
-      if (x.acked !== null) ackAnchor = i;
+      anchors[0] = i;
+      if (x.acked !== null) anchors[kindOf(x) ? 2 : 1] = i;
     });
-    return anchor <= 0 && ackAnchor <= 0
+    return anchors.every((a) => a <= 0)
       ? w
-      : w.filter((x, i) => x.atMs > start || i === anchor || i === ackAnchor);
+      : w.filter((x, i) => x.atMs > start || anchors.includes(i));
   }
 }

@@ -10,6 +10,7 @@ import { ProviderCollector } from './provider.js';
 import { QueueHeadsCollector } from './queue-heads.js';
 import { RabbitmqQueuesCollector } from './rabbitmq.js';
 import { RabbitmqStatsCollector } from './rabbitmq-stats.js';
+import { RabbitmqAcksCollector } from './rabbitmq-acks.js';
 import { QueueCatalog } from '../broker/catalog.js';
 import { ManagementApi } from './rabbitmq/http.js';
 import { BrokerNodes } from './rabbitmq/nodes.js';
@@ -50,6 +51,7 @@ export function createCollectors(
     const statuses = new QueueStatuses(r.statusWindowSeconds * 1000, catalog);
     collectors.push(new RabbitmqQueuesCollector(config, catalog, nodes, api, statuses, registry));
     collectors.push(new RabbitmqStatsCollector(config, catalog, api, statuses, nodes));
+    collectors.push(new RabbitmqAcksCollector(config, api, statuses));
     if (journeys)
       collectors.push(
         new QueueHeadsCollector(

@@ -11,7 +11,8 @@
 // queues change only when it runs, so they are written once per refresh and format
 // (exposition/families.ts), not kept in prom-client.
 // Each refresh is also one observation of every work queue (ready, consumers, acks) for its
-// health status (rabbitmq/status.ts), and says each queue's type (acktrail_queue_info).
+// health status (rabbitmq/status.ts), and says each queue's type (acktrail_queue_info), and
+// whether the management API lists statistics, which rabbitmq-acks.ts reads one queue at a time.
 import {
   CachedFamilies,
   labelsText,
@@ -242,6 +243,7 @@ export class RabbitmqStatsCollector implements Collector {
         rows.filter((r) => r.role === 'work'),
         source === 'none' ? UNKNOWN_RULE : null,
         Date.now(),
+        managementStats,
       );
     };
   }

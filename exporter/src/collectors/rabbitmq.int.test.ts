@@ -259,6 +259,54 @@ for (const broker of BROKERS)
       }
     });
 
+    // Where the management API lists statistics (RabbitMQ 3.10 here). RabbitMQ 4 as shipped has
+    // none: there STALL waits for the stats refresh's counters, and nothing is read one by one.
+    if (broker.sources.includes('management'))
+      test('a consumer that stops acking: STALL a window later, with no stats refresh in between', async () => {
+        const ch = await conn.createChannel();
+        await ch.assertQueue('stuck');
+        await ch.prefetch(1);
+        await ch.consume('stuck', () => undefined, { noAck: false });
+        for (let i = 0; i < 3; i++) ch.sendToQueue('stuck', Buffer.from(`m${i}`));
+        const exporter = await TestExporter.start(
+          { RABBITMQ_MANAGEMENT_URL: broker.management },
+          {
+            rabbitmq: {
+              ...scope(vhost.name),
+              statsIntervalSeconds: 3600,
+              statusWindowSeconds: 5,
+              prometheusUrl: broker.prometheus,
+            },
+          },
+        );
+        const refreshedAt = () =>
+          exporter.exporter.runner.status().find((x) => x.collector === 'rabbitmq_stats')!
+            .lastSuccessAt;
+        const status = (x: Awaited<ReturnType<TestExporter['scrape']>>, value: string) =>
+          x.value('acktrail_queue_status', { ...labels('stuck'), role: 'work', status: value });
+        try {
+          const first = await waitFor('the first stats refresh', async () => {
+            await exporter.scrape();
+            return refreshedAt();
+          });
+          const stalled = await waitFor(
+            'STALL',
+            async () => {
+              const x = await exporter.scrape();
+              return status(x, 'stall') === 1 ? x : undefined;
+            },
+            { timeoutMs: 60_000, intervalMs: 250 },
+          );
+          assert.equal(refreshedAt(), first, 'no stats refresh came in between');
+          assert.equal(status(stalled, 'ok'), 0);
+          assert.equal(stalled.value('acktrail_queue_messages_ready', labels('stuck')), 2);
+        } finally {
+          await exporter.close();
+          await ch.deleteQueue('stuck');
+          await ch.close();
+        }
+      });
+
     test('published totals mirror the broker statistics', async () => {
       const exporter = await TestExporter.start(
         { RABBITMQ_MANAGEMENT_URL: broker.management },

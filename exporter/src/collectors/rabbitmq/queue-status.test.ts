@@ -40,3 +40,53 @@ test('no counters anywhere: unknown, whatever the scrapes show', () => {
   assert.ok(text(statuses).includes(line('unknown', 1)));
   assert.ok(!text(statuses).includes('status="stop"'));
 });
+
+test('the queues that could be stalling, for a read of their ack counts alone', () => {
+  const statuses = new QueueStatuses(240_000, new QueueCatalog());
+  const work = ['idle', 'busy', 'held', 'gone'].map((queue) => ({
+    vhost: '/',
+    queue,
+    counted: null,
+  }));
+  const depths = (ready: number[], consumers: number[]) =>
+    new Map(
+      work.map((w, i) => [
+        queueKey('/', w.queue),
+        { vhost: '/', queue: w.queue, ready: ready[i]!, unacked: 0, consumers: consumers[i]! },
+      ]),
+    );
+  const names = (qs: { queue: string }[]) => qs.map((q) => q.queue);
+  // Without statistics in the management API there is nothing to read one by one.
+  statuses.refresh(work, null, 0, false);
+  statuses.observe(depths([0, 4, 2, 5], [1, 2, 1, 0]), 15_000);
+  assert.deepEqual(statuses.suspects(10, 12_000, 15_000), []);
+  statuses.refresh(work, null, 20_000, true);
+  statuses.observe(depths([0, 4, 2, 5], [1, 2, 1, 0]), 30_000);
+  // Empty (idle) or without consumers (gone: that is STOP) cannot be stalling.
+  assert.deepEqual(names(statuses.suspects(10, 12_000, 30_000)), ['busy', 'held']);
+  assert.deepEqual(names(statuses.suspects(1, 12_000, 30_000)), ['busy'], 'at most max');
+  // Read at 30 s: due again 12 s later, the longest unread first.
+  statuses.observeAcks(
+    new Map([[queueKey('/', 'busy'), { ready: 4, consumers: 2, acked: 9 }]]),
+    30_000,
+  );
+  assert.deepEqual(names(statuses.suspects(10, 12_000, 35_000)), ['held']);
+  assert.deepEqual(names(statuses.suspects(10, 12_000, 42_000)), ['held', 'busy']);
+});
+
+test('ack counts read alone between refreshes: STALL without a second refresh', () => {
+  const statuses = new QueueStatuses(240_000, new QueueCatalog());
+  statuses.refresh([{ vhost: '/', queue: 'jobs', counted: null }], null, 0, true);
+  const key = queueKey('/', 'jobs');
+  for (let s = 15; s <= 255; s += 15) {
+    statuses.observe(depth(2, 1), s * 1000);
+    statuses.observeAcks(new Map([[key, { ready: 2, consumers: 1, acked: 17 }]]), s * 1000);
+  }
+  assert.ok(text(statuses).includes(line('stall', 1)), text(statuses));
+  // A read for a queue no refresh lists is dropped.
+  statuses.observeAcks(
+    new Map([[queueKey('/', 'other'), { ready: 2, consumers: 1, acked: 1 }]]),
+    270_000,
+  );
+  assert.doesNotMatch(text(statuses), /queue="other"/);
+});
