@@ -33,6 +33,7 @@ import { migrateStore } from '../exporter/src/journeys/store/migrate.js';
 import { StepStore } from '../exporter/src/journeys/store/store.js';
 import { TestExporter } from '../exporter/src/testing/exporter.js';
 import { fmt, interleaved, median } from './lib.js';
+import { target } from './figures.js';
 import { TASKS, messages } from './celery-messages.js';
 
 const QUEUE = 'acktrail.celery.events';
@@ -233,6 +234,9 @@ export async function runCeleryBench(rounds: number): Promise<void> {
       redis_journeys: () => viaRedis(bodies, events, true),
     });
     const m = (k: keyof typeof results) => median(results[k]);
+    target('Celery events, metrics + journeys', m('journeys'), { atLeast: 20_000 }, 'events/s');
+    for (const kind of ['metrics', 'journeys'] as const)
+      target(`Celery on Redis / on AMQP, ${kind}`, m(`redis_${kind}`) / m(kind), { atLeast: 0.8 });
     console.log(`celery: ingest of ${fmt(events)} events, medians of ${rounds} rounds (events/s)`);
     console.log(`  raw amqplib consume + JSON.parse: ${fmt(m('raw'))}`);
     console.log(

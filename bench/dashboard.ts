@@ -18,6 +18,7 @@ import { ordersConfig, TestExporter } from '../exporter/src/testing/exporter.js'
 import { exportSpans, makeSpans, type SpanSpec } from '../exporter/src/testing/otlp.js';
 import { startDashboard } from '../dashboard/test/server.js';
 import { fmt, interleaved, median, quantile } from './lib.js';
+import { target } from './figures.js';
 
 const TOKEN = 'bench-token-0123456789abcdef';
 const EVENTS_PER_SIZE = 10;
@@ -179,6 +180,7 @@ export async function runDashboardBench(rounds: number): Promise<void> {
     });
     const line = (name: keyof typeof all) =>
       `${name}: p50 ${fmt(median(all[name]), 1)} ms, p95 ${fmt(quantile(all[name], 0.95), 1)} ms`;
+    target('dashboard event page of 200 steps, p50', median(all.page200), { atMost: 300 }, 'ms');
     console.log('dashboard: event page server response time (ms to the last byte)');
     for (const name of Object.keys(all) as (keyof typeof all)[]) console.log(`  ${line(name)}`);
     console.log(
@@ -211,8 +213,9 @@ async function firstLoadJs(
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
   });
   console.log('dashboard: first-load JavaScript per route, gzip (target: <= 250 kB)');
-  const kB = (xs: Buffer[], gzip: boolean) =>
-    fmt(xs.reduce((a, b) => a + (gzip ? gzipSync(b, { level: 9 }) : b).length, 0) / 1024, 1);
+  const bytes = (xs: Buffer[], gzip: boolean) =>
+    xs.reduce((a, b) => a + (gzip ? gzipSync(b, { level: 9 }) : b).length, 0) / 1024;
+  const kB = (xs: Buffer[], gzip: boolean) => fmt(bytes(xs, gzip), 1);
   try {
     for (const [route, { path, drawn }] of Object.entries(routes)) {
       const context = await browser.newContext();
@@ -229,6 +232,14 @@ async function firstLoadJs(
       const all = await Promise.all(scripts);
       const initial = all.filter(([p]) => html.includes(p)).map(([, b]) => b);
       const every = all.map(([, b]) => b);
+      target(
+        `dashboard ${route} first-load JavaScript, gzip`,
+        bytes(initial, true),
+        {
+          atMost: 250,
+        },
+        'kB',
+      );
       console.log(
         `  ${route.padEnd(14)} in the HTML: ${initial.length} scripts, ${kB(initial, true)} kB gzip (${kB(initial, false)} kB raw); ` +
           `all until idle: ${every.length} scripts, ${kB(every, true)} kB gzip`,

@@ -16,6 +16,7 @@ import { startExporterProcess } from '../exporter/src/testing/exporter.js';
 import { runFlood } from '../exporter/src/testing/flood.js';
 import { ExportTraceServiceRequest } from '../exporter/src/receiver/otlp-schema.js';
 import { fmt, median, quantile } from './lib.js';
+import { target } from './figures.js';
 
 const FLOOD_SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 60);
 const IDLE_SECONDS = 10;
@@ -210,6 +211,11 @@ export async function runHostileBench(rounds: number): Promise<void> {
       `  RSS max       before any flood ${fmt(before)} MB  flood ${fmt(Math.max(...flood.rss))} MB  ratio ${fmt(Math.max(...flood.rss) / before, 2)}; peak (VmHWM) ${fmt(peak)} MB`,
     );
     log(`  flood answers: ${JSON.stringify(Object.fromEntries(answers))}`);
+    const p99 = quantile(flood.latencies, 0.99);
+    const flooded = `under a flood of ${SENDERS} x 8 MB bodies`;
+    target(`/healthz p99 ${flooded} / idle`, p99 / quantile(idle.latencies, 0.99), { atMost: 3 });
+    target(`/healthz p99 ${flooded}`, p99, { atMost: 50 }, 'ms');
+    target(`exporter peak RSS (VmHWM) ${flooded}`, peak, { atMost: 400 }, 'MB');
 
     // One span of 1 MB strings against one of short strings, interleaved, in both encodings.
     const huge = `${'a'.repeat(MB)}@`;

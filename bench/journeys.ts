@@ -23,6 +23,7 @@ import { REPO_ROOT, RoleProcess } from '@acktrail/orders-example/testing';
 import { StepQueries } from '../exporter/src/journeys/store/queries.js';
 import { ordersConfig } from '../exporter/src/testing/exporter.js';
 import { fmt, interleaved, median, quantile } from './lib.js';
+import { target } from './figures.js';
 import { copyCsv, sdkBodies } from './journeys-bodies.js';
 import {
   BODY_SPANS,
@@ -206,6 +207,10 @@ export async function runJourneysBench(rounds: number): Promise<void> {
         p99: quantile(l.api, 0.99),
         perStep: size.bytes / size.steps,
       });
+      const at = `at ${fmt(s.steps / 1e6)}M stored steps`;
+      target(`journey ingest / COPY, ${at}`, ingest / copy, { atLeast: 0.8 });
+      target(`journey lookup p50, ${at}`, quantile(l.api, 0.5), { atMost: 2 }, 'ms');
+      target(`journey lookup p99, ${at}`, quantile(l.api, 0.99), { atMost: 5 }, 'ms');
       console.log(`\n## journey store, ${fmt(s.steps)} steps stored before the run`);
       console.log(
         `ingest  OTLP protobuf -> committed rows  median ${fmt(ingest)} steps/s  (rounds: ${rates[`ingest ${s.steps}`]!.map((x) => fmt(x)).join(', ')})`,

@@ -9,8 +9,9 @@ import { execFileSync } from 'node:child_process';
 import { createTestVhost } from '@acktrail/orders-example/testing';
 import { CLUSTERS } from '../exporter/src/testing/cluster.js';
 import { brokerPid, createQueues, rssMb, timed } from './broker.js';
-import { caseLines, record, startBenchExporter, type Case } from './queues.js';
+import { caseLines, record, startBenchExporter, stat, type Case } from './queues.js';
 import { fmt } from './lib.js';
+import { target } from './figures.js';
 
 // This machine's RabbitMQ 3.10 cluster (the figures in docs/benchmarks.md were measured on it).
 const { nodes: CLUSTER, ensure: ensureCluster } = CLUSTERS[0]!;
@@ -64,6 +65,10 @@ export async function measureCluster(n: number, scrapes: number): Promise<string
         record(cases.acktrail!, await timed([['http://127.0.0.1:9479/metrics', {}]], pids));
         record(cases.nodes!, await timed(detailed, pids));
       }
+      const [a, b] = [stat(cases.acktrail!), stat(cases.nodes!)];
+      target(`scrape at ${fmt(n)} queues, three nodes: p99 / the nodes' p99`, a.p99 / b.p99, {
+        atMost: 1.3,
+      });
       return [
         `\n## ${fmt(n)} queues on a three-node cluster (${cases.acktrail!.samples.length} scrapes; ${fmt(series)} queues in acktrail's exposition)`,
         ...caseLines(cases, 'nodes'),

@@ -17,6 +17,7 @@ import { createTestVhost, waitFor, REPO_ROOT } from '@acktrail/orders-example/te
 import { brokerPid, createQueues, rssMb, timed, TICKS, type Sample } from './broker.js';
 import { measureCluster } from './queues-cluster.js';
 import { fmt, quantile } from './lib.js';
+import { target } from './figures.js';
 import { EXPORTER_NODE_OPTIONS } from '../exporter/src/testing/exporter.js';
 
 const MANAGEMENT = 'http://127.0.0.1:15672';
@@ -185,6 +186,17 @@ export async function runQueuesBench(rounds: number): Promise<void> {
       `exporter RSS after the scrapes: ${fmt(r.rss, 0)} MB${r.baselineRss === null ? '' : `, baseline ${fmt(r.baselineRss, 0)} MB`}`,
     );
     console.log(lines.slice(-(Object.keys(r.cases).length + 3)).join('\n'));
+    const d = stat(r.cases.detailed!);
+    for (const [name, format] of [
+      ['acktrail', 'text'],
+      ['acktrail-om', 'OpenMetrics'],
+    ] as const) {
+      const s = stat(r.cases[name]!);
+      const at = `scrape at ${fmt(n)} queues, ${format}`;
+      target(`${at}: p99 / detailed p99`, s.p99 / d.p99, { atMost: 1.2 });
+      target(`${at}: broker CPU / detailed`, s.cpu / Math.max(d.cpu, 1 / TICKS), { atMost: 1 });
+    }
+    target(`exporter RSS after the scrapes at ${fmt(n)} queues`, r.rss, { atMost: 150 }, 'MB');
   }
   const clusterQueues = Number(process.env.BENCH_CLUSTER_QUEUES ?? 10_000);
   if (clusterQueues > 0) console.log((await measureCluster(clusterQueues, scrapes)).join('\n'));

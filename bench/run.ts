@@ -1,5 +1,6 @@
 // `npm run bench [-- name...] [--rounds=N]`: the benchmarks, one after the other. Each prints its
 // own figures and ratios; docs/benchmarks.md records them with this command.
+// `npm run bench -- report`: the short form of each, and one table of figures against targets.
 import { parseArgs } from 'node:util';
 import { runCeleryBench } from './celery.js';
 import { runDashboardBench } from './dashboard.js';
@@ -10,8 +11,10 @@ import { runJourneysBench } from './journeys.js';
 import { runOverviewBench } from './overview.js';
 import { runPipelineBench } from './pipeline.js';
 import { runQueuesBench } from './queues.js';
+import { runReport } from './report.js';
 import { runSqlBench } from './sql.js';
 import { runStatusBench } from './status.js';
+import { runStoresBench } from './stores.js';
 
 const benches: Record<string, (rounds: number) => Promise<void>> = {
   celery: runCeleryBench,
@@ -25,6 +28,7 @@ const benches: Record<string, (rounds: number) => Promise<void>> = {
   queues: runQueuesBench,
   sql: runSqlBench,
   status: runStatusBench,
+  stores: runStoresBench,
 };
 
 const { values, positionals } = parseArgs({
@@ -36,14 +40,23 @@ if (!Number.isInteger(rounds) || rounds < 1) {
   console.error('--rounds must be a positive integer');
   process.exit(2);
 }
+if (positionals.includes('report')) {
+  if (positionals.length > 1) {
+    console.error('report runs every bench with a target; name no other');
+    process.exit(2);
+  }
+  await runReport();
+  process.exit(0);
+}
 const unknown = positionals.filter((p) => !(p in benches));
 if (unknown.length) {
   console.error(
-    `unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}`,
+    `unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}, report`,
   );
   process.exit(2);
 }
 for (const [name, run] of Object.entries(benches)) {
-  if (positionals.length && !positionals.includes(name)) continue;
+  // `stores` only loads what the journeys and sql benches would load themselves.
+  if (positionals.length ? !positionals.includes(name) : name === 'stores') continue;
   await run(rounds);
 }

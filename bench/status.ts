@@ -4,16 +4,18 @@
 //   STOP   a queue's only consumer goes while messages are published to it
 //   STALL  a queue's consumer takes a message and never acks it, while more wait
 // Both begin right after the exporter's first scrape; the bench scrapes until both show (or 20
-// minutes pass) and prints the time each took, and how many stats refreshes ran meanwhile.
+// minutes pass, BENCH_STATUS_BOUND_SECONDS) and prints the time each took, and how many stats
+// refreshes ran meanwhile.
 import { execFileSync } from 'node:child_process';
 import amqp from 'amqplib';
 import { createTestVhost, management, waitFor } from '@acktrail/orders-example/testing';
 import { createQueues, rssMb } from './broker.js';
 import { startBenchExporter } from './queues.js';
 import { fmt } from './lib.js';
+import { target } from './figures.js';
 
 const METRICS = 'http://127.0.0.1:9479/metrics';
-const BOUND_MS = 20 * 60_000;
+const BOUND_MS = Number(process.env.BENCH_STATUS_BOUND_SECONDS ?? 20 * 60) * 1000;
 
 const statusLine = (vhost: string, queue: string, status: string) =>
   `acktrail_queue_status{vhost="${vhost}",queue="${queue}",role="work",status="${status}"} 1`;
@@ -89,8 +91,11 @@ async function measure(n: number, scrapeMs: number): Promise<string[]> {
               process.stderr.write(`  ${s.toUpperCase()} after ${fmt(at)} s\n`);
             }
         }
-        const show = (s: number | null) =>
-          s === null ? `not within ${BOUND_MS / 60_000} min` : `${fmt(s)} s`;
+        const within = `not within ${fmt(BOUND_MS / 1000)} s`;
+        const show = (s: number | null) => (s === null ? within : `${fmt(s)} s`);
+        const among = `among ${fmt(n)} queues`;
+        target(`STOP shown, ${among}`, seen.stop, { atMost: 120 }, 's', within);
+        target(`STALL shown, ${among}`, seen.stall, { atMost: 300 }, 's', within);
         return [
           `\n## ${fmt(n)} queues, a scrape every ${scrapeMs / 1000} s (${scrapes} scrapes)`,
           `STOP  after ${show(seen.stop)} (target 120 s)`,
