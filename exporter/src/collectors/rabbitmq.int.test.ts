@@ -226,6 +226,11 @@ for (const broker of BROKERS)
       const { consumerTag } = await ch.consume('halt', (m) => {
         if (m) ch.ack(m);
       });
+      // The broker lists the queue before the exporter's one refresh: on RabbitMQ 3.10 the
+      // management API lists a queue only once it has emitted its statistics.
+      await waitFor('the broker to list halt', async () =>
+        (await broker.figures(vhost.name)).some((q) => q.name === 'halt' && q.consumers === 1),
+      );
       // One stats refresh, at the first scrape; the next one an hour later.
       const exporter = await TestExporter.start(
         { RABBITMQ_MANAGEMENT_URL: broker.management },
@@ -268,6 +273,9 @@ for (const broker of BROKERS)
         await ch.prefetch(1);
         await ch.consume('stuck', () => undefined, { noAck: false });
         for (let i = 0; i < 3; i++) ch.sendToQueue('stuck', Buffer.from(`m${i}`));
+        await waitFor('the broker to list stuck', async () =>
+          (await broker.figures(vhost.name)).some((q) => q.name === 'stuck' && q.consumers === 1),
+        );
         const exporter = await TestExporter.start(
           { RABBITMQ_MANAGEMENT_URL: broker.management },
           {
