@@ -12,21 +12,15 @@ import type { Collector } from './collector.js';
 import { SourceHttpError, type ManagementApi } from './rabbitmq/http.js';
 import { queueKey } from '../broker/queue.js';
 import type { QueueStatuses } from './rabbitmq/queue-status.js';
+import { countsOf, type StatsQueue } from './rabbitmq/stats-queue.js';
 
-export const RABBITMQ_ACKS = 'rabbitmq_acks';
 /** Queues read per run at most: the longest unread first, the rest at the next run. */
 const MAX_READS = 50;
 /** Reads in flight at once. */
 const CONCURRENCY = 4;
 
-interface OneQueue {
-  messages_ready?: number;
-  consumers?: number;
-  message_stats?: { ack?: number };
-}
-
 export class RabbitmqAcksCollector implements Collector {
-  readonly name = RABBITMQ_ACKS;
+  readonly name = 'rabbitmq_acks';
   readonly timeoutMs: number;
   /** A twentieth of the status window: at every scrape at Prometheus' default interval. */
   readonly minIntervalMs: number;
@@ -49,14 +43,18 @@ export class RabbitmqAcksCollector implements Collector {
         const { vhost, queue } = suspects[next++]!;
         const path = `/api/queues/${encodeURIComponent(vhost)}/${encodeURIComponent(queue)}`;
         try {
-          const q = await this.api.getJson<OneQueue>(path, signal);
-          // No statistics for it (yet): not observed, rather than zero acks.
-          if (q.messages_ready === undefined) continue;
-          read.set(queueKey(vhost, queue), {
-            ready: q.messages_ready,
-            consumers: q.consumers ?? 0,
-            acked: q.message_stats?.ack ?? 0,
-          });
+          // Read as the stats refresh reads a listed queue: no statistics (yet), no counts.
+          const c = countsOf(
+            await this.api.getJson<StatsQueue>(path, signal),
+            'management',
+            undefined,
+          );
+          if (c)
+            read.set(queueKey(vhost, queue), {
+              ready: c.ready,
+              consumers: c.consumers,
+              acked: c.ack,
+            });
         } catch (err) {
           // Deleted since the last scrape: nothing to observe. Anything else fails the run.
           if (!(err instanceof SourceHttpError && err.status === 404)) throw err;

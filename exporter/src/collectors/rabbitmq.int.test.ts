@@ -116,6 +116,12 @@ for (const broker of BROKERS)
     let vhost: TestVhost;
     let conn: ChannelModel;
     const labels = (queue: string) => ({ vhost: vhost.name, queue });
+    /** A work queue's acktrail_queue_status series for one status, in a scrape. */
+    const statusOf = (
+      x: Awaited<ReturnType<TestExporter['scrape']>>,
+      queue: string,
+      status: string,
+    ) => x.value('acktrail_queue_status', { ...labels(queue), role: 'work', status });
 
     before(async () => {
       vhost = await createTestVhost('acktrail_test', broker);
@@ -242,21 +248,22 @@ for (const broker of BROKERS)
           },
         },
       );
-      const status = (x: Awaited<ReturnType<TestExporter['scrape']>>, value: string) =>
-        x.value('acktrail_queue_status', { ...labels('halt'), role: 'work', status: value });
       try {
         await waitFor('halt consumed and ok', async () => {
           const x = await exporter.scrape();
-          return x.value('acktrail_queue_consumers', labels('halt')) === 1 && status(x, 'ok') === 1;
+          return (
+            x.value('acktrail_queue_consumers', labels('halt')) === 1 &&
+            statusOf(x, 'halt', 'ok') === 1
+          );
         });
         await ch.cancel(consumerTag);
         for (let i = 0; i < 2; i++) ch.sendToQueue('halt', Buffer.from(`m${i}`));
         const stopped = await waitFor('STOP', async () => {
           const x = await exporter.scrape();
-          return status(x, 'stop') === 1 ? x : undefined;
+          return statusOf(x, 'halt', 'stop') === 1 ? x : undefined;
         });
         assert.equal(stopped.value('acktrail_queue_messages_ready', labels('halt')), 2);
-        assert.equal(status(stopped, 'ok'), 0);
+        assert.equal(statusOf(stopped, 'halt', 'ok'), 0);
       } finally {
         await exporter.close();
         await ch.deleteQueue('halt');
@@ -290,8 +297,6 @@ for (const broker of BROKERS)
         const refreshedAt = () =>
           exporter.exporter.runner.status().find((x) => x.collector === 'rabbitmq_stats')!
             .lastSuccessAt;
-        const status = (x: Awaited<ReturnType<TestExporter['scrape']>>, value: string) =>
-          x.value('acktrail_queue_status', { ...labels('stuck'), role: 'work', status: value });
         try {
           const first = await waitFor('the first stats refresh', async () => {
             await exporter.scrape();
@@ -301,12 +306,12 @@ for (const broker of BROKERS)
             'STALL',
             async () => {
               const x = await exporter.scrape();
-              return status(x, 'stall') === 1 ? x : undefined;
+              return statusOf(x, 'stuck', 'stall') === 1 ? x : undefined;
             },
             { timeoutMs: 60_000, intervalMs: 250 },
           );
           assert.equal(refreshedAt(), first, 'no stats refresh came in between');
-          assert.equal(status(stalled, 'ok'), 0);
+          assert.equal(statusOf(stalled, 'stuck', 'ok'), 0);
           assert.equal(stalled.value('acktrail_queue_messages_ready', labels('stuck')), 2);
         } finally {
           await exporter.close();
