@@ -19,12 +19,8 @@ import amqp from 'amqplib';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { Metric } from 'prom-client';
-import {
-  createTestDatabase,
-  createTestVhost,
-  waitFor,
-  type TestVhost,
-} from '@acktrail/orders-example/testing';
+import { type TestVhost, createTestVhost, waitFor } from '@acktrail/testing';
+import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { eventQueueArguments } from '../exporter/src/celery/amqp.js';
 import { envelope } from '../exporter/src/celery/kombu-redis.js';
 import { parseBody } from '../exporter/src/celery/events.js';

@@ -9,12 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
 import pg from 'pg';
-import {
-  createTestDatabase,
-  createTestVhost,
-  waitFor,
-  type TestVhost,
-} from '@acktrail/orders-example/testing';
+import { type TestVhost, createTestVhost, waitFor } from '@acktrail/testing';
+import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { TestExporter } from '../exporter/src/testing/exporter.js';
 import { fmt, interleaved, machineCpuMs, median } from './lib.js';
 import { target } from './figures.js';

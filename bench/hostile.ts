@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import pg from 'pg';
-import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/orders-example/testing';
+import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/testing';
 import { startExporterProcess } from '../exporter/src/testing/exporter.js';
 import { runFlood } from '../exporter/src/testing/flood.js';
 import { ExportTraceServiceRequest } from '../exporter/src/receiver/otlp-schema.js';

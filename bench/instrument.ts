@@ -11,7 +11,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { TestPipeline, createTestVhost } from '@acktrail/orders-example/testing';
+import { createTestVhost } from '@acktrail/testing';
+import { TestPipeline } from '@acktrail/orders-example/testing';
 import { e2e, relay } from './pipeline.js';
 import { fmt, interleaved, median } from './lib.js';
 import { target } from './figures.js';

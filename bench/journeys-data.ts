@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { migrate } from '@acktrail/orders-example';
-import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/orders-example/testing';
+import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/testing';
 import { migrateStore } from '../exporter/src/journeys/store/migrate.js';
 import { Partitions } from '../exporter/src/journeys/store/partitions.js';
 import { fmt } from './lib.js';

@@ -19,7 +19,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { REPO_ROOT, RoleProcess } from '@acktrail/orders-example/testing';
+import { REPO_ROOT, RoleProcess } from '@acktrail/testing';
 import { StepQueries } from '../exporter/src/journeys/store/queries.js';
 import { ordersConfig } from '../exporter/src/testing/exporter.js';
 import { fmt, interleaved, median, quantile } from './lib.js';

@@ -6,7 +6,8 @@
 // Prints messages/s (orders/s for e2e) per case, medians, and ratios against bare.
 import amqp from 'amqplib';
 import { randomUUID } from 'node:crypto';
-import { TestPipeline, waitFor } from '@acktrail/orders-example/testing';
+import { waitFor } from '@acktrail/testing';
+import { TestPipeline } from '@acktrail/orders-example/testing';
 import { fmt, interleaved, median } from './lib.js';
 
 const BARE_MESSAGES = 20_000;

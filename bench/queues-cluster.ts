@@ -6,7 +6,7 @@
 //              scraping every node reads), latency until the last answer, CPU summed
 // Broker CPU is the three nodes' processes together. Ratios are against `nodes`.
 import { execFileSync } from 'node:child_process';
-import { createTestVhost } from '@acktrail/orders-example/testing';
+import { createTestVhost } from '@acktrail/testing';
 import { CLUSTERS } from '../exporter/src/testing/cluster.js';
 import { brokerPid, createQueues, rssMb, timed } from './broker.js';
 import { caseLines, record, startBenchExporter, stat, type Case } from './queues.js';

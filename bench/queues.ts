@@ -13,7 +13,7 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestVhost, waitFor, REPO_ROOT } from '@acktrail/orders-example/testing';
+import { createTestVhost, waitFor, REPO_ROOT } from '@acktrail/testing';
 import { brokerPid, createQueues, rssMb, timed, TICKS, type Sample } from './broker.js';
 import { measureCluster } from './queues-cluster.js';
 import { fmt, quantile } from './lib.js';

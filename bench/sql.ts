@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { Registry } from 'prom-client';
 import { migrate } from '@acktrail/orders-example';
-import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/orders-example/testing';
+import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/testing';
 import { loadConfig } from '../exporter/src/config.js';
 import { createReadOnlyPool } from '../exporter/src/db/pool.js';
 import { OutboxCollector } from '../exporter/src/collectors/outbox.js';

@@ -8,7 +8,7 @@
 // refreshes ran meanwhile.
 import { execFileSync } from 'node:child_process';
 import amqp from 'amqplib';
-import { createTestVhost, management, waitFor } from '@acktrail/orders-example/testing';
+import { createTestVhost, management, waitFor } from '@acktrail/testing';
 import { createQueues, rssMb } from './broker.js';
 import { startBenchExporter } from './queues.js';
 import { fmt } from './lib.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { REPO_ROOT } from '@acktrail/orders-example/testing';
+import { REPO_ROOT } from '@acktrail/testing';
 import { DEFAULTS, renderRules } from '../prometheus/mixin/params.js';
 import { rulesFile } from '../scripts/generate.js';
 

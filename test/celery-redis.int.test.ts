@@ -15,7 +15,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { REPO_ROOT, waitFor } from '@acktrail/orders-example/testing';
+import { REPO_ROOT, waitFor } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
 import type { Journey } from '@acktrail/exporter';
 import { envelope } from '../exporter/src/celery/kombu-redis.js';

@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import amqp from 'amqplib';
 import { Redis } from 'ioredis';
-import { REPO_ROOT, createTestVhost, waitFor } from '@acktrail/orders-example/testing';
+import { REPO_ROOT, createTestVhost, waitFor } from '@acktrail/testing';
 import { TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
 import type { Journey } from '@acktrail/exporter';
 import { launchChromium, startDashboard } from '../dashboard/test/server.js';

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { Metadata } from '@grpc/grpc-js';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { parse } from 'yaml';
-import { REPO_ROOT } from '@acktrail/orders-example/testing';
+import { REPO_ROOT } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
 import { countSteps, journeySpans } from '../exporter/src/testing/otlp.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import pg from 'pg';
-import { REPO_ROOT } from '@acktrail/orders-example/testing';
+import { REPO_ROOT } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
 import { jsonBody } from '../exporter/src/testing/otlp.js';
 

@@ -7,12 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
 import pg from 'pg';
-import {
-  management,
-  waitFor,
-  type TestDatabase,
-  type TestVhost,
-} from '@acktrail/orders-example/testing';
+import { management, waitFor, type TestDatabase, type TestVhost } from '@acktrail/testing';
 import {
   DLQ,
   deadLetterBench,

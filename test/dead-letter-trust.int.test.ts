@@ -15,7 +15,7 @@ import {
   waitFor,
   type TestDatabase,
   type TestVhost,
-} from '@acktrail/orders-example/testing';
+} from '@acktrail/testing';
 import {
   DLQ,
   deadLetterBench,

@@ -8,14 +8,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
-import {
-  RABBITMQ_HOST_URL,
-  TestPipeline,
-  createTestDatabase,
-  management,
-  waitFor,
-  type TestDatabase,
-} from '@acktrail/orders-example/testing';
+import { RABBITMQ_HOST_URL, type TestDatabase, management, waitFor } from '@acktrail/testing';
+import { TestPipeline, createTestDatabase } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, ordersConfig, TestExporter } from '@acktrail/exporter/testing';
 
 const READER = 'reader-token-dead-letters-0123';

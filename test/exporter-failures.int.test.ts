@@ -3,7 +3,8 @@
 // follows: STOP with its consumers stopped, STALL behind a provider that hangs, OK otherwise.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TestPipeline, waitFor } from '@acktrail/orders-example/testing';
+import { waitFor } from '@acktrail/testing';
+import { TestPipeline } from '@acktrail/orders-example/testing';
 import {
   createReadOnlyRole,
   ordersConfig,

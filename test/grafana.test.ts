@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { REPO_ROOT } from '@acktrail/orders-example/testing';
+import { REPO_ROOT } from '@acktrail/testing';
 import { parser } from '@prometheus-io/lezer-promql';
 import { ANOMALY_SECTIONS, EMBEDS } from '../dashboard/lib/embeds.js';
 import { DEFAULTS } from '../prometheus/mixin/params.js';

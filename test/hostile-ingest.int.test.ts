@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { createTestDatabase, waitFor, type TestDatabase } from '@acktrail/orders-example/testing';
+import { type RoleProcess, type TestDatabase, waitFor } from '@acktrail/testing';
+import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { startExporterProcess } from '@acktrail/exporter/testing';
 import { FLOOD_SPANS, floodTraceId, runFlood } from '../exporter/src/testing/flood.js';
-import type { RoleProcess } from '@acktrail/orders-example/testing';
 
 const TOKEN = 'ingest-token-0123456789abcdef';
 const MB = 1024 * 1024;

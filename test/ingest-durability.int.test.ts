@@ -4,13 +4,8 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import pg from 'pg';
-import {
-  REPO_ROOT,
-  RoleProcess,
-  createTestDatabase,
-  waitFor,
-  type TestDatabase,
-} from '@acktrail/orders-example/testing';
+import { REPO_ROOT, RoleProcess, type TestDatabase, waitFor } from '@acktrail/testing';
+import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { jsonBody } from '../exporter/src/testing/otlp.js';
 
 let store: TestDatabase | undefined;

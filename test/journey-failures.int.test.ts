@@ -3,14 +3,8 @@
 // derived metrics move.
 import { after, afterEach, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  ADMIN_DATABASE_URL,
-  TestPipeline,
-  createTestDatabase,
-  waitFor,
-  type Role,
-  type TestDatabase,
-} from '@acktrail/orders-example/testing';
+import { ADMIN_DATABASE_URL, type TestDatabase, waitFor } from '@acktrail/testing';
+import { TestPipeline, createTestDatabase, type Role } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, ordersConfig, TestExporter } from '@acktrail/exporter/testing';
 import {
   dropDatabase,

@@ -14,7 +14,7 @@ import * as core from 'kubernetes-models/v1';
 import * as networking from 'kubernetes-models/networking.k8s.io/v1';
 import * as policy from 'kubernetes-models/policy/v1';
 import * as monitoring from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
-import { REPO_ROOT } from '@acktrail/orders-example/testing';
+import { REPO_ROOT } from '@acktrail/testing';
 import { loadConfig } from '../exporter/src/config.js';
 import { generated } from '../scripts/generate.js';
 

@@ -14,13 +14,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
   REPO_ROOT,
-  createTestDatabase,
+  type TestDatabase,
+  type TestVhost,
   createTestVhost,
   freePort,
   waitFor,
-  type TestDatabase,
-  type TestVhost,
-} from '@acktrail/orders-example/testing';
+} from '@acktrail/testing';
+import { createTestDatabase } from '@acktrail/orders-example/testing';
 
 const run = promisify(execFile);
 const TOKEN = 'packages-test-token-0123456789';

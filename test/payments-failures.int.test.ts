@@ -4,7 +4,7 @@
 // alert rules. For each fault: the journey's kinds and verdict, the metrics, and the alert.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitFor } from '@acktrail/orders-example/testing';
+import { waitFor } from '@acktrail/testing';
 import {
   TestExporter,
   TestPrometheus,

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
 import pg from 'pg';
-import { createTestDatabase, waitFor, type TestDatabase } from '@acktrail/orders-example/testing';
+import { type TestDatabase, waitFor } from '@acktrail/testing';
+import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { TestExporter, ordersConfig, partUp } from '@acktrail/exporter/testing';
 import { TestPgBouncer } from '../exporter/src/testing/pgbouncer.js';
 import {

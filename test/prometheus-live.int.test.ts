@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
 import { parse } from 'yaml';
-import { REPO_ROOT, TestPipeline, waitFor, type Role } from '@acktrail/orders-example/testing';
+import { REPO_ROOT, waitFor } from '@acktrail/testing';
+import { TestPipeline, type Role } from '@acktrail/orders-example/testing';
 import {
   createReadOnlyRole,
   ordersConfig,

@@ -4,7 +4,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { TestPipeline, waitFor } from '@acktrail/orders-example/testing';
+import { waitFor } from '@acktrail/testing';
+import { TestPipeline } from '@acktrail/orders-example/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
 
 const INGEST_TOKEN = 'public-api-ingest-token-0123';

@@ -6,13 +6,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SpanKind } from '@opentelemetry/api';
 import amqp, { type ChannelModel } from 'amqplib';
-import {
-  createTestDatabase,
-  createTestVhost,
-  waitFor,
-  type TestDatabase,
-  type TestVhost,
-} from '@acktrail/orders-example/testing';
+import { type TestDatabase, type TestVhost, createTestVhost, waitFor } from '@acktrail/testing';
+import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
 import { exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
 

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
-import { RABBITMQ4, waitFor } from '@acktrail/orders-example/testing';
+import { RABBITMQ4, waitFor } from '@acktrail/testing';
 import { TestExporter, type Scrape } from '@acktrail/exporter/testing';
 
 const { management: MANAGEMENT, prometheus: PROMETHEUS, amqp: AMQP } = RABBITMQ4;

@@ -12,13 +12,13 @@ import { SpanKind } from '@opentelemetry/api';
 import amqp, { type ChannelModel } from 'amqplib';
 import pg from 'pg';
 import {
-  createTestDatabase,
-  createTestVhost,
-  waitFor,
   type RoleProcess,
   type TestDatabase,
   type TestVhost,
-} from '@acktrail/orders-example/testing';
+  createTestVhost,
+  waitFor,
+} from '@acktrail/testing';
+import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { partUp, Scrape, startExporterProcess } from '@acktrail/exporter/testing';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { childOf, exportSpans, makeSpans, type SpanSpec } from '../exporter/src/testing/otlp.js';

@@ -3,7 +3,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { createTestDatabase, waitFor, type TestDatabase } from '@acktrail/orders-example/testing';
+import { type TestDatabase, waitFor } from '@acktrail/testing';
+import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { startExporterProcess } from '@acktrail/exporter/testing';
 import { jsonBody } from '../exporter/src/testing/otlp.js';
 

@@ -9,16 +9,16 @@ import { readdirSync } from 'node:fs';
 import amqp from 'amqplib';
 import pg from 'pg';
 import {
-  createTestDatabase,
+  type RoleProcess,
+  type TestDatabase,
+  type TestVhost,
   createTestVhost,
   management,
   waitFor,
-  type TestDatabase,
-  type TestVhost,
-} from '@acktrail/orders-example/testing';
+} from '@acktrail/testing';
+import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { ordersConfig, startExporterProcess } from '@acktrail/exporter/testing';
 import { jsonBody } from '../exporter/src/testing/otlp.js';
-import type { RoleProcess } from '@acktrail/orders-example/testing';
 
 const PG_VERSION = readdirSync('/etc/postgresql').sort().at(-1)!;
 const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { stdio: 'pipe' });

@@ -11,11 +11,11 @@ import {
   RABBITMQ4,
   REPO_ROOT,
   RoleProcess,
-  createTestDatabase,
-  createTestVhost,
   type TestDatabase,
   type TestVhost,
-} from '@acktrail/orders-example/testing';
+  createTestVhost,
+} from '@acktrail/testing';
+import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { TestExporter, createReadOnlyRole, ordersConfig } from '@acktrail/exporter/testing';
 import { launchChromium, startDashboard, type DashboardServer } from '../dashboard/test/server.js';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { SpanKind } from '@opentelemetry/api';
 import pg from 'pg';
-import { waitFor } from '@acktrail/orders-example/testing';
+import { waitFor } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
 import { exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
 import {

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { waitFor } from '@acktrail/orders-example/testing';
+import { waitFor } from '@acktrail/testing';
 import { DashboardExited, launchChromium, startDashboard, type DashboardServer } from './server.js';
 
 const SECRET = 'auth-test-secret-0123456789';

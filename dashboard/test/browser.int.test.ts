@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { REPO_ROOT, TestPipeline, waitFor, type Role } from '@acktrail/orders-example/testing';
+import { REPO_ROOT, waitFor } from '@acktrail/testing';
+import { TestPipeline, type Role } from '@acktrail/orders-example/testing';
 import {
   createReadOnlyRole,
   ordersConfig,

@@ -9,7 +9,8 @@ import { mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { REPO_ROOT, TestPipeline, waitFor } from '@acktrail/orders-example/testing';
+import { REPO_ROOT, waitFor } from '@acktrail/testing';
+import { TestPipeline } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, ordersConfig, TestExporter } from '@acktrail/exporter/testing';
 import {
   assertAccessible,

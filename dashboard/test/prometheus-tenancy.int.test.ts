@@ -11,12 +11,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import amqp from 'amqplib';
 import type { Browser } from 'playwright-core';
-import {
-  REPO_ROOT,
-  createTestVhost,
-  waitFor,
-  type TestVhost,
-} from '@acktrail/orders-example/testing';
+import { REPO_ROOT, createTestVhost, waitFor, type TestVhost } from '@acktrail/testing';
 import { TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
 import { launchChromium, signedInContext, startDashboard, type DashboardServer } from './server.js';
 

@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import amqp from 'amqplib';
 import { SpanKind } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { createTestVhost, waitFor, type TestVhost } from '@acktrail/orders-example/testing';
+import { createTestVhost, waitFor, type TestVhost } from '@acktrail/testing';
 import { continueFromOutbox, trackReturns } from './index.js';
 
 let vhost: TestVhost;

@@ -3,7 +3,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DEAD_LETTER_QUEUE, WORK_QUEUE } from './broker/topology.js';
-import { TestPipeline, waitFor } from './testing/index.js';
+import { waitFor } from '@acktrail/testing';
+import { TestPipeline } from './testing/index.js';
 
 let p: TestPipeline;
 

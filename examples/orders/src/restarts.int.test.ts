@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { runLoad } from './loadgen/loadgen.js';
-import { TestPipeline, management, waitFor } from './testing/index.js';
+import { management, waitFor } from '@acktrail/testing';
+import { TestPipeline } from './testing/index.js';
 
 const run = promisify(execFile);
 let p: TestPipeline;

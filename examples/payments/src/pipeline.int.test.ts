@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import amqp from 'amqplib';
 import pg from 'pg';
-import { waitFor } from '@acktrail/orders-example/testing';
+import { waitFor } from '@acktrail/testing';
 import { TestPayments } from './testing.js';
 import { AUDIT_LIMIT_CENTS } from './consumers.js';
 import { AUDIT_QUEUE, DEAD_LETTER_QUEUE, LEDGER_QUEUE } from './topology.js';

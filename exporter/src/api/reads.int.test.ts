@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { TestExporter, type Scrape } from '../testing/exporter.js';
 import { exportSpans, makeSpans } from '../testing/otlp.js';
-import { waitFor } from '@acktrail/orders-example/testing';
+import { waitFor } from '@acktrail/testing';
 
 const READ = 'reads-test-read-token-0123';
 const OPERATE = 'reads-test-operate-token-01';

@@ -5,12 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import amqp from 'amqplib';
 import pg from 'pg';
-import {
-  createTestVhost,
-  management,
-  waitFor,
-  type TestVhost,
-} from '@acktrail/orders-example/testing';
+import { createTestVhost, management, waitFor, type TestVhost } from '@acktrail/testing';
 import { TestExporter } from '../testing/exporter.js';
 
 let vhost: TestVhost;

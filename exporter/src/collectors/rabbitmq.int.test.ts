@@ -15,7 +15,7 @@ import {
   management,
   waitFor,
   type TestVhost,
-} from '@acktrail/orders-example/testing';
+} from '@acktrail/testing';
 import { listQueuesArgs } from '../testing/cluster.js';
 import { FaultProxy } from '../testing/fault-proxy.js';
 import { TestExporter } from '../testing/exporter.js';

@@ -3,7 +3,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { createTestDatabase, waitFor, type TestDatabase } from '@acktrail/orders-example/testing';
+import { type TestDatabase, waitFor } from '@acktrail/testing';
+import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, merge, ordersConfig, TestExporter } from '../testing/exporter.js';
 
 let db: TestDatabase;

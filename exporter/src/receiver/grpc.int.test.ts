@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { waitFor } from '@acktrail/orders-example/testing';
+import { waitFor } from '@acktrail/testing';
 import { TestExporter } from '../testing/exporter.js';
 import { countSteps, exportSpans, journeySpans, makeSpans } from '../testing/otlp.js';
 import { ExportTraceServiceRequest, ExportTraceServiceResponse } from './otlp-schema.js';

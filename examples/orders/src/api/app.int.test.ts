@@ -5,7 +5,8 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { createPool, type Pool } from '../db/pool.js';
-import { createTestDatabase, type TestDatabase } from '../testing/index.js';
+import type { TestDatabase } from '@acktrail/testing';
+import { createTestDatabase } from '../testing/index.js';
 import { createApp } from './app.js';
 
 let db: TestDatabase;

@@ -11,7 +11,8 @@ import {
   ROUTING_KEY,
   WORK_QUEUE,
 } from '../broker/topology.js';
-import { ADMIN_DATABASE_URL, TestPipeline, waitFor } from '../testing/index.js';
+import { ADMIN_DATABASE_URL, waitFor } from '@acktrail/testing';
+import { TestPipeline } from '../testing/index.js';
 import { dropDatabase, restoreDatabase, snapshotDatabase } from './restore.js';
 
 let p: TestPipeline | undefined;

@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { createTestDatabase, waitFor, type TestDatabase } from '@acktrail/orders-example/testing';
+import { type TestDatabase, waitFor } from '@acktrail/testing';
+import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { migrateStore } from './migrate.js';
 import { Partitions } from './partitions.js';
 import type { Step } from '../steps.js';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { waitFor } from '@acktrail/orders-example/testing';
+import { waitFor } from '@acktrail/testing';
 import { TestExporter } from '../../testing/exporter.js';
 import { jsonBody } from '../../testing/otlp.js';
 
