@@ -3,10 +3,97 @@
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { SpanKind } from '@opentelemetry/api';
-import { exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { childOf, exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
 import { normalise } from '../exporter/src/receiver/normalize.js';
 import { decodeProtobuf } from '../exporter/src/receiver/decode.js';
 import { BODY_SPANS } from './journeys-data.js';
+
+/**
+ * What a body holds (BENCH_JOURNEY_SPANS): `deliveries` (the default, the figures of record so
+ * far): 500 deliveries of as many events, no parents; `journeys`: per event its confirmed publish,
+ * the delivery (its child) and the ack (the delivery's child), as a pipeline sends them, so that
+ * the write also reads parents, publish counts and journey starts.
+ */
+export const SPAN_MIX = process.env.BENCH_JOURNEY_SPANS ?? 'deliveries';
+if (SPAN_MIX !== 'deliveries' && SPAN_MIX !== 'journeys')
+  throw new Error('BENCH_JOURNEY_SPANS must be deliveries or journeys');
+
+/** Spans in one body: 498 with `journeys` (166 events of three). */
+export const SPANS_PER_BODY = SPAN_MIX === 'journeys' ? 3 * Math.floor(BODY_SPANS / 3) : BODY_SPANS;
+
+const DELIVERY = {
+  'acktrail.stage': 'deliver',
+  'acktrail.queue': 'orders.confirmations',
+  'acktrail.delivery.redelivered': false,
+  'acktrail.delivery.attempt': 1,
+  'messaging.system': 'rabbitmq',
+  'messaging.operation.type': 'process',
+  'messaging.destination.name': 'orders.events',
+  'messaging.rabbitmq.destination.routing_key': 'order.created',
+  'net.peer.name': '127.0.0.1',
+};
+
+/** One body's spans: BODY_SPANS of them, events `${tag}-${i}`. */
+function bodySpans(tag: string, first: number): ReadableSpan[] {
+  const event = (i: number) => ({
+    'acktrail.event_id': `${tag}-${i}`,
+    'acktrail.aggregate_type': 'order',
+    'acktrail.aggregate_id': String(first + i),
+  });
+  if (SPAN_MIX === 'deliveries')
+    return makeSpans(
+      Array.from({ length: BODY_SPANS }, (_, i) => ({
+        name: 'orders.confirmations process',
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          ...event(i),
+          ...DELIVERY,
+          'messaging.rabbitmq.message.delivery_tag': i + 1,
+        },
+      })),
+      'orders-worker',
+    );
+  const events = Array.from({ length: Math.floor(BODY_SPANS / 3) }, (_, i) => i);
+  const publishes = makeSpans(
+    events.map((i) => ({
+      name: 'publish orders.events',
+      kind: SpanKind.PRODUCER,
+      attributes: {
+        ...event(i),
+        'acktrail.stage': 'outbox.publish',
+        'acktrail.publish.outcome': 'confirmed',
+        'messaging.system': 'rabbitmq',
+        'messaging.destination.name': 'orders.events',
+        'messaging.rabbitmq.destination.routing_key': 'order.created',
+      },
+    })),
+    'orders-relay',
+  );
+  const deliveries = makeSpans(
+    events.map((i) => ({
+      name: 'orders.confirmations process',
+      kind: SpanKind.CONSUMER,
+      parent: childOf(publishes[i]!),
+      attributes: { ...event(i), ...DELIVERY, 'messaging.rabbitmq.message.delivery_tag': i + 1 },
+    })),
+    'orders-worker',
+  );
+  const acks = makeSpans(
+    events.map((i) => ({
+      name: 'ack orders.confirmations',
+      parent: childOf(deliveries[i]!),
+      attributes: {
+        ...event(i),
+        'acktrail.stage': 'settle',
+        'acktrail.settle.outcome': 'ack',
+        'acktrail.queue': 'orders.confirmations',
+      },
+    })),
+    'orders-worker',
+  );
+  return [...publishes, ...deliveries, ...acks];
+}
 
 /** Captures the bodies the real SDK's OTLP/HTTP protobuf exporter sends. */
 export async function sdkBodies(count: number, tag: string): Promise<Buffer[]> {
@@ -23,28 +110,7 @@ export async function sdkBodies(count: number, tag: string): Promise<Buffer[]> {
   await once(server, 'listening');
   const port = (server.address() as { port: number }).port;
   for (let b = 0; b < count; b++) {
-    const spans = makeSpans(
-      Array.from({ length: BODY_SPANS }, (_, i) => ({
-        name: 'orders.confirmations process',
-        kind: SpanKind.CONSUMER,
-        attributes: {
-          'acktrail.event_id': `${tag}-${b}-${i}`,
-          'acktrail.stage': 'deliver',
-          'acktrail.aggregate_type': 'order',
-          'acktrail.aggregate_id': String(b * BODY_SPANS + i),
-          'acktrail.queue': 'orders.confirmations',
-          'acktrail.delivery.redelivered': false,
-          'acktrail.delivery.attempt': 1,
-          'messaging.system': 'rabbitmq',
-          'messaging.operation.type': 'process',
-          'messaging.destination.name': 'orders.events',
-          'messaging.rabbitmq.destination.routing_key': 'order.created',
-          'messaging.rabbitmq.message.delivery_tag': i + 1,
-          'net.peer.name': '127.0.0.1',
-        },
-      })),
-      'orders-worker',
-    );
+    const spans = bodySpans(`${tag}-${b}`, b * BODY_SPANS);
     const result = await exportSpans(`http://127.0.0.1:${port}`, spans, 'protobuf');
     if (result.code !== 0) throw new Error('capture failed');
   }

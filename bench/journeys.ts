@@ -9,6 +9,8 @@
 //   select   a bare indexed select of an event's 5 steps (every partition's event index), and
 //   days     the store's own read of an event's steps (journey_events, then its days' partitions);
 //            ms per call, p50 / p99. The three read other events (as cold as each other).
+// With BENCH_BASELINE naming another checkout (node_modules linked), its exporter ingests into the
+// same stores too, round by round beside this one's: the before/after of a change in one run.
 // Each store (N steps: N/5 events x 5 stages over six days of daily partitions) is loaded once and
 // kept (acktrail_bench_journeys for 10M, acktrail_bench_journeys_<N>m for the others); one
 // exporter process serves each. The pipeline database holds 100k orders with their outbox rows,
@@ -24,7 +26,7 @@ import { StepQueries } from '../exporter/src/journeys/store/queries.js';
 import { ordersConfig } from '../exporter/src/testing/exporter.js';
 import { fmt, interleaved, median, quantile } from './lib.js';
 import { target } from './figures.js';
-import { copyCsv, sdkBodies } from './journeys-bodies.js';
+import { SPANS_PER_BODY, SPAN_MIX, copyCsv, sdkBodies } from './journeys-bodies.js';
 import {
   BODY_SPANS,
   LOOKUPS,
@@ -44,6 +46,9 @@ import {
   storeSize,
 } from './journeys-data.js';
 
+/** Another checkout whose exporter ingests beside this one's (BENCH_BASELINE). */
+const BASELINE = process.env.BENCH_BASELINE;
+
 async function ingestRound(url: string, bodies: Buffer[]): Promise<number> {
   let next = 0;
   const started = performance.now();
@@ -56,11 +61,13 @@ async function ingestRound(url: string, bodies: Buffer[]): Promise<number> {
         body,
       });
       if (res.status !== 200) throw new Error(`ingest answered ${res.status}`);
-      await res.arrayBuffer();
+      // An empty answer is a full success; a partial success (spans rejected) names them.
+      const answer = await res.arrayBuffer();
+      if (answer.byteLength > 0) throw new Error('ingest rejected spans (a partial success)');
     }
   };
   await Promise.all(Array.from({ length: SENDERS }, sender));
-  return (bodies.length * BODY_SPANS) / ((performance.now() - started) / 1000);
+  return (bodies.length * SPANS_PER_BODY) / ((performance.now() - started) / 1000);
 }
 
 async function copyRound(storeUrl: string, csvPath: string, rows: number): Promise<number> {
@@ -112,15 +119,24 @@ async function lookups(exporterUrl: string, storeUrl: string, ids: number[]) {
   return { api, bare, days };
 }
 
-interface Store {
-  steps: number;
-  url: string;
+interface Exporter {
   exporter: RoleProcess;
   api: string;
-  csvs: string[];
 }
 
-async function startExporter(storeUrl: string, pipelineUrl: string, configPath: string) {
+interface Store extends Exporter {
+  steps: number;
+  url: string;
+  csvs: string[];
+  baseline: Exporter | null;
+}
+
+async function startExporter(
+  storeUrl: string,
+  pipelineUrl: string,
+  configPath: string,
+  root = REPO_ROOT,
+): Promise<Exporter> {
   const exporter = new RoleProcess(
     'exporter',
     {
@@ -131,7 +147,7 @@ async function startExporter(storeUrl: string, pipelineUrl: string, configPath: 
       ACKTRAIL_CONFIG: configPath,
     },
     [],
-    join(REPO_ROOT, 'exporter/src/main.ts'),
+    join(root, 'exporter/src/main.ts'),
   );
   const ready = await exporter.waitForLog((l) => l.msg === 'ready', 'ready');
   return { exporter, api: `http://127.0.0.1:${String(ready.port)}` };
@@ -157,22 +173,28 @@ export async function runJourneysBench(rounds: number): Promise<void> {
         writeFileSync(path, copyCsv(copyBodies.slice(r * perRound, (r + 1) * perRound)));
         return path;
       });
-      stores.push({ steps, url, csvs, ...(await startExporter(url, pipelineUrl, configPath)) });
+      stores.push({
+        steps,
+        url,
+        csvs,
+        ...(await startExporter(url, pipelineUrl, configPath)),
+        baseline: BASELINE ? await startExporter(url, pipelineUrl, configPath, BASELINE) : null,
+      });
     }
-    log(`journeys bench: making SDK bodies of ${BODY_SPANS} spans`);
-    const bodies = new Map<number, Buffer[]>();
-    for (const s of stores) {
-      const b = await sdkBodies(rounds * perRound + 10, `b${s.steps}${Date.now().toString(36)}`);
-      await ingestRound(s.api, b.splice(0, 10));
-      bodies.set(s.steps, b);
-    }
+    log(`journeys bench: making SDK bodies of ${SPANS_PER_BODY} spans (${SPAN_MIX})`);
     const cases: Record<string, () => Promise<number>> = {};
+    const ingestCase = async (name: string, tag: string, e: Exporter) => {
+      const b = await sdkBodies(rounds * perRound + 10, `${tag}${Date.now().toString(36)}`);
+      await ingestRound(e.api, b.splice(0, 10));
+      let done = 0;
+      cases[name] = () => ingestRound(e.api, b.slice(done * perRound, ++done * perRound));
+    };
     for (const s of stores) {
-      let ingested = 0;
+      await ingestCase(`ingest ${s.steps}`, `b${s.steps}`, s);
+      if (s.baseline) await ingestCase(`baseline ${s.steps}`, `a${s.steps}`, s.baseline);
       let copied = 0;
-      cases[`ingest ${s.steps}`] = () =>
-        ingestRound(s.api, bodies.get(s.steps)!.slice(ingested * perRound, ++ingested * perRound));
-      cases[`copy ${s.steps}`] = () => copyRound(s.url, s.csvs[copied++]!, ROUND_STEPS);
+      cases[`copy ${s.steps}`] = () =>
+        copyRound(s.url, s.csvs[copied++]!, perRound * SPANS_PER_BODY);
     }
     const rates = await interleaved(rounds, cases);
 
@@ -207,7 +229,7 @@ export async function runJourneysBench(rounds: number): Promise<void> {
         p99: quantile(l.api, 0.99),
         perStep: size.bytes / size.steps,
       });
-      const at = `at ${fmt(s.steps / 1e6)}M stored steps`;
+      const at = `at ${fmt(s.steps / 1e6)}M stored steps${SPAN_MIX === 'journeys' ? ', whole journeys' : ''}`;
       target(`journey ingest / COPY, ${at}`, ingest / copy, { atLeast: 0.8 });
       target(`journey lookup p50, ${at}`, quantile(l.api, 0.5), { atMost: 2 }, 'ms');
       target(`journey lookup p99, ${at}`, quantile(l.api, 0.99), { atMost: 5 }, 'ms');
@@ -221,6 +243,11 @@ export async function runJourneysBench(rounds: number): Promise<void> {
       console.log(
         `ratio   ingest / copy = ${fmt(ingest / copy, 2)}  (target >= 0.8 at 50M stored steps)`,
       );
+      const before = rates[`baseline ${s.steps}`];
+      if (before)
+        console.log(
+          `before  ${BASELINE}'s exporter, same store  median ${fmt(median(before))} steps/s  (rounds: ${before.map((x) => fmt(x)).join(', ')}); its ingest / copy = ${fmt(median(before) / copy, 2)}; ingest / before = ${fmt(ingest / median(before), 2)}`,
+        );
       console.log(
         `lookup  GET /api/events/{id}  p50 ${fmt(quantile(l.api, 0.5), 2)} ms  p99 ${fmt(quantile(l.api, 0.99), 2)} ms  (${l.api.length} calls; target p50 <= 2 ms, p99 <= 5 ms)`,
       );
@@ -246,6 +273,10 @@ export async function runJourneysBench(rounds: number): Promise<void> {
       );
     }
   } finally {
-    await Promise.all(stores.map((s) => s.exporter.stop()));
+    await Promise.all(
+      stores.flatMap((s) =>
+        [s.exporter, ...(s.baseline ? [s.baseline.exporter] : [])].map((e) => e.stop()),
+      ),
+    );
   }
 }
