@@ -14,13 +14,21 @@ export interface DayRange {
   to: Date;
 }
 
+/** The days that hold every stored step of a write's events, read once when first asked. */
+export type WriteDays = () => Promise<DayRange | null>;
+
 /**
- * Records the days of the new steps, in the transaction that inserts them. New events are
- * inserted (in event_id order, so that two writers never wait on each other in a cycle); an event
- * already there is updated only when a step falls outside its days, so most writes lock nothing.
+ * Records the days of the new steps, in the transaction that inserts them, and returns how to
+ * read the days that now hold every stored step of their events (the write's own reads look only
+ * there; a write that reads nothing by event never asks). New events are inserted (in event_id
+ * order, so that two writers never wait on each other in a cycle); an event already there is
+ * updated only when a step falls outside its days, so most writes lock nothing.
  */
-export async function recordEventDays(db: pg.PoolClient, steps: readonly Step[]): Promise<void> {
-  if (steps.length === 0) return;
+export async function recordEventDays(
+  db: pg.PoolClient,
+  steps: readonly Step[],
+): Promise<WriteDays> {
+  if (steps.length === 0) return () => Promise.resolve(null);
   const days = new Map<string, [number, number]>();
   for (const s of steps) {
     const day = Math.floor(s.timeUs / DAY_US);
@@ -51,6 +59,8 @@ export async function recordEventDays(db: pg.PoolClient, steps: readonly Step[])
         AND (date '1970-01-01' + u.first < e.first_day OR date '1970-01-01' + u.last > e.last_day)`,
     params,
   );
+  let read: Promise<DayRange | null> | undefined;
+  return () => (read ??= eventDays(db, ids));
 }
 
 /** The days that hold the steps of these events, or null when none of them has any. */

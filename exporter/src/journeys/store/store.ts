@@ -225,12 +225,12 @@ export class StepStore {
       );
       const fresh = new Set(res.rows.map((r) => r.trace_id + r.span_id));
       const inserted = steps.filter((s) => fresh.has(s.traceId + s.spanId));
-      await recordEventDays(db, inserted);
+      const days = await recordEventDays(db, inserted);
       await lockPublishes(db, inserted);
       const [parentSteps, publishes, startedAt] = await Promise.all([
-        parents(db, inserted),
-        publishCounts(db, inserted),
-        startTimes(db, inserted),
+        parents(db, inserted, days),
+        publishCounts(db, inserted, days),
+        startTimes(db, inserted, days),
       ]);
       await db.query('COMMIT');
       return {

@@ -1,5 +1,7 @@
 // The statements a write runs beside its INSERT (store.ts): what the derived metrics need of the
-// steps stored before it, and what the model needs to decide a step at ingest.
+// steps stored before it, and what the model needs to decide a step at ingest. The reads by event
+// look only at the days that hold the write's events (journey_events, `days`): PostgreSQL then
+// probes those days' partitions, not every day in retention.
 import type pg from 'pg';
 import { PUBLISH_STAGES, isPublish } from '@acktrail/conventions';
 import {
@@ -9,6 +11,7 @@ import {
   type VersionedDelivery,
 } from '../model/index.js';
 import type { Step } from '../steps.js';
+import type { WriteDays } from './event-days.js';
 
 /** A stored step that is the parent of a new one (stage waits). */
 export interface ParentStep {
@@ -48,20 +51,36 @@ export async function versionMax(
   return new Map(res.rows.map((r) => [r.aggregate_id, Number(r.v)]));
 }
 
-/** Parents of new publish and deliver steps (outbox wait, queue wait). */
-export async function parents(db: pg.PoolClient, steps: Step[]): Promise<Map<string, ParentStep>> {
+/**
+ * Parents of new publish and deliver steps (outbox wait, queue wait). The parents the metrics use
+ * are steps of the same event (the outbox insert of a publish, the publish of a delivery), so
+ * they lie in the days of the write's events.
+ */
+export async function parents(
+  db: pg.PoolClient,
+  steps: Step[],
+  days: WriteDays,
+): Promise<Map<string, ParentStep>> {
   const wanted = steps.filter(
     (s) => s.parentSpanId && (isPublish(s.stage) || s.stage === 'deliver'),
   );
   const out = new Map<string, ParentStep>();
-  if (wanted.length === 0) return out;
+  const range = wanted.length > 0 ? await days() : null;
+  if (!range) return out;
   const res = await db.query<{ k: string; stage: string; t: number; d: string }>(
     `SELECT j.trace_id || j.span_id AS k, j.stage, (extract(epoch FROM j.time) * 1e6)::float8 AS t,
             j.duration_us AS d
        FROM journey_steps j
-       JOIN unnest($1::text[], $2::text[]) AS w(trace_id, span_id)
-         ON j.trace_id = w.trace_id AND j.span_id = w.span_id`,
-    [wanted.map((s) => s.traceId), wanted.map((s) => s.parentSpanId)],
+       JOIN unnest($1::text[], $2::text[], $3::text[]) AS w(trace_id, span_id, event_id)
+         ON j.trace_id = w.trace_id AND j.span_id = w.span_id AND j.event_id = w.event_id
+      WHERE j.time >= $4 AND j.time < $5`,
+    [
+      wanted.map((s) => s.traceId),
+      wanted.map((s) => s.parentSpanId),
+      wanted.map((s) => s.eventId),
+      range.from,
+      range.to,
+    ],
   );
   for (const r of res.rows) {
     const t = r.t;
@@ -84,13 +103,16 @@ export async function lockPublishes(db: pg.PoolClient, steps: Step[]): Promise<v
 export async function publishCounts(
   db: pg.PoolClient,
   steps: Step[],
+  days: WriteDays,
 ): Promise<Map<string, number>> {
   const ids = [...new Set(steps.filter((s) => isPublish(s.stage)).map((s) => s.eventId))];
-  if (ids.length === 0) return new Map();
+  const range = ids.length > 0 ? await days() : null;
+  if (!range) return new Map();
   const res = await db.query<{ event_id: string; n: number }>(
     `SELECT event_id, count(*)::int AS n FROM journey_steps
-      WHERE event_id = ANY($1) AND stage = ANY($2) GROUP BY event_id`,
-    [ids, PUBLISH_STAGES],
+      WHERE event_id = ANY($1) AND stage = ANY($2) AND time >= $3 AND time < $4
+      GROUP BY event_id`,
+    [ids, PUBLISH_STAGES, range.from, range.to],
   );
   return new Map(res.rows.map((r) => [r.event_id, r.n]));
 }
@@ -100,14 +122,20 @@ export async function publishCounts(
  * outbox insert or publish. The `end_to_end` duration runs from there to the ack of the delivery
  * that did the work (the metrics ask the journey model which one did).
  */
-export async function startTimes(db: pg.PoolClient, steps: Step[]): Promise<Map<string, number>> {
+export async function startTimes(
+  db: pg.PoolClient,
+  steps: Step[],
+  days: WriteDays,
+): Promise<Map<string, number>> {
   const acked = steps.filter((s) => s.stage === 'settle' && outcomeOf(s.attrs) === 'ack');
   const ids = [...new Set(acked.map((s) => s.eventId))];
-  if (ids.length === 0) return new Map();
+  const range = ids.length > 0 ? await days() : null;
+  if (!range) return new Map();
   const res = await db.query<{ event_id: string; t: number }>(
     `SELECT event_id, (extract(epoch FROM min(time)) * 1e6)::float8 AS t FROM journey_steps
-      WHERE event_id = ANY($1) AND stage = ANY($2) GROUP BY event_id`,
-    [ids, JOURNEY_START_STAGES],
+      WHERE event_id = ANY($1) AND stage = ANY($2) AND time >= $3 AND time < $4
+      GROUP BY event_id`,
+    [ids, JOURNEY_START_STAGES, range.from, range.to],
   );
   return new Map(res.rows.map((r) => [r.event_id, r.t]));
 }
