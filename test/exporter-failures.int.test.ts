@@ -65,7 +65,7 @@ async function queueRow(name: string): Promise<QueueRow> {
 }
 
 /** Scrapes until `check` holds for a scrape; returns that scrape. */
-const until = (what: string, check: (s: Scrape) => boolean, timeoutMs = 20_000) =>
+const until = (what: string, check: (s: Scrape) => boolean, timeoutMs = 60_000) =>
   waitFor(
     what,
     async () => {
