@@ -24,7 +24,7 @@ import pg from 'pg';
 import { REPO_ROOT, RoleProcess } from '@acktrail/testing';
 import { StepQueries } from '../exporter/src/journeys/store/queries.js';
 import { ordersConfig } from '../exporter/src/testing/exporter.js';
-import { fmt, interleaved, median, quantile } from './lib.js';
+import { fmt, interleaved, median, metered, quantile, type CpuSpent } from './lib.js';
 import { target } from './figures.js';
 import { SPANS_PER_BODY, SPAN_MIX, copyCsv, sdkBodies } from './journeys-bodies.js';
 import {
@@ -183,18 +183,26 @@ export async function runJourneysBench(rounds: number): Promise<void> {
     }
     log(`journeys bench: making SDK bodies of ${SPANS_PER_BODY} spans (${SPAN_MIX})`);
     const cases: Record<string, () => Promise<number>> = {};
+    const cpu = new Map<string, CpuSpent>();
+    const meter = (name: string, run: () => Promise<number>, pid?: number) => {
+      const spent = { machine: 0, process: 0, self: 0 };
+      cpu.set(name, spent);
+      cases[name] = metered(run, spent, pid);
+    };
     const ingestCase = async (name: string, tag: string, e: Exporter) => {
       const b = await sdkBodies(rounds * perRound + 10, `${tag}${Date.now().toString(36)}`);
       await ingestRound(e.api, b.splice(0, 10));
       let done = 0;
-      cases[name] = () => ingestRound(e.api, b.slice(done * perRound, ++done * perRound));
+      const run = () => ingestRound(e.api, b.slice(done * perRound, ++done * perRound));
+      meter(name, run, e.exporter.pid);
     };
     for (const s of stores) {
       await ingestCase(`ingest ${s.steps}`, `b${s.steps}`, s);
       if (s.baseline) await ingestCase(`baseline ${s.steps}`, `a${s.steps}`, s.baseline);
       let copied = 0;
-      cases[`copy ${s.steps}`] = () =>
-        copyRound(s.url, s.csvs[copied++]!, perRound * SPANS_PER_BODY);
+      meter(`copy ${s.steps}`, () =>
+        copyRound(s.url, s.csvs[copied++]!, perRound * SPANS_PER_BODY),
+      );
     }
     const rates = await interleaved(rounds, cases);
 
@@ -242,6 +250,14 @@ export async function runJourneysBench(rounds: number): Promise<void> {
       );
       console.log(
         `ratio   ingest / copy = ${fmt(ingest / copy, 2)}  (target >= 0.8 at 50M stored steps)`,
+      );
+      // CPU per step over all rounds: the exporter, the senders (this process), the rest of the
+      // machine (PostgreSQL, mostly); the COPY's is psql's and PostgreSQL's.
+      const steps = rounds * perRound * SPANS_PER_BODY;
+      const us = (ms: number) => fmt((ms * 1000) / steps, 1);
+      const [ic, cc] = [cpu.get(`ingest ${s.steps}`)!, cpu.get(`copy ${s.steps}`)!];
+      console.log(
+        `cpu     per step: ingest ${us(ic.machine)} µs (exporter ${us(ic.process)}, senders ${us(ic.self)}, the rest ${us(ic.machine - ic.process - ic.self)}); copy ${us(cc.machine)} µs`,
       );
       const before = rates[`baseline ${s.steps}`];
       if (before)

@@ -48,3 +48,34 @@ export function machineCpuMs(): number {
     .map(Number);
   return (user! + nice! + system! + irq! + softirq! + steal!) * 10;
 }
+
+/** The CPU time one process has spent so far (utime + stime of /proc/<pid>/stat), in ms. */
+export function processCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU spent in a case's runs, in ms: the whole machine's, one process's, this process's. */
+export interface CpuSpent {
+  machine: number;
+  process: number;
+  self: number;
+}
+
+/** Wraps a case so that each run adds the CPU it cost to `spent` (`pid`: the process to single out). */
+export function metered(
+  run: () => Promise<number>,
+  spent: CpuSpent,
+  pid?: number,
+): () => Promise<number> {
+  return async () => {
+    const [machine, proc, self] = [machineCpuMs(), pid ? processCpuMs(pid) : 0, process.cpuUsage()];
+    const value = await run();
+    const used = process.cpuUsage(self);
+    spent.machine += machineCpuMs() - machine;
+    spent.process += (pid ? processCpuMs(pid) : 0) - proc;
+    spent.self += (used.user + used.system) / 1000;
+    return value;
+  };
+}
