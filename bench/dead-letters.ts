@@ -12,7 +12,7 @@ import pg from 'pg';
 import { type TestVhost, createTestVhost, waitFor } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { TestExporter } from '../exporter/src/testing/exporter.js';
-import { fmt, interleaved, machineCpuMs, median } from './lib.js';
+import { fmt, interleaved, machineCpuMs, median, ownCpuMs } from './lib.js';
 import { target } from './figures.js';
 
 const MESSAGES = Number(process.env.BENCH_DEAD_LETTERS ?? 5000);
@@ -23,10 +23,6 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const cpuPerMessage: Record<'raw' | 'parking', number[]> = { raw: [], parking: [] };
 /** The part of it this process spent (the consumer; for parking, the exporter in it), µs. */
 const nodeCpuPerMessage: Record<'raw' | 'parking', number[]> = { raw: [], parking: [] };
-const processCpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
-};
 
 async function load(vhost: TestVhost, queue: string): Promise<void> {
   const conn = await amqp.connect(vhost.url);
@@ -70,7 +66,7 @@ async function raw(vhost: TestVhost, queue: string): Promise<number> {
   let acked = 0;
   const t0 = performance.now();
   const cpu0 = machineCpuMs();
-  const own0 = processCpuMs();
+  const own0 = ownCpuMs();
   const done = new Promise<void>((resolve) => {
     void ch.consume(queue, (msg) => {
       if (!msg) return;
@@ -81,7 +77,7 @@ async function raw(vhost: TestVhost, queue: string): Promise<number> {
   await done;
   const seconds = (performance.now() - t0) / 1000;
   cpuPerMessage.raw.push(((machineCpuMs() - cpu0) * 1000) / MESSAGES);
-  nodeCpuPerMessage.raw.push(((processCpuMs() - own0) * 1000) / MESSAGES);
+  nodeCpuPerMessage.raw.push(((ownCpuMs() - own0) * 1000) / MESSAGES);
   await conn.close();
   return MESSAGES / seconds;
 }
@@ -108,9 +104,7 @@ async function parking(vhost: TestVhost, queue: string): Promise<number> {
       'the first dead letter parked',
       async () => {
         const n = await count();
-        return n > 0
-          ? { n, at: performance.now(), cpu: machineCpuMs(), own: processCpuMs() }
-          : null;
+        return n > 0 ? { n, at: performance.now(), cpu: machineCpuMs(), own: ownCpuMs() } : null;
       },
       { timeoutMs: 60_000, intervalMs: 5 },
     );
@@ -119,7 +113,7 @@ async function parking(vhost: TestVhost, queue: string): Promise<number> {
       intervalMs: 20,
     });
     cpuPerMessage.parking.push(((machineCpuMs() - first.cpu) * 1000) / (MESSAGES - first.n));
-    nodeCpuPerMessage.parking.push(((processCpuMs() - first.own) * 1000) / (MESSAGES - first.n));
+    nodeCpuPerMessage.parking.push(((ownCpuMs() - first.own) * 1000) / (MESSAGES - first.n));
     return (MESSAGES - first.n) / ((performance.now() - first.at) / 1000);
   } finally {
     await exporter.close();

@@ -56,6 +56,12 @@ export function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** The CPU time this process has spent so far (user and system), in ms. */
+export function ownCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
 /** CPU spent in a case's runs, in ms: the whole machine's, one process's, this process's. */
 export interface CpuSpent {
   machine: number;
@@ -70,12 +76,11 @@ export function metered(
   pid?: number,
 ): () => Promise<number> {
   return async () => {
-    const [machine, proc, self] = [machineCpuMs(), pid ? processCpuMs(pid) : 0, process.cpuUsage()];
+    const [machine, proc, self] = [machineCpuMs(), pid ? processCpuMs(pid) : 0, ownCpuMs()];
     const value = await run();
-    const used = process.cpuUsage(self);
     spent.machine += machineCpuMs() - machine;
     spent.process += (pid ? processCpuMs(pid) : 0) - proc;
-    spent.self += (used.user + used.system) / 1000;
+    spent.self += ownCpuMs() - self;
     return value;
   };
 }
