@@ -166,13 +166,18 @@ export async function readBody(
   };
 }
 
+const discarding = new WeakSet<IncomingMessage>();
+
 /**
  * Reads the rest of a refused body and throws it away, so that the client (which is still
  * sending) reads the answer instead of a connection reset; bounded by `maxBytes` and by
  * `idleMs` without a byte, past which the connection is closed.
  */
 export function discardBody(req: IncomingMessage, maxBytes: number, idleMs: number): void {
-  if (req.complete || req.destroyed) return;
+  // A refusal found while reading is discarded there and answered by the route, which discards
+  // too: one reader is enough.
+  if (req.complete || req.destroyed || discarding.has(req)) return;
+  discarding.add(req);
   let seen = 0;
   const idle = new IdleWatch(idleMs, () => req.destroy());
   req.unpipe();
