@@ -1,7 +1,8 @@
 // Hostile input against the exporter as its own process, side by side in one run:
 //   flood    32 concurrent senders of 8 MB OTLP/JSON bodies for BENCH_FLOOD_SECONDS (60), from
-//            a process of their own (exporter/src/testing/flood.ts), while /healthz is probed
-//            every 50 ms and the exporter's RSS sampled every 200 ms;
+//            a process of their own (exporter/src/testing/flood.ts) at nice BENCH_FLOOD_NICE (19:
+//            on two cores, at the exporter's priority the flood's own sending takes one of them),
+//            while /healthz is probed every 50 ms and the exporter's RSS sampled every 200 ms;
 //   idle     the same probes and samples with nothing else going on;
 //            printed: /healthz p50 and p99 and RSS (mean, max) of both, as flood/idle ratios,
 //            the peak RSS (VmHWM) and what the flood's requests were answered;
@@ -19,6 +20,8 @@ import { fmt, median, quantile } from './lib.js';
 import { target } from './figures.js';
 
 const FLOOD_SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 60);
+/** The flood's CPU priority (nice, 0 to 19): 19 by default, see runFlood. */
+const FLOOD_NICE = Number(process.env.BENCH_FLOOD_NICE ?? 19);
 const IDLE_SECONDS = 10;
 const SENDERS = 32;
 const MB = 1024 * 1024;
@@ -158,7 +161,9 @@ async function freshDatabase(): Promise<string> {
 }
 
 export async function runHostileBench(rounds: number): Promise<void> {
-  log(`hostile: ${rounds} round(s) of ${IDLE_SECONDS} s idle and ${FLOOD_SECONDS} s of flood`);
+  log(
+    `hostile: ${rounds} round(s) of ${IDLE_SECONDS} s idle and ${FLOOD_SECONDS} s of flood (its process at nice ${FLOOD_NICE})`,
+  );
   const store = await freshDatabase();
   const { proc, url } = await startExporterProcess(
     { ACKTRAIL_DATABASE_URL: store },
@@ -177,7 +182,7 @@ export async function runHostileBench(rounds: number): Promise<void> {
       idle.rss.push(...i.rss);
 
       // The flood comes from a process of its own: this one only measures.
-      const flooding = runFlood(url, FLOOD_SECONDS, SENDERS);
+      const flooding = runFlood(url, FLOOD_SECONDS, SENDERS, null, { nice: FLOOD_NICE });
       const state = { done: false };
       const over = () => {
         state.done = true;

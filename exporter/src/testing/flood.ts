@@ -60,16 +60,23 @@ async function flood(url: string, seconds: number, senders: number, token: strin
   return { answers: Object.fromEntries(answers), acked } satisfies FloodResult;
 }
 
-/** Runs the flood in a child process; resolves with what it was answered. */
+/**
+ * Runs the flood in a child process; resolves with what it was answered. `nice` (1 to 19) runs
+ * it at that lower CPU priority, as an attacker on another machine would be: on a small machine
+ * the flood's own sending otherwise takes a core from the receiver it floods.
+ */
 export function runFlood(
   url: string,
   seconds: number,
   senders: number,
   token: string | null = null,
+  { nice = 0 } = {},
 ): Promise<FloodResult> {
+  const niced = nice > 0 ? ['-n', String(nice), process.execPath] : [];
   const child = spawn(
-    process.execPath,
+    niced.length > 0 ? 'nice' : process.execPath,
     [
+      ...niced,
       '--import',
       'tsx',
       fileURLToPath(import.meta.url),
