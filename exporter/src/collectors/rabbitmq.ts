@@ -8,7 +8,6 @@
 import { Gauge, type Registry } from 'prom-client';
 import type { ExpositionFormat } from '../exposition/families.js';
 import type { Piece } from '../exposition/encoding.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ValidatedConfig } from '../config.js';
 import { errorMessage } from '../log.js';
 import type { Collector } from './collector.js';
@@ -81,10 +80,7 @@ export class RabbitmqQueuesCollector implements Collector {
   async collect(signal: AbortSignal): Promise<() => void> {
     // Roles come from the slow refresh; give its first run a moment so that the first scrape
     // already has the right role labels, without ever waiting on it for long.
-    await Promise.race([
-      this.catalog.loaded,
-      sleep(this.timeoutMs / 2, undefined, { signal }).catch(() => undefined),
-    ]);
+    await this.catalog.untilLoaded(this.timeoutMs / 2, signal);
     const { depths, nodes, partial } = await this.read(signal);
     return () => {
       this.partial = partial;
