@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { REPO_ROOT, waitFor } from '@acktrail/testing';
+import { cleanUp, REPO_ROOT, waitFor } from '@acktrail/testing';
 import { TestPipeline, type Role } from '@acktrail/orders-example/testing';
 import {
   createReadOnlyRole,
@@ -116,17 +116,19 @@ before(async () => {
   assert.equal(res.status(), 200, 'signed in and followed the redirect');
 });
 
-after(async () => {
-  await signedIn.close();
-  await browser.close();
-  await dashboard.close();
-  await dashboardVm.close();
-  await p.close();
-  await prometheus.close();
-  await victoria.close();
-  await exporter.close();
-  await role.drop();
-});
+after(() =>
+  cleanUp(
+    () => signedIn.close(),
+    () => browser.close(),
+    () => dashboard.close(),
+    () => dashboardVm.close(),
+    () => p.close(),
+    () => prometheus.close(),
+    () => victoria.close(),
+    () => exporter.close(),
+    () => role.drop(),
+  ),
+);
 
 async function page(): Promise<Page> {
   const pg = await signedIn.newPage();

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { REPO_ROOT, waitFor } from '@acktrail/testing';
+import { cleanUp, REPO_ROOT, waitFor } from '@acktrail/testing';
 import { TestPipeline } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, ordersConfig, TestExporter } from '@acktrail/exporter/testing';
 import {
@@ -79,13 +79,15 @@ before(async () => {
   browser = await launchChromium();
 });
 
-after(async () => {
-  await browser.close();
-  await dashboard.close();
-  await p.close();
-  await exporter.close();
-  await role.drop();
-});
+after(() =>
+  cleanUp(
+    () => browser.close(),
+    () => dashboard.close(),
+    () => p.close(),
+    () => exporter.close(),
+    () => role.drop(),
+  ),
+);
 
 async function signIn(
   secret: string,

@@ -6,3 +6,4 @@ export { freePort } from './ports.js';
 export * from './services.js';
 export { RoleProcess, REPO_ROOT, type LogLine } from './processes.js';
 export { launchChromium } from './chromium.js';
+export { cleanUp } from './cleanup.js';
