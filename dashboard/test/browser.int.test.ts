@@ -132,14 +132,14 @@ after(() =>
 
 async function page(): Promise<Page> {
   const pg = await signedIn.newPage();
-  pg.setDefaultTimeout(20_000);
+  pg.setDefaultTimeout(60_000);
   return pg;
 }
 
 test('every page needs the secret; signing in sets an HttpOnly, SameSite=Strict cookie', async () => {
   const context = await browser.newContext();
   const pg = await context.newPage();
-  pg.setDefaultTimeout(20_000);
+  pg.setDefaultTimeout(60_000);
   await pg.goto(`${dashboardUrl}/events/${orders.sent.event_id}`);
   await pg.waitForURL('**/signin?next=*');
   assert.equal(await pg.getByTestId('verdict').count(), 0, 'no order data before signing in');

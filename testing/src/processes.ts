@@ -71,7 +71,8 @@ export class RoleProcess {
     );
   }
 
-  async ready(timeoutMs = 30_000): Promise<LogLine> {
+  /** Bounded by a minute: on a loaded two-core machine a role took more than 30 s to start. */
+  async ready(timeoutMs = 60_000): Promise<LogLine> {
     return this.waitForLog((l) => l.msg === 'ready', 'ready', timeoutMs);
   }
 

@@ -25,6 +25,10 @@ after(async () => {
 const noBroker = ordersConfig({
   rabbitmq: { enabled: false },
   notifications: { minIntervalSeconds: 0.001 },
+  // A collection that outruns its timeout counts nothing (the next one counts). Counting 100,000
+  // rows of one timestamp took longer than the default 2 s in CI runs on a loaded machine, every
+  // scrape for a minute: these tests are about what is counted, not how fast.
+  outbox: { timeoutSeconds: 30 },
 });
 
 async function order(ageSeconds: number, status = 'pending'): Promise<number> {
