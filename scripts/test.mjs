@@ -1,6 +1,6 @@
 // `npm test`: every test file, unit (`*.test.ts`) and integration (`*.int.test.ts`), in two
 // node:test runs: first all but the files that stop a shared service (they would pull the broker
-// or PostgreSQL from under the others), ACKTRAIL_TEST_CONCURRENCY files at a time (default 6), the
+// or PostgreSQL from under the others), ACKTRAIL_TEST_CONCURRENCY files at a time (default 4), the
 // slowest first; then those files, alone. Every integration file has a database and a vhost of its
 // own (@acktrail/testing), which is what lets the first run go side by side.
 import { readdirSync } from 'node:fs';
@@ -39,7 +39,9 @@ const FIRST = [
   'test/payments-failures.int.test.ts',
   'test/celery.int.test.ts',
 ];
-const concurrency = Number(process.env.ACKTRAIL_TEST_CONCURRENCY ?? '6');
+// 4, not 6: on a slower two-core machine six at a time ran at load 10 to 22 and failed on
+// timing bounds in three of four CI runs (docs in README).
+const concurrency = Number(process.env.ACKTRAIL_TEST_CONCURRENCY ?? '4');
 if (!Number.isInteger(concurrency) || concurrency < 1) {
   console.error('ACKTRAIL_TEST_CONCURRENCY must be a positive integer');
   process.exit(2);
