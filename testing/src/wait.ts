@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 /**
  * Polls `probe` until it returns a value other than undefined/false/null, or throws after
  * `timeoutMs` with `what` in the message. Tests wait for conditions, never for fixed times. The
- * default bound is wide: `npm test` runs six files at a time on two cores, where a condition met in
+ * default bound is wide: `npm test` runs four files at a time on two cores, where a condition met in
  * 5 s alone (a broker's statistics, a collector's next run) can take four times as long.
  */
 export async function waitFor<T>(
