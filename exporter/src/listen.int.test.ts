@@ -1,7 +1,11 @@
 // The exporter's listeners and probes as a Kubernetes Service and a NetworkPolicy see them: /metrics
 // and OTLP/HTTP on ports of their own when asked (and only there), /readyz ready once the store
-// answers whatever else is down, /status saying what is.
+// answers whatever else is down, /status saying what is; an idle keep-alive connection outlives
+// the timeout its answers advertise.
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { waitFor } from '@acktrail/testing';
 import { TestExporter } from './testing/exporter.js';
@@ -83,4 +87,26 @@ test('a store that never answers: /readyz 503 with the reason, /healthz alive', 
   } finally {
     await stranded.close();
   }
+});
+
+test('a keep-alive connection idle a little past the timeout its answers advertise still takes the next request', async (t) => {
+  const socket = connect(exporter.ports.ingest!, '127.0.0.1');
+  t.after(() => socket.destroy());
+  await once(socket, 'connect');
+  let received = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => (received += chunk));
+  const get = 'GET /healthz HTTP/1.1\r\nHost: acktrail\r\nConnection: keep-alive\r\n\r\n';
+  socket.write(get);
+  await waitFor('the first answer', () => /\r\n\r\n[^]*ok/.test(received), { timeoutMs: 10_000 });
+  const advertised = Number(/keep-alive: timeout=(\d+)/i.exec(received)?.[1]);
+  assert.ok(advertised > 0, received);
+  // The client's idleness is this test's input: a client whose timer ran a second and a half late
+  // (Node itself closes one second after what it advertised unless told otherwise).
+  await sleep(advertised * 1000 + 1500);
+  const written = new Promise<Error | null | undefined>((resolve) => socket.write(get, resolve));
+  assert.ifError(await written);
+  await waitFor('the second answer', () => received.split('HTTP/1.1 200').length === 3, {
+    timeoutMs: 10_000,
+  });
 });

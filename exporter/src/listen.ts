@@ -9,6 +9,13 @@ import type { Exporter } from './server.js';
 
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 120_000;
+/**
+ * An idle keep-alive connection is closed this long after the `Keep-Alive: timeout=5` its answers
+ * advertise (Node's default 1 s): a client drops it at 5 s less its own margin, and one whose
+ * event loop is late (a throttled pod, a loaded machine) otherwise writes its next request into a
+ * connection the exporter has just closed (EPIPE; a POST is not retried).
+ */
+const KEEP_ALIVE_BUFFER_MS = 10_000;
 
 export interface Listeners {
   /** The port each listener took (null: not configured). */
@@ -22,6 +29,7 @@ async function listenHttp(app: Exporter['app'], port: number, host: string): Pro
   // whatever it declared; an idle body is dropped sooner (journeys.bodyIdleTimeoutSeconds).
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.keepAliveTimeoutBuffer = KEEP_ALIVE_BUFFER_MS;
   await once(server, 'listening');
   return server;
 }
