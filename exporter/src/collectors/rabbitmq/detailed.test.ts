@@ -1,8 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parseCounters } from './counters.js';
 import { parseDetailed, queueKey } from './detailed.js';
 import { parseSamples } from '../../exposition/text.js';
+
+const MiB = 1024 * 1024;
 
 const TEXT = `# TYPE rabbitmq_detailed_queue_messages_ready gauge
 # HELP rabbitmq_detailed_queue_messages_ready Messages ready to be delivered to consumers
@@ -28,6 +32,28 @@ test('depths per queue, any label order, escapes, unknown and broken lines skipp
       { vhost: 'a\\b', queue: 'we"ird,{q}', ready: 2, unacked: 0, consumers: 0 },
     ],
   );
+});
+
+function parseFresh(answer: () => string) {
+  return parseDetailed(answer());
+}
+
+test('what is parsed from an answer does not keep the answer alive', () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const heapAfterGc = () => {
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const node = `rabbit@${'n'.repeat(20)}`;
+  const before = heapAfterGc();
+  // Built at run time, as an HTTP answer is (32 MiB), in a frame of its own that ends with the
+  // parse: a literal would live as long as the code, a local as long as this test's frame.
+  const kept = parseFresh(() => TEXT.replace('rabbit@n1', node) + '#'.repeat(32 * MiB));
+  const held = heapAfterGc() - before;
+  assert.equal(kept.node, node);
+  assert.equal(kept.queues.size, 2);
+  assert.ok(held < 8 * MiB, `${(held / MiB).toFixed(1)} MiB still held after the parse`);
 });
 
 test('samples without labels and special values', () => {

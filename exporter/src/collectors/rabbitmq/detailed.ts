@@ -45,8 +45,8 @@ export function keepLive<T>(queues: Map<string, T>, live: Set<string>): void {
 }
 
 /**
- * `known`: the queues of the previous answer, whose names are reused; a new queue's names are
- * copied out of the text (ownCopy), so that no answer outlives its scrape.
+ * `known`: the queues of the previous answer, whose names are reused; a new queue's names and the
+ * node's are copied out of the text (ownCopy), so that no answer outlives its scrape.
  */
 export function parseDetailed(
   text: string,
@@ -57,7 +57,9 @@ export function parseDetailed(
   let node: string | null = null;
   forEachSample(text, WANTED, (name, labels, value) => {
     if (name === IDENTITY) {
-      node = labels.rabbitmq_node ?? null;
+      // Kept from one scrape to the next (the node's identity, its labels): a view of the text
+      // would keep the whole answer alive with it.
+      node = labels.rabbitmq_node === undefined ? null : ownCopy(labels.rabbitmq_node);
       return;
     }
     const { vhost, queue } = labels;
