@@ -56,7 +56,11 @@ ensure_postgres() {
   fi
 }
 
-rabbit_running() { rabbitmqctl -q status >/dev/null 2>&1; }
+# The node (the Erlang VM), which can run without its application: `rabbitmqctl stop_app`, as
+# test/start-order.int.test.ts does, leaves it so when that test is interrupted (`status` then
+# fails, and starting another node beside it cannot work).
+rabbit_running() { rabbitmqctl -q ping >/dev/null 2>&1; }
+rabbit_app_running() { [ "$(rabbitmqctl -q eval 'rabbit:is_running().' 2>/dev/null)" = true ]; }
 management_up() { curl -fsS -o /dev/null -u guest:guest http://127.0.0.1:15672/api/overview; }
 prometheus_plugin_up() { curl -fsS -o /dev/null http://127.0.0.1:15692/metrics; }
 
@@ -69,6 +73,10 @@ ensure_rabbitmq() {
     rabbitmq-server -detached >/dev/null 2>&1 || true
     rabbitmqctl -q wait --timeout 60 "/var/lib/rabbitmq/mnesia/rabbit@$(hostname -s).pid" >/dev/null 2>&1 \
       || wait_for "RabbitMQ" 60 rabbit_running
+  fi
+  if ! rabbit_app_running; then
+    say "starting the RabbitMQ application (its node ran without it)"
+    rabbitmqctl -q start_app >/dev/null
   fi
   local plugin
   for plugin in rabbitmq_management rabbitmq_prometheus; do
