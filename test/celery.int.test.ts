@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import amqp from 'amqplib';
 import { Redis } from 'ioredis';
-import { REPO_ROOT, createTestVhost, waitFor } from '@acktrail/testing';
+import { REPO_ROOT, cleanUp, createTestVhost, waitFor } from '@acktrail/testing';
 import { TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
 import type { Journey } from '@acktrail/exporter';
 import { launchChromium, startDashboard } from '../dashboard/test/server.js';
@@ -189,15 +189,19 @@ function celeryTests(broker: Broker): void {
       );
   });
 
-  after(async () => {
-    if (worker.exitCode === null) {
-      worker.kill('SIGKILL');
-      await once(worker, 'exit');
-    }
-    await prometheus.close();
-    await exporter.close();
-    await dropBroker();
-  });
+  after(() =>
+    cleanUp(
+      async () => {
+        if (worker.exitCode === null && worker.signalCode === null) {
+          worker.kill('SIGKILL');
+          await once(worker, 'exit');
+        }
+      },
+      () => prometheus.close(),
+      () => exporter.close(),
+      () => dropBroker(),
+    ),
+  );
 
   test('every task: the same name, final state, worker and retry count as Celery reports', () => {
     assert.equal(report.tasks.length, 12);

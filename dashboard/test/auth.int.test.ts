@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser } from 'playwright-core';
-import { waitFor } from '@acktrail/testing';
+import { cleanUp, waitFor } from '@acktrail/testing';
 import { DashboardExited, launchChromium, startDashboard, type DashboardServer } from './server.js';
 
 const SECRET = 'auth-test-secret-0123456789';
@@ -65,10 +65,12 @@ describe('with a secret', () => {
     d = await startDashboard({ ...NOWHERE, DASHBOARD_SECRET: SECRET });
     browser = await launchChromium();
   });
-  after(async () => {
-    await browser.close();
-    await d.close();
-  });
+  after(() =>
+    cleanUp(
+      () => browser.close(),
+      () => d.close(),
+    ),
+  );
 
   test("the sign-in page's own icon is there before signing in; pages are not", async () => {
     const icon = await fetch(`${d.url}/icon.svg`, { redirect: 'manual' });

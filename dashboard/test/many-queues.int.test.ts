@@ -8,7 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import amqp from 'amqplib';
 import type { Browser, Page } from 'playwright-core';
-import { REPO_ROOT, createTestVhost, waitFor, type TestVhost } from '@acktrail/testing';
+import { REPO_ROOT, cleanUp, createTestVhost, waitFor, type TestVhost } from '@acktrail/testing';
 import { TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
 import { launchChromium, signedInContext, startDashboard, type DashboardServer } from './server.js';
 
@@ -72,13 +72,15 @@ before(async () => {
   page.setDefaultTimeout(30_000);
 });
 
-after(async () => {
-  await browser.close();
-  await dashboard.close();
-  await prometheus.close();
-  await exporter.close();
-  await vhost.drop();
-});
+after(() =>
+  cleanUp(
+    () => browser.close(),
+    () => dashboard.close(),
+    () => prometheus.close(),
+    () => exporter.close(),
+    () => vhost.drop(),
+  ),
+);
 
 test('per-queue charts draw the top 10 and "others"; every legend stays inside its panel', async () => {
   const ready = page.getByTestId('chart-ready');

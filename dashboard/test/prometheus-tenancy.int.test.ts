@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import amqp from 'amqplib';
 import type { Browser } from 'playwright-core';
-import { REPO_ROOT, createTestVhost, waitFor, type TestVhost } from '@acktrail/testing';
+import { REPO_ROOT, cleanUp, createTestVhost, waitFor, type TestVhost } from '@acktrail/testing';
 import { TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
 import { launchChromium, signedInContext, startDashboard, type DashboardServer } from './server.js';
 
@@ -77,14 +77,16 @@ before(async () => {
   browser = await launchChromium();
 });
 
-after(async () => {
-  await browser.close();
-  for (const d of dashboards) await d.close();
-  proxy.close();
-  await prometheus.close();
-  await exporter.close();
-  await vhost.drop();
-});
+after(() =>
+  cleanUp(
+    () => browser.close(),
+    ...dashboards.map((d) => () => d.close()),
+    () => proxy.close(),
+    () => prometheus.close(),
+    () => exporter.close(),
+    () => vhost.drop(),
+  ),
+);
 
 async function overview(env: Record<string, string>) {
   const d = await startDashboard({
