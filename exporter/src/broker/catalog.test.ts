@@ -3,8 +3,7 @@
 // anything behind while the catalog never loads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { heapAfterGc } from '@acktrail/testing';
 import { QueueCatalog } from './catalog.js';
 
 const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
@@ -22,15 +21,6 @@ test('before the first refresh: the wait ends at its bound and leaves no timer',
 });
 
 test('a catalog that never loads (a broker away for days) keeps nothing of the waits that ended', async () => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  // Twice, a turn apart: the test runner's async hooks forget a collected promise a turn later.
-  const heapAfterGc = async () => {
-    gc();
-    await new Promise((r) => setImmediate(r));
-    gc();
-    return process.memoryUsage().heapUsed;
-  };
   const catalog = new QueueCatalog();
   const scrape = new AbortController();
   const waits = (n: number) =>

@@ -1,0 +1,21 @@
+// The heap's live size, for tests that show what a piece of code keeps alive: the same measure
+// before and after, each after full collections.
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+let gc: (() => void) | undefined;
+
+/**
+ * Bytes of live heap after a full collection, twice a turn apart: the test runner's async hooks
+ * forget a collected promise only a turn after the collection.
+ */
+export async function heapAfterGc(): Promise<number> {
+  if (!gc) {
+    setFlagsFromString('--expose-gc');
+    gc = runInNewContext('gc') as () => void;
+  }
+  gc();
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  return process.memoryUsage().heapUsed;
+}
