@@ -58,7 +58,9 @@ EXPOSE 9470
 CMD ["node", "--expose-gc", "--max-semi-space-size=16", "exporter/dist/main.js"]
 
 FROM ${NODE_IMAGE} AS dashboard
-ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000 HOSTNAME=0.0.0.0
+# KEEP_ALIVE_TIMEOUT (ms, read by Next's standalone server): idle connections outlive the 60 s of
+# an ingress or load balancer in front, which would otherwise reuse one just closed (a 502).
+ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000 HOSTNAME=0.0.0.0 KEEP_ALIVE_TIMEOUT=65000
 WORKDIR /app
 # The standalone server with the node_modules it traces and the static files (the build copies
 # them in): no npm install at all.

@@ -277,3 +277,12 @@ test('listeners: each port of its own, named when two collide; unset ones stay o
     /ACKTRAIL_OTLP_GRPC_PORT/,
   );
 });
+
+test('idle connections outlive a proxy in front (60 s idle at ingress-nginx and AWS ALB) unless told otherwise', () => {
+  assert.ok(loadConfig({}).keepAliveTimeoutMs > 60_000);
+  assert.equal(loadConfig({ ACKTRAIL_KEEP_ALIVE_TIMEOUT_SECONDS: '5' }).keepAliveTimeoutMs, 5000);
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_KEEP_ALIVE_TIMEOUT_SECONDS: '0' })),
+    /ACKTRAIL_KEEP_ALIVE_TIMEOUT_SECONDS/,
+  );
+});

@@ -95,6 +95,8 @@ export interface ValidatedConfig extends FileConfig {
   otlpGrpcPort: number | null;
   listenHost: string;
   shutdownTimeoutMs: number;
+  /** How long an idle HTTP connection is kept, as advertised (closed KEEP_ALIVE_BUFFER later). */
+  keepAliveTimeoutMs: number;
   logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
   /** The pipeline's database, read with a read-only role; null turns the SQL collectors off. */
   databaseUrl: string | null;
@@ -240,6 +242,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
     otlpGrpcPort: e.data.ACKTRAIL_OTLP_GRPC_PORT ?? null,
     listenHost: e.data.ACKTRAIL_LISTEN_HOST,
     shutdownTimeoutMs: e.data.ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS * 1000,
+    keepAliveTimeoutMs: e.data.ACKTRAIL_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
     logLevel: e.data.LOG_LEVEL,
     databaseUrl: e.data.DATABASE_URL ?? null,
     storeUrl: f.data.journeys.enabled

@@ -10,10 +10,10 @@ import type { Exporter } from './server.js';
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 120_000;
 /**
- * An idle keep-alive connection is closed this long after the `Keep-Alive: timeout=5` its answers
- * advertise (Node's default 1 s): a client drops it at 5 s less its own margin, and one whose
- * event loop is late (a throttled pod, a loaded machine) otherwise writes its next request into a
- * connection the exporter has just closed (EPIPE; a POST is not retried).
+ * An idle keep-alive connection is closed this long after the timeout its answers advertise
+ * (`keepAliveTimeoutMs`; Node's own margin is 1 s): a client drops it at that timeout less its own
+ * margin, and one whose event loop is late (a throttled pod, a loaded machine) otherwise writes its
+ * next request into a connection the exporter has just closed (EPIPE; a POST is not retried).
  */
 const KEEP_ALIVE_BUFFER_MS = 10_000;
 
@@ -23,12 +23,20 @@ export interface Listeners {
   servers: Server[];
 }
 
-async function listenHttp(app: Exporter['app'], port: number, host: string): Promise<Server> {
+async function listenHttp(
+  app: Exporter['app'],
+  port: number,
+  host: string,
+  keepAliveTimeoutMs: number,
+): Promise<Server> {
   const server = app.listen(port, host);
   // A client gets this long to send its headers, and a request (body included) this long in all,
   // whatever it declared; an idle body is dropped sooner (journeys.bodyIdleTimeoutSeconds).
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
+  // Longer than a proxy's idle timeout in front (ingress-nginx, AWS ALB: 60 s): a proxy that
+  // reuses a connection the exporter closed answers its client 502.
+  server.keepAliveTimeout = keepAliveTimeoutMs;
   server.keepAliveTimeoutBuffer = KEEP_ALIVE_BUFFER_MS;
   await once(server, 'listening');
   return server;
@@ -44,12 +52,13 @@ export async function listen(
   config: ValidatedConfig,
   host = config.listenHost,
 ): Promise<Listeners> {
-  const main = await listenHttp(exporter.app, config.port, host);
+  const keepAlive = config.keepAliveTimeoutMs;
+  const main = await listenHttp(exporter.app, config.port, host, keepAlive);
   const metrics = exporter.metricsApp
-    ? await listenHttp(exporter.metricsApp, config.metricsPort ?? 0, host)
+    ? await listenHttp(exporter.metricsApp, config.metricsPort ?? 0, host, keepAlive)
     : null;
   const ingest = exporter.ingestApp
-    ? await listenHttp(exporter.ingestApp, config.ingestPort ?? 0, host)
+    ? await listenHttp(exporter.ingestApp, config.ingestPort ?? 0, host, keepAlive)
     : null;
   const otlpGrpc = exporter.otlpGrpc
     ? await exporter.otlpGrpc.listen(config.otlpGrpcPort ?? 0, host)

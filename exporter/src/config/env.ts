@@ -23,6 +23,8 @@ export const envSchema = z.object({
   ACKTRAIL_INGEST_TOKEN: ownSecret.optional(),
   /** On SIGTERM, in-flight requests get this long to finish before the exporter exits. */
   ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(25),
+  /** An idle HTTP connection is kept this long (its answers advertise it) and closed 10 s later: longer than the idle timeout of a proxy in front (ingress-nginx and AWS ALB: 60 s), which otherwise reuses a connection the exporter has just closed. */
+  ACKTRAIL_KEEP_ALIVE_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(65),
   /** The configuration file (YAML or JSON): docs/configuration.md. */
   ACKTRAIL_CONFIG: z.string().min(1).optional(),
   /** The pipeline's database, read with a read-only role (outbox, confirmations, provider). */
