@@ -192,10 +192,10 @@ export function discardBody(req: IncomingMessage, maxBytes: number, idleMs: numb
   req.once('close', () => {
     idle.stop();
   });
-  // Once the answer is out, Node arms the connection's keep-alive timeout (5 s) and, when it fires
-  // with nobody listening for the request's 'timeout', destroys the connection, body still coming:
-  // a client paused that long (a loaded machine) wrote into a closed socket instead of reading its
-  // answer. Listening hands the bound to the idle watch above.
+  // Once the answer is out, Node arms the connection's keep-alive timeout and, when it fires with
+  // nobody listening for the request's 'timeout', destroys the connection, body still coming: a
+  // client paused that long (Node's default is 5 s; a loaded machine) wrote into a closed socket
+  // instead of reading its answer. Listening hands the bound to the idle watch above.
   req.on('timeout', () => undefined);
   req.resume();
 }
