@@ -10,13 +10,23 @@ import { Partitions } from '../exporter/src/journeys/store/partitions.js';
 import { fmt } from './lib.js';
 
 export const PIPELINE_DB = 'acktrail_bench_pipeline';
+export const PIPELINE_ORDERS = 100_000;
+/**
+ * The lookups read events up to 5 x PIPELINE_ORDERS (three sets of orders, two sets apart), five
+ * steps each, and a store is named by its millions of steps.
+ */
+const MIN_STEPS = 5 * 5 * PIPELINE_ORDERS;
 export const SIZES = (process.env.BENCH_JOURNEY_STEPS ?? '10000000,50000000')
   .split(',')
   .map(Number);
+for (const steps of SIZES)
+  if (!Number.isSafeInteger(steps) || steps < MIN_STEPS || steps % 1_000_000 !== 0)
+    throw new Error(
+      `BENCH_JOURNEY_STEPS: ${String(steps)} is not a size the bench can load and read back: whole millions, at least ${MIN_STEPS.toLocaleString('en')}`,
+    );
 export const storeDb = (steps: number) =>
   steps === 10_000_000 ? 'acktrail_bench_journeys' : `acktrail_bench_journeys_${steps / 1e6}m`;
 export const STAGES = ['outbox.insert', 'outbox.publish', 'deliver', 'provider.call', 'settle'];
-export const PIPELINE_ORDERS = 100_000;
 export const BODY_SPANS = 500;
 export const ROUND_STEPS = 100_000;
 export const SENDERS = 4;

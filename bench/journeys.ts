@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { REPO_ROOT, RoleProcess } from '@acktrail/testing';
 import { StepQueries } from '../exporter/src/journeys/store/queries.js';
-import { ordersConfig } from '../exporter/src/testing/exporter.js';
+import { EXPORTER_NODE_OPTIONS, ordersConfig } from '../exporter/src/testing/exporter.js';
 import { fmt, interleaved, median, metered, quantile, type CpuSpent } from './lib.js';
 import { target } from './figures.js';
 import { SPANS_PER_BODY, SPAN_MIX, copyCsv, sdkBodies } from './journeys-bodies.js';
@@ -145,6 +145,8 @@ async function startExporter(
       ACKTRAIL_API_TOKEN: TOKEN,
       ACKTRAIL_PORT: '0',
       ACKTRAIL_CONFIG: configPath,
+      // As the image and `npm run exporter` run it (its young generation: docs/benchmarks.md).
+      NODE_OPTIONS: EXPORTER_NODE_OPTIONS,
     },
     [],
     join(root, 'exporter/src/main.ts'),
