@@ -238,7 +238,9 @@ function clusterTests(cluster: Cluster): void {
 
   test('one node stopped: the others keep their values, the collector says which; back when it starts', async () => {
     await untilBrokerFigures(QUEUES, KNOWN);
-    const failingBefore = exporter.logs.filter((l) => l.msg === 'collector partly failing').length;
+    const failingBefore = exporter.logs.filter(
+      (l) => l.msg === 'collector partly failing' && l.collector === 'rabbitmq',
+    ).length;
     await cluster.stopNode(1);
     // c1 lives on node 1: gone (after holdSeconds). q1's leader moves; its consumer on node 3
     // keeps its two deliveries. Node 1's management API, the one configured, is down too.
@@ -264,13 +266,20 @@ function clusterTests(cluster: Cluster): void {
       sources: { collector: string; partial: string | null }[];
     };
     assert.equal(ready.status, 'ready');
-    assert.deepEqual(ready.partial, ['rabbitmq']);
+    // The stats refresh (every second here) can be caught by the stop mid-call and say so too;
+    // nothing else is partial.
+    assert.deepEqual(
+      ready.partial.filter((c) => c !== 'rabbitmq_stats'),
+      ['rabbitmq'],
+    );
     assert.ok(
       (ready.sources.find((x) => x.collector === 'rabbitmq')!.partial ?? '').includes(N1.name),
       'the partial answer names the node',
     );
     assert.equal(
-      exporter.logs.filter((l) => l.msg === 'collector partly failing').length,
+      exporter.logs.filter(
+        (l) => l.msg === 'collector partly failing' && l.collector === 'rabbitmq',
+      ).length,
       failingBefore + 1,
       'logged once, not every scrape',
     );
