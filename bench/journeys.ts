@@ -262,9 +262,11 @@ export async function runJourneysBench(rounds: number): Promise<void> {
         `cpu     per step: ingest ${us(ic.machine)} µs (exporter ${us(ic.process)}, senders ${us(ic.self)}, the rest ${us(ic.machine - ic.process - ic.self)}); copy ${us(cc.machine)} µs`,
       );
       const before = rates[`baseline ${s.steps}`];
-      if (before)
+      const bc = cpu.get(`baseline ${s.steps}`);
+      if (before && bc)
         console.log(
-          `before  ${BASELINE}'s exporter, same store  median ${fmt(median(before))} steps/s  (rounds: ${before.map((x) => fmt(x)).join(', ')}); its ingest / copy = ${fmt(median(before) / copy, 2)}; ingest / before = ${fmt(ingest / median(before), 2)}`,
+          `before  ${BASELINE}'s exporter, same store  median ${fmt(median(before))} steps/s  (rounds: ${before.map((x) => fmt(x)).join(', ')}); its ingest / copy = ${fmt(median(before) / copy, 2)}; ingest / before = ${fmt(ingest / median(before), 2)}\n` +
+            `cpu     per step before: ${us(bc.machine)} µs (exporter ${us(bc.process)}, senders ${us(bc.self)}, the rest ${us(bc.machine - bc.process - bc.self)})`,
         );
       console.log(
         `lookup  GET /api/events/{id}  p50 ${fmt(quantile(l.api, 0.5), 2)} ms  p99 ${fmt(quantile(l.api, 0.99), 2)} ms  (${l.api.length} calls; target p50 <= 2 ms, p99 <= 5 ms)`,

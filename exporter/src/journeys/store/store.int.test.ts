@@ -155,3 +155,35 @@ test('a journey across midnight: the next write finds its publish and its start 
   assert.equal(e2e.count - endToEnd.count, 1, 'end_to_end from the insert of the day before');
   assert.ok(close(e2e.sum - endToEnd.sum, (ms(settle!.startTime) - (midnight - 3000)) / 1000));
 });
+
+test("a step's strings come back as sent, COPY's own characters among them, and at its microsecond", async () => {
+  const eventId = randomUUID();
+  const tricky = 'tab\there, line\nbreak, cr\r, back\\slash, \\N, \\.\n\\., é ✓';
+  const startMs = Date.now() - 1000 + 0.123; // 123 µs past a millisecond
+  const [span] = makeSpans([
+    {
+      name: `process ${tricky}`,
+      kind: SpanKind.CONSUMER,
+      startMs,
+      attributes: {
+        'acktrail.stage': 'deliver',
+        'acktrail.event_id': eventId,
+        'acktrail.queue': tricky,
+      },
+    },
+  ]);
+  assert.equal((await exportSpans(exporter.url, [span!], 'protobuf')).code, 0);
+  const row = await admin.query<{ name: string; queue: string; us: string }>(
+    `SELECT name, attrs->>'acktrail.queue' AS queue,
+            ((extract(epoch FROM time) * 1e6)::bigint)::text AS us
+       FROM journey_steps WHERE event_id = $1`,
+    [eventId],
+  );
+  assert.deepEqual(row.rows, [
+    {
+      name: `process ${tricky}`,
+      queue: tricky,
+      us: String(span!.startTime[0] * 1e6 + Math.round(span!.startTime[1] / 1000)),
+    },
+  ]);
+});

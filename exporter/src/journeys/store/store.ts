@@ -1,6 +1,7 @@
-// Writes journey steps. Concurrent requests are grouped into one INSERT ... SELECT FROM
-// json_to_recordset
-// (group commit, at most WRITERS transactions at a time), and each caller's promise resolves only after the COMMIT that holds its steps:
+// Writes journey steps. Concurrent requests are grouped into one write (group commit, at most
+// WRITERS transactions at a time): the rows go by COPY into a staging table, then into
+// journey_steps by one INSERT ... SELECT (staged-rows.ts). Each caller's promise resolves only
+// after the COMMIT that holds its steps:
 // a 200 from the receiver means the steps are durable. ON CONFLICT (trace_id, span_id, time) DO
 // NOTHING makes a retried export a no-op, and the rows actually inserted come back so that the
 // derived metrics count each step once.
@@ -16,6 +17,7 @@ import {
 } from '../model/index.js';
 import { recordEventDays } from './event-days.js';
 import { Partitions } from './partitions.js';
+import { CREATE_STAGING_TABLE, STAGED_STEPS, stageSteps } from './staged-rows.js';
 import type { Step } from '../steps.js';
 import {
   lockPublishes,
@@ -206,22 +208,15 @@ export class StepStore {
     await this.partitions.ensure(steps.map((s) => s.timeUs));
     const db = await this.pool.connect();
     try {
-      await db.query(beginOf(this.pool));
+      await db.query(`${beginOf(this.pool)}; ${CREATE_STAGING_TABLE}`);
       const priorMax = await versionMax(db, steps.flatMap(versionedDelivery), this.words);
-      // One JSON document: cheaper to send and to parse than 15 parallel arrays (measured).
+      await stageSteps(db, steps);
       const res = await db.query<{ trace_id: string; span_id: string }>(
         `INSERT INTO journey_steps (event_id, time, duration_us, stage, service, trace_id, span_id,
             parent_span_id, name, status, status_message, aggregate_type, aggregate_id, anomaly, attrs)
-         SELECT "eventId", to_timestamp("timeUs" / 1e6), "durationUs", stage, service, "traceId",
-                "spanId", "parentSpanId", name, status, "statusMessage", "aggregateType",
-                "aggregateId", anomaly, attrs
-           FROM json_to_recordset($1::json) AS u("eventId" text, "timeUs" float8,
-                "durationUs" int8, stage text, service text, "traceId" text, "spanId" text,
-                "parentSpanId" text, name text, status text, "statusMessage" text,
-                "aggregateType" text, "aggregateId" text, anomaly text, attrs jsonb)
+         ${STAGED_STEPS}
          ON CONFLICT DO NOTHING
          RETURNING trace_id, span_id`,
-        [JSON.stringify(steps)],
       );
       const fresh = new Set(res.rows.map((r) => r.trace_id + r.span_id));
       const inserted = steps.filter((s) => fresh.has(s.traceId + s.spanId));
