@@ -5,6 +5,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { ValidatedConfig } from './config.js';
+import { onCheckContinue } from './receiver/continue.js';
 import type { Exporter } from './server.js';
 
 const HEADERS_TIMEOUT_MS = 10_000;
@@ -38,6 +39,8 @@ async function listenHttp(
   // reuses a connection the exporter closed answers its client 502.
   server.keepAliveTimeout = keepAliveTimeoutMs;
   server.keepAliveTimeoutBuffer = KEEP_ALIVE_BUFFER_MS;
+  // `Expect: 100-continue`: the ingest route answers a refusal before the body is sent.
+  server.on('checkContinue', onCheckContinue(app));
   await once(server, 'listening');
   return server;
 }

@@ -69,6 +69,8 @@ export async function readBody(
   budget: ByteBudget,
   maxBodyBytes: number,
   idleMs: number,
+  /** Called once the declared size is within the bounds, before the first byte is read. */
+  beforeRead: () => void = () => undefined,
 ): Promise<Body> {
   const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
   const inflate =
@@ -83,6 +85,7 @@ export async function readBody(
   if (declared > maxBodyBytes)
     throw new BodyError(413, `body larger than ${maxBodyBytes} bytes (after inflation)`);
   if (declared > budget.max - budget.inUse) throw busy(budget);
+  beforeRead();
 
   let held = 0;
   let size = 0;

@@ -3,10 +3,12 @@
 // are committed; 400 for an undecodable body, 401 without the ingest token (when one is set),
 // 413 beyond the body or span limit, 415 for another content type, 503 with Retry-After when the
 // in-flight budget, the store's write queue or the store itself cannot take it (the SDK retries;
-// nothing was stored). Everything is refused before the body is read where it can be. What is
+// nothing was stored). Everything is refused before the body is read where it can be, and before
+// it is sent when the client waits for 100 Continue (continue.ts). What is
 // refused or stored is decided by Ingest (ingest.ts), which OTLP/gRPC shares.
 import express, { type Request, type Response } from 'express';
 import { BodyError, discardBody, readBody } from './body.js';
+import { OTLP_TRACES_PATH, bodyHeldBack, sendContinue } from './continue.js';
 import type { Ingest, Outcome } from './ingest.js';
 import { ExportTraceServiceResponse, RpcStatus } from './otlp-schema.js';
 
@@ -22,6 +24,8 @@ const RETRY_AFTER_SECONDS = '5';
 const isProtobuf = (req: Request) => PROTOBUF.some((t) => req.is(t));
 
 function reply(req: Request, res: Response, status: number, body: object) {
+  // Answered before its 100 Continue: the body never comes, the connection cannot be reused.
+  if (bodyHeldBack(req, res)) res.set('connection', 'close');
   if (isProtobuf(req)) {
     const message = status === 200 ? ExportTraceServiceResponse : RpcStatus;
     res
@@ -39,6 +43,11 @@ export function receiverRouter(ingest: Ingest): express.Router {
 
   /** Answers an outcome. A refusal reads and throws away the rest of the body (bounded), so
    * that an SDK still sending reads the 503 and its Retry-After rather than a reset. */
+  /** Reads and drops a refused body, unless its client holds it back (Expect: 100-continue). */
+  const drop = (req: Request, res: Response) => {
+    if (!bodyHeldBack(req, res)) discardBody(req, maxBodyBytes, bodyIdleMs);
+  };
+
   const answer = (req: Request, res: Response, outcome: Outcome) => {
     switch (outcome.kind) {
       case 'stored':
@@ -59,7 +68,7 @@ export function receiverRouter(ingest: Ingest): express.Router {
       case 'refused':
         res.set('retry-after', RETRY_AFTER_SECONDS);
         if (outcome.reason === 'shutting_down') res.set('connection', 'close');
-        discardBody(req, maxBodyBytes, bodyIdleMs);
+        drop(req, res);
         reply(req, res, 503, { code: UNAVAILABLE, message: outcome.message });
         return;
       case 'invalid':
@@ -70,15 +79,16 @@ export function receiverRouter(ingest: Ingest): express.Router {
     }
   };
 
-  router.post('/v1/traces', async (req: Request, res: Response) => {
+  router.post(OTLP_TRACES_PATH, async (req: Request, res: Response) => {
     const admitted = ingest.admit(req.get('authorization'));
     if (admitted?.kind === 'unauthorized') {
       res.set('www-authenticate', 'Bearer realm="acktrail-ingest"').set('connection', 'close');
-      discardBody(req, maxBodyBytes, bodyIdleMs);
+      drop(req, res);
       reply(req, res, 401, { code: UNAUTHENTICATED, message: admitted.message });
       return;
     }
     if (!isProtobuf(req) && !req.is(JSON_TYPE)) {
+      if (bodyHeldBack(req, res)) res.set('connection', 'close');
       res.status(415).json({
         code: INVALID_ARGUMENT,
         message: `content-type must be ${[...PROTOBUF, JSON_TYPE].join(' or ')}`,
@@ -91,7 +101,9 @@ export function receiverRouter(ingest: Ingest): express.Router {
     }
     let body;
     try {
-      body = await readBody(req, ingest.budget, maxBodyBytes, bodyIdleMs);
+      body = await readBody(req, ingest.budget, maxBodyBytes, bodyIdleMs, () => {
+        sendContinue(res);
+      });
     } catch (err) {
       if (!(err instanceof BodyError)) throw err;
       if (err.status === 503) answer(req, res, ingest.refuse('over_budget', err.message));
