@@ -2,6 +2,7 @@
 //   flood    32 concurrent senders of 8 MB OTLP/JSON bodies for BENCH_FLOOD_SECONDS (60), from
 //            a process of their own (exporter/src/testing/flood.ts) at nice BENCH_FLOOD_NICE (19:
 //            on two cores, at the exporter's priority the flood's own sending takes one of them),
+//            with `Expect: 100-continue` when BENCH_FLOOD_EXPECT=1,
 //            while /healthz is probed every 50 ms and the exporter's RSS sampled every 200 ms;
 //   idle     the same probes and samples with nothing else going on;
 //            printed: /healthz p50 and p99 and RSS (mean, max) of both, as flood/idle ratios,
@@ -22,6 +23,8 @@ import { target } from './figures.js';
 const FLOOD_SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 60);
 /** The flood's CPU priority (nice, 0 to 19): 19 by default, see runFlood. */
 const FLOOD_NICE = Number(process.env.BENCH_FLOOD_NICE ?? 19);
+/** 1: the flood's requests ask `Expect: 100-continue` (curl's way; SDKs do not by default). */
+const FLOOD_EXPECT = process.env.BENCH_FLOOD_EXPECT === '1';
 const IDLE_SECONDS = 10;
 const SENDERS = 32;
 const MB = 1024 * 1024;
@@ -162,7 +165,7 @@ async function freshDatabase(): Promise<string> {
 
 export async function runHostileBench(rounds: number): Promise<void> {
   log(
-    `hostile: ${rounds} round(s) of ${IDLE_SECONDS} s idle and ${FLOOD_SECONDS} s of flood (its process at nice ${FLOOD_NICE})`,
+    `hostile: ${rounds} round(s) of ${IDLE_SECONDS} s idle and ${FLOOD_SECONDS} s of flood (its process at nice ${FLOOD_NICE}${FLOOD_EXPECT ? ', every request asking Expect: 100-continue' : ''})`,
   );
   const store = await freshDatabase();
   const { proc, url } = await startExporterProcess(
@@ -182,7 +185,10 @@ export async function runHostileBench(rounds: number): Promise<void> {
       idle.rss.push(...i.rss);
 
       // The flood comes from a process of its own: this one only measures.
-      const flooding = runFlood(url, FLOOD_SECONDS, SENDERS, null, { nice: FLOOD_NICE });
+      const flooding = runFlood(url, FLOOD_SECONDS, SENDERS, null, {
+        nice: FLOOD_NICE,
+        expect: FLOOD_EXPECT,
+      });
       const state = { done: false };
       const over = () => {
         state.done = true;
