@@ -3,7 +3,9 @@
 //   acktrail   GET /metrics on the exporter (its per-scrape path: the detailed endpoint)
 //   acktrail-om the same in OpenMetrics (Accept as Prometheus sends it)
 //   baseline, baseline-om  the same on another build, when BENCH_BASELINE names its checkout
-//               (built: exporter/dist), so that a change is measured beside what it changes
+//               (built: exporter/dist), so that a change is measured beside what it changes;
+//               BENCH_BASELINE_NODE_FLAGS are Node flags for it alone (BENCH_BASELINE may name
+//               this checkout, to compare flags on one build)
 //   detailed   the broker's /metrics/detailed?family=queue_coarse_metrics&family=queue_consumer_count
 //   columns    /api/queues?columns=… as acktrail's background stats refresh asks for it
 //   full       /api/queues, what kbudde/rabbitmq_exporter reads
@@ -45,7 +47,7 @@ export function record(c: Case, r: Sample | Error): void {
 export async function startBenchExporter(
   config: object,
   env: Record<string, string> = {},
-  { root = REPO_ROOT, port = 9479 } = {},
+  { root = REPO_ROOT, port = 9479, nodeFlags = process.env.BENCH_NODE_FLAGS } = {},
 ): Promise<ChildProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'acktrail-bench-'));
   const file = join(dir, 'acktrail.json');
@@ -55,7 +57,7 @@ export async function startBenchExporter(
   const flags = [
     '--expose-gc',
     EXPORTER_NODE_OPTIONS,
-    ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+    ...(nodeFlags?.split(' ').filter(Boolean) ?? []),
     'exporter/dist/main.js',
   ];
   const exporter = spawn(process.execPath, flags, {
@@ -87,7 +89,15 @@ async function measure(n: number, rounds: number, fullRounds: number) {
     };
     const exporter = await startBenchExporter(config);
     const baseline = BASELINE
-      ? await startBenchExporter(config, {}, { root: BASELINE, port: 9478 })
+      ? await startBenchExporter(
+          config,
+          {},
+          {
+            root: BASELINE,
+            port: 9478,
+            nodeFlags: process.env.BENCH_BASELINE_NODE_FLAGS ?? process.env.BENCH_NODE_FLAGS,
+          },
+        )
       : null;
     try {
       // First scrape: also the first (blocking) stats refresh; measured on its own below.
