@@ -53,9 +53,9 @@ COPY --chown=node:node exporter/migrations exporter/migrations
 COPY --chown=node:node exporter/acktrail.schema.json exporter/acktrail.schema.json
 USER node
 EXPOSE 9470
-# 4 MB semi-spaces: Node 24 sizes the young generation by the machine's memory, which kept about
+# 16 MB semi-spaces: Node 24 sizes the young generation by the machine's memory, which kept about
 # 100 MB more resident under load (docs/benchmarks.md, "Memory").
-CMD ["node", "--expose-gc", "--max-semi-space-size=4", "exporter/dist/main.js"]
+CMD ["node", "--expose-gc", "--max-semi-space-size=16", "exporter/dist/main.js"]
 
 FROM ${NODE_IMAGE} AS dashboard
 # KEEP_ALIVE_TIMEOUT (ms, read by Next's standalone server): idle connections outlive the 60 s of

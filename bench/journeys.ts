@@ -10,7 +10,8 @@
 //   days     the store's own read of an event's steps (journey_events, then its days' partitions);
 //            ms per call, p50 / p99. The three read other events (as cold as each other).
 // With BENCH_BASELINE naming another checkout (node_modules linked), its exporter ingests into the
-// same stores too, round by round beside this one's: the before/after of a change in one run.
+// same stores too, round by round beside this one's: the before/after of a change in one run
+// (BENCH_BASELINE_NODE_FLAGS and BENCH_BASELINE_ENV set it apart further: lib.ts).
 // Each store (N steps: N/5 events x 5 stages over six days of daily partitions) is loaded once and
 // kept (acktrail_bench_journeys for 10M, acktrail_bench_journeys_<N>m for the others); one
 // exporter process serves each. The pipeline database holds 100k orders with their outbox rows,
@@ -24,7 +25,16 @@ import pg from 'pg';
 import { REPO_ROOT, RoleProcess } from '@acktrail/testing';
 import { StepQueries } from '../exporter/src/journeys/store/queries.js';
 import { EXPORTER_NODE_OPTIONS, ordersConfig } from '../exporter/src/testing/exporter.js';
-import { fmt, interleaved, median, metered, quantile, type CpuSpent } from './lib.js';
+import {
+  baselineEnv,
+  baselineNodeFlags,
+  fmt,
+  interleaved,
+  median,
+  metered,
+  quantile,
+  type CpuSpent,
+} from './lib.js';
 import { target } from './figures.js';
 import { SPANS_PER_BODY, SPAN_MIX, copyCsv, sdkBodies } from './journeys-bodies.js';
 import {
@@ -135,19 +145,27 @@ async function startExporter(
   storeUrl: string,
   pipelineUrl: string,
   configPath: string,
-  root = REPO_ROOT,
+  /** The baseline's checkout (BENCH_BASELINE); its flags and environment: lib.ts. */
+  baseline?: string,
 ): Promise<Exporter> {
+  const root = baseline ?? REPO_ROOT;
+  const env = {
+    ACKTRAIL_DATABASE_URL: storeUrl,
+    DATABASE_URL: pipelineUrl,
+    ACKTRAIL_API_TOKEN: TOKEN,
+    ACKTRAIL_PORT: '0',
+    ACKTRAIL_CONFIG: configPath,
+    // As the image and `npm run exporter` run it (its young generation: docs/benchmarks.md).
+    NODE_OPTIONS: EXPORTER_NODE_OPTIONS,
+  };
   const exporter = new RoleProcess(
     'exporter',
-    {
-      ACKTRAIL_DATABASE_URL: storeUrl,
-      DATABASE_URL: pipelineUrl,
-      ACKTRAIL_API_TOKEN: TOKEN,
-      ACKTRAIL_PORT: '0',
-      ACKTRAIL_CONFIG: configPath,
-      // As the image and `npm run exporter` run it (its young generation: docs/benchmarks.md).
-      NODE_OPTIONS: EXPORTER_NODE_OPTIONS,
-    },
+    baseline
+      ? baselineEnv({
+          ...env,
+          NODE_OPTIONS: [EXPORTER_NODE_OPTIONS, ...baselineNodeFlags()].join(' '),
+        })
+      : env,
     [],
     join(root, 'exporter/src/main.ts'),
   );

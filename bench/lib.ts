@@ -84,3 +84,23 @@ export function metered(
     return value;
   };
 }
+
+/**
+ * What sets a baseline exporter (BENCH_BASELINE) apart besides its checkout, so that one build
+ * can be measured beside itself: BENCH_BASELINE_NODE_FLAGS, Node flags after the exporter's own
+ * (the last wins), and BENCH_BASELINE_ENV, "K=V K=V" over its environment ("K=" removes K).
+ */
+export const baselineNodeFlags = (): string[] =>
+  (process.env.BENCH_BASELINE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+
+export function baselineEnv(env: Record<string, string>): Record<string, string> {
+  const out = { ...env };
+  for (const pair of (process.env.BENCH_BASELINE_ENV ?? '').split(' ').filter(Boolean)) {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`BENCH_BASELINE_ENV: "${pair}" is not K=V`);
+    const [key, value] = [pair.slice(0, at), pair.slice(at + 1)];
+    if (value === '') delete out[key];
+    else out[key] = value;
+  }
+  return out;
+}

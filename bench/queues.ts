@@ -4,8 +4,8 @@
 //   acktrail-om the same in OpenMetrics (Accept as Prometheus sends it)
 //   baseline, baseline-om  the same on another build, when BENCH_BASELINE names its checkout
 //               (built: exporter/dist), so that a change is measured beside what it changes;
-//               BENCH_BASELINE_NODE_FLAGS are Node flags for it alone (BENCH_BASELINE may name
-//               this checkout, to compare flags on one build)
+//               BENCH_BASELINE_NODE_FLAGS and BENCH_BASELINE_ENV set it apart further (lib.ts;
+//               BENCH_BASELINE may name this checkout, to compare flags on one build)
 //   detailed   the broker's /metrics/detailed?family=queue_coarse_metrics&family=queue_consumer_count
 //   columns    /api/queues?columns=… as acktrail's background stats refresh asks for it
 //   full       /api/queues, what kbudde/rabbitmq_exporter reads
@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { createTestVhost, waitFor, REPO_ROOT } from '@acktrail/testing';
 import { brokerPid, createQueues, rssMb, timed, TICKS, type Sample } from './broker.js';
 import { measureCluster } from './queues-cluster.js';
-import { fmt, quantile } from './lib.js';
+import { baselineEnv, baselineNodeFlags, fmt, quantile } from './lib.js';
 import { target } from './figures.js';
 import { EXPORTER_NODE_OPTIONS } from '../exporter/src/testing/exporter.js';
 
@@ -47,7 +47,12 @@ export function record(c: Case, r: Sample | Error): void {
 export async function startBenchExporter(
   config: object,
   env: Record<string, string> = {},
-  { root = REPO_ROOT, port = 9479, nodeFlags = process.env.BENCH_NODE_FLAGS } = {},
+  {
+    root = REPO_ROOT,
+    port = 9479,
+    nodeFlags = process.env.BENCH_NODE_FLAGS,
+    baseline = false,
+  } = {},
 ): Promise<ChildProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'acktrail-bench-'));
   const file = join(dir, 'acktrail.json');
@@ -62,13 +67,13 @@ export async function startBenchExporter(
   ];
   const exporter = spawn(process.execPath, flags, {
     cwd: root,
-    env: {
-      PATH: process.env.PATH,
+    env: (baseline ? baselineEnv : (e: Record<string, string>) => e)({
+      PATH: process.env.PATH ?? '',
       ACKTRAIL_PORT: String(port),
       ACKTRAIL_CONFIG: file,
       LOG_LEVEL: 'warn',
       ...env,
-    },
+    }),
     stdio: 'ignore',
   });
   await waitFor('the exporter', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, {
@@ -95,7 +100,8 @@ async function measure(n: number, rounds: number, fullRounds: number) {
           {
             root: BASELINE,
             port: 9478,
-            nodeFlags: process.env.BENCH_BASELINE_NODE_FLAGS ?? process.env.BENCH_NODE_FLAGS,
+            nodeFlags: [process.env.BENCH_NODE_FLAGS ?? '', ...baselineNodeFlags()].join(' '),
+            baseline: true,
           },
         )
       : null;

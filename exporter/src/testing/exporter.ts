@@ -179,11 +179,11 @@ export async function partUp(url: string, part: string): Promise<boolean | null>
 }
 
 /**
- * Node's flags for the exporter, as the image's CMD gives them: a young generation of 4 MB
+ * Node's flags for the exporter, as the image's CMD gives them: a young generation of 16 MB
  * semi-spaces. Node 24 sizes it by the machine's memory, and on 24 GB that kept about 100 MB more
  * resident under an ingest flood (docs/benchmarks.md, "Memory").
  */
-export const EXPORTER_NODE_OPTIONS = '--max-semi-space-size=4';
+export const EXPORTER_NODE_OPTIONS = '--max-semi-space-size=16';
 
 /**
  * The exporter as its own process (`exporter/src/main.ts`), as it runs in production: for what
