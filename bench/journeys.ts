@@ -16,15 +16,15 @@
 // kept (acktrail_bench_journeys for 10M, acktrail_bench_journeys_<N>m for the others); one
 // exporter process serves each. The pipeline database holds 100k orders with their outbox rows,
 // confirmations and attempts for the looked-up events.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { REPO_ROOT, RoleProcess } from '@acktrail/testing';
-import { StepQueries } from '../exporter/src/journeys/store/queries.js';
-import { EXPORTER_NODE_OPTIONS, ordersConfig } from '../exporter/src/testing/exporter.js';
+import {
+  EXPORTER_MALLOC_ENV,
+  EXPORTER_NODE_OPTIONS,
+  ordersConfig,
+} from '../exporter/src/testing/exporter.js';
 import {
   baselineEnv,
   baselineNodeFlags,
@@ -37,13 +37,13 @@ import {
 } from './lib.js';
 import { target } from './figures.js';
 import { SPANS_PER_BODY, SPAN_MIX, copyCsv, sdkBodies } from './journeys-bodies.js';
+import { copyRound, ingestRound, lookups } from './journeys-cases.js';
 import {
   BODY_SPANS,
   LOOKUPS,
   PIPELINE_DB,
   PIPELINE_ORDERS,
   ROUND_STEPS,
-  SENDERS,
   SIZES,
   STAGES,
   TOKEN,
@@ -51,83 +51,12 @@ import {
   loadPipeline,
   loadStore,
   log,
-  md5Uuid,
   storeDb,
   storeSize,
 } from './journeys-data.js';
 
 /** Another checkout whose exporter ingests beside this one's (BENCH_BASELINE). */
 const BASELINE = process.env.BENCH_BASELINE;
-
-async function ingestRound(url: string, bodies: Buffer[]): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  const sender = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++]!;
-      const res = await fetch(`${url}/v1/traces`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-protobuf' },
-        body,
-      });
-      if (res.status !== 200) throw new Error(`ingest answered ${res.status}`);
-      // An empty answer is a full success; a partial success (spans rejected) names them.
-      const answer = await res.arrayBuffer();
-      if (answer.byteLength > 0) throw new Error('ingest rejected spans (a partial success)');
-    }
-  };
-  await Promise.all(Array.from({ length: SENDERS }, sender));
-  return (bodies.length * SPANS_PER_BODY) / ((performance.now() - started) / 1000);
-}
-
-async function copyRound(storeUrl: string, csvPath: string, rows: number): Promise<number> {
-  const started = performance.now();
-  const psql = spawn(
-    'psql',
-    [
-      storeUrl,
-      '-v',
-      'ON_ERROR_STOP=1',
-      '-qc',
-      `\\copy journey_steps (event_id, time, duration_us, stage, service, trace_id, span_id, parent_span_id, name, status, status_message, aggregate_type, aggregate_id, anomaly, attrs) FROM '${csvPath}' CSV`,
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  const [code] = (await once(psql, 'exit')) as [number];
-  if (code !== 0) throw new Error(`psql \\copy exited ${code}`);
-  return rows / ((performance.now() - started) / 1000);
-}
-
-async function lookups(exporterUrl: string, storeUrl: string, ids: number[]) {
-  const api: number[] = [];
-  const bare: number[] = [];
-  const days: number[] = [];
-  const db = new pg.Client({ connectionString: storeUrl });
-  await db.connect();
-  const queries = new StepQueries(db);
-  for (const n of ids) {
-    // Events of the same hours for the three, never one warmed by another.
-    const [id, bareId, daysId] = [n, n + 2 * PIPELINE_ORDERS, n + 4 * PIPELINE_ORDERS].map(md5Uuid);
-    let t = performance.now();
-    const res = await fetch(`${exporterUrl}/api/events/${id}`, {
-      headers: { authorization: `Bearer ${TOKEN}` },
-    });
-    const j = (await res.json()) as { timeline?: unknown[] };
-    api.push(performance.now() - t);
-    if (res.status !== 200 || (j.timeline?.length ?? 0) < 9)
-      throw new Error(`lookup of ${id}: ${res.status}, ${j.timeline?.length ?? 0} entries`);
-    t = performance.now();
-    const r = await db.query('SELECT * FROM journey_steps WHERE event_id = $1', [bareId]);
-    bare.push(performance.now() - t);
-    if (r.rowCount !== 5) throw new Error(`select of ${bareId}: ${r.rowCount} rows`);
-    t = performance.now();
-    const steps = await queries.steps(daysId!);
-    days.push(performance.now() - t);
-    if (steps.length !== 5) throw new Error(`days read of ${daysId}: ${steps.length} steps`);
-  }
-  await db.end();
-  return { api, bare, days };
-}
 
 interface Exporter {
   exporter: RoleProcess;
@@ -157,6 +86,7 @@ async function startExporter(
     ACKTRAIL_CONFIG: configPath,
     // As the image and `npm run exporter` run it (its young generation: docs/benchmarks.md).
     NODE_OPTIONS: EXPORTER_NODE_OPTIONS,
+    ...EXPORTER_MALLOC_ENV,
   };
   const exporter = new RoleProcess(
     'exporter',

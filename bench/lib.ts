@@ -94,13 +94,13 @@ export const baselineNodeFlags = (): string[] =>
   (process.env.BENCH_BASELINE_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
 export function baselineEnv(env: Record<string, string>): Record<string, string> {
-  const out = { ...env };
+  const out = new Map(Object.entries(env));
   for (const pair of (process.env.BENCH_BASELINE_ENV ?? '').split(' ').filter(Boolean)) {
     const at = pair.indexOf('=');
     if (at < 1) throw new Error(`BENCH_BASELINE_ENV: "${pair}" is not K=V`);
     const [key, value] = [pair.slice(0, at), pair.slice(at + 1)];
-    if (value === '') delete out[key];
-    else out[key] = value;
+    if (value === '') out.delete(key);
+    else out.set(key, value);
   }
-  return out;
+  return Object.fromEntries(out);
 }

@@ -186,6 +186,14 @@ export async function partUp(url: string, part: string): Promise<boolean | null>
 export const EXPORTER_NODE_OPTIONS = '--max-semi-space-size=16';
 
 /**
+ * glibc's allocator as the image's environment sets it: at most two arenas (libuv's threads gzip
+ * the expositions, and each would keep an arena of its own) and a fixed trim threshold, which also
+ * fixes the mmap threshold at 128 kB (glibc otherwise raises it after a large buffer is freed, and
+ * megabyte answers then stay in the heap once freed). docs/benchmarks.md, "Memory".
+ */
+export const EXPORTER_MALLOC_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072' };
+
+/**
  * The exporter as its own process (`exporter/src/main.ts`), as it runs in production: for what
  * an in-process exporter cannot show (its memory, signals, being killed).
  */
@@ -198,6 +206,7 @@ export async function startExporterProcess(
     'exporter',
     {
       NODE_OPTIONS: EXPORTER_NODE_OPTIONS,
+      ...EXPORTER_MALLOC_ENV,
       ACKTRAIL_PORT: '0',
       ACKTRAIL_CONFIG: writeConfig(fileConfig),
       ...env,
