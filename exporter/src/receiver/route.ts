@@ -41,13 +41,13 @@ export function receiverRouter(ingest: Ingest): express.Router {
   const router = express.Router();
   const { maxBodyBytes, bodyIdleMs } = ingest.limits;
 
-  /** Answers an outcome. A refusal reads and throws away the rest of the body (bounded), so
-   * that an SDK still sending reads the 503 and its Retry-After rather than a reset. */
   /** Reads and drops a refused body, unless its client holds it back (Expect: 100-continue). */
   const drop = (req: Request, res: Response) => {
     if (!bodyHeldBack(req, res)) discardBody(req, maxBodyBytes, bodyIdleMs);
   };
 
+  /** Answers an outcome. A refusal reads and throws away the rest of the body (bounded), so
+   * that an SDK still sending reads the 503 and its Retry-After rather than a reset. */
   const answer = (req: Request, res: Response, outcome: Outcome) => {
     switch (outcome.kind) {
       case 'stored':
