@@ -6,10 +6,10 @@ import { runInNewContext } from 'node:vm';
 let gc: (() => void) | undefined;
 
 /**
- * Bytes of live heap after a full collection, twice a turn apart: the test runner's async hooks
+ * The process's memory after a full collection, twice a turn apart: the test runner's async hooks
  * forget a collected promise only a turn after the collection.
  */
-export async function heapAfterGc(): Promise<number> {
+export async function memoryAfterGc(): Promise<NodeJS.MemoryUsage> {
   if (!gc) {
     setFlagsFromString('--expose-gc');
     gc = runInNewContext('gc') as () => void;
@@ -17,5 +17,10 @@ export async function heapAfterGc(): Promise<number> {
   gc();
   await new Promise((resolve) => setImmediate(resolve));
   gc();
-  return process.memoryUsage().heapUsed;
+  return process.memoryUsage();
+}
+
+/** Bytes of live heap after a full collection (memoryAfterGc). */
+export async function heapAfterGc(): Promise<number> {
+  return (await memoryAfterGc()).heapUsed;
 }

@@ -7,4 +7,4 @@ export * from './services.js';
 export { RoleProcess, REPO_ROOT, type LogLine } from './processes.js';
 export { launchChromium } from './chromium.js';
 export { cleanUp } from './cleanup.js';
-export { heapAfterGc } from './heap.js';
+export { heapAfterGc, memoryAfterGc } from './heap.js';

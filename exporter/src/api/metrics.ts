@@ -44,7 +44,7 @@ export function metricsHandler(
     // large-object space until a full collection, which it puts off while memory grows: collect
     // once the answer is out, when the process runs with --expose-gc (npm run exporter does).
     const gc = globalThis.gc;
-    if (gc && pieces.reduce((n, p) => n + p.bytes.length, 0) > LARGE_EXPOSITION)
+    if (gc && pieces.reduce((n, p) => n + p.length, 0) > LARGE_EXPOSITION)
       setImmediate(() => {
         gc();
       });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gunzipSync } from 'node:zlib';
+import { memoryAfterGc } from '@acktrail/testing';
 import { encodeExposition, Piece } from './encoding.js';
 
 const texts = [
@@ -34,4 +35,19 @@ test('without gzip accepted, the pieces go as they are', async () => {
   assert.equal(plain.encoding, null);
   assert.equal(Buffer.concat(plain.chunks).toString(), texts.join(''));
   assert.equal(plain.length, Buffer.byteLength(texts.join('')));
+});
+
+test('a cached piece keeps only its deflated bytes once deflated, and serves the same bytes', async () => {
+  const text = 'acktrail_queue_messages_ready{vhost="/",queue="q"} 1\n'.repeat(600_000); // 31 MB
+  const before = (await memoryAfterGc()).arrayBuffers;
+  const piece = Piece.cached(text);
+  const raw = (await memoryAfterGc()).arrayBuffers - before;
+  assert.ok(raw >= Buffer.byteLength(text), `the raw bytes are held until deflated (${raw})`);
+  const gz = await encodeExposition([Piece.of('# first\n'), piece], 'gzip');
+  const deflated = (await memoryAfterGc()).arrayBuffers - before;
+  assert.ok(deflated < raw / 10, `only the deflated bytes stay (${deflated} of ${raw})`);
+  assert.equal(gunzipSync(Buffer.concat(gz.chunks)).toString(), `# first\n${text}`);
+  const plain = await encodeExposition([piece], 'identity');
+  assert.equal(Buffer.concat(plain.chunks).toString(), text, 'inflated again for identity');
+  assert.equal(piece.bytes.toString(), text);
 });

@@ -7,32 +7,72 @@
 // reads. The compression runs in libuv's thread pool at the fastest level: an exporter's CPU is
 // the monitored host's.
 import { promisify } from 'node:util';
-import { constants, crc32, deflateRaw } from 'node:zlib';
+import { constants, crc32, deflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
+import { crc32Combine } from './crc32.js';
 
 const deflateRawAsync = promisify(deflateRaw);
+const inflateRawAsync = promisify(inflateRaw);
+const SYNC_FLUSH = { finishFlush: constants.Z_SYNC_FLUSH };
 
 /** A gzip header: deflate, no name, no time, unknown OS. */
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff]);
 /** An empty final deflate block (fixed Huffman codes): what ends the stream. */
 const FINAL_BLOCK = Buffer.from([0x03, 0x00]);
 
-/** Bytes of the exposition, with their deflated form made at most once. */
+/**
+ * Bytes of the exposition, with their deflated form made at most once, and their CRC-32 (for the
+ * gzip trailer) summed once. A cached piece (one broker answer's families, megabytes at 10,000
+ * queues) lets its bytes go once deflated: scrapers ask for gzip, and one that does not gets them
+ * inflated again.
+ */
 export class Piece {
+  readonly length: number;
+  readonly crc: number;
+  private raw: Buffer | null;
   private deflated: Promise<Buffer> | null = null;
+  /** The deflated bytes once made (a cached piece's raw bytes go then). */
+  private packed: Buffer | null = null;
 
-  constructor(readonly bytes: Buffer) {}
+  private constructor(
+    bytes: Buffer,
+    private readonly cached: boolean,
+  ) {
+    this.raw = bytes;
+    this.length = bytes.length;
+    this.crc = crc32(bytes);
+  }
 
+  /** A piece of one scrape. */
   static of(text: string): Piece {
-    return new Piece(Buffer.from(text));
+    return new Piece(Buffer.from(text), false);
+  }
+
+  /** A piece served by many scrapes: only its deflated form stays once it is made. */
+  static cached(text: string): Piece {
+    return new Piece(Buffer.from(text), true);
   }
 
   /** Raw deflate ending with a sync flush: another piece's blocks may follow. */
   deflate(): Promise<Buffer> {
-    this.deflated ??= deflateRawAsync(this.bytes, {
+    this.deflated ??= deflateRawAsync(this.raw!, {
       level: constants.Z_BEST_SPEED,
-      finishFlush: constants.Z_SYNC_FLUSH,
+      ...SYNC_FLUSH,
+    }).then((deflated) => {
+      this.packed = deflated;
+      if (this.cached) this.raw = null;
+      return deflated;
     });
     return this.deflated;
+  }
+
+  /** The piece's bytes as they are (inflated on this thread when they were let go). */
+  get bytes(): Buffer {
+    return this.raw ?? inflateRawSync(this.packed!, SYNC_FLUSH);
+  }
+
+  /** The same, inflated in libuv's pool: what a scrape without gzip is served. */
+  async read(): Promise<Buffer> {
+    return this.raw ?? inflateRawAsync(await this.deflate(), SYNC_FLUSH);
   }
 }
 
@@ -49,17 +89,17 @@ export async function encodeExposition(
   accepted: string | false,
 ): Promise<Encoded> {
   if (accepted !== 'gzip') {
-    const chunks = pieces.map((p) => p.bytes);
+    const chunks = await Promise.all(pieces.map((p) => p.read()));
     return { chunks, length: byteLength(chunks), encoding: null };
   }
   let crc = 0;
   let size = 0;
   for (const p of pieces) {
-    crc = crc32(p.bytes, crc);
-    size += p.bytes.length;
+    crc = crc32Combine(crc, p.crc, p.length);
+    size += p.length;
   }
   const trailer = Buffer.alloc(8);
-  trailer.writeUInt32LE(crc >>> 0, 0);
+  trailer.writeUInt32LE(crc, 0);
   trailer.writeUInt32LE(size % 2 ** 32, 4);
   const deflated = await Promise.all(pieces.map((p) => p.deflate()));
   const chunks = [GZIP_HEADER, ...deflated, FINAL_BLOCK, trailer];

@@ -80,7 +80,9 @@ export class CachedFamilies {
   }
 
   pieces(format: ExpositionFormat): Piece[] {
-    this.samples ??= this.families.map(([spec, series]) => Piece.of(familySamples(spec, series())));
+    this.samples ??= this.families.map(([spec, series]) =>
+      Piece.cached(familySamples(spec, series())),
+    );
     const samples = this.samples;
     return this.headers[format].flatMap((header, i) => [header, samples[i]!]);
   }
