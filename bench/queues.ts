@@ -65,16 +65,17 @@ export async function startBenchExporter(
     ...(nodeFlags?.split(' ').filter(Boolean) ?? []),
     'exporter/dist/main.js',
   ];
+  const exporterEnv = {
+    PATH: process.env.PATH ?? '',
+    ACKTRAIL_PORT: String(port),
+    ACKTRAIL_CONFIG: file,
+    LOG_LEVEL: 'warn',
+    ...EXPORTER_MALLOC_ENV,
+    ...env,
+  };
   const exporter = spawn(process.execPath, flags, {
     cwd: root,
-    env: (baseline ? baselineEnv : (e: Record<string, string>) => e)({
-      PATH: process.env.PATH ?? '',
-      ACKTRAIL_PORT: String(port),
-      ACKTRAIL_CONFIG: file,
-      LOG_LEVEL: 'warn',
-      ...EXPORTER_MALLOC_ENV,
-      ...env,
-    }),
+    env: baseline ? baselineEnv(exporterEnv) : exporterEnv,
     stdio: 'ignore',
   });
   await waitFor('the exporter', async () => (await fetch(`http://127.0.0.1:${port}/healthz`)).ok, {

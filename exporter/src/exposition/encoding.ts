@@ -7,7 +7,7 @@
 // reads. The compression runs in libuv's thread pool at the fastest level: an exporter's CPU is
 // the monitored host's.
 import { promisify } from 'node:util';
-import { constants, crc32, deflateRaw, inflateRaw, inflateRawSync } from 'node:zlib';
+import { constants, crc32, deflateRaw, inflateRaw } from 'node:zlib';
 import { crc32Combine } from './crc32.js';
 
 const deflateRawAsync = promisify(deflateRaw);
@@ -30,8 +30,6 @@ export class Piece {
   readonly crc: number;
   private raw: Buffer | null;
   private deflated: Promise<Buffer> | null = null;
-  /** The deflated bytes once made (a cached piece's raw bytes go then). */
-  private packed: Buffer | null = null;
 
   private constructor(
     bytes: Buffer,
@@ -58,19 +56,13 @@ export class Piece {
       level: constants.Z_BEST_SPEED,
       ...SYNC_FLUSH,
     }).then((deflated) => {
-      this.packed = deflated;
       if (this.cached) this.raw = null;
       return deflated;
     });
     return this.deflated;
   }
 
-  /** The piece's bytes as they are (inflated on this thread when they were let go). */
-  get bytes(): Buffer {
-    return this.raw ?? inflateRawSync(this.packed!, SYNC_FLUSH);
-  }
-
-  /** The same, inflated in libuv's pool: what a scrape without gzip is served. */
+  /** The piece's bytes as they are (inflated again, in libuv's pool, once they were let go). */
   async read(): Promise<Buffer> {
     return this.raw ?? inflateRawAsync(await this.deflate(), SYNC_FLUSH);
   }

@@ -67,19 +67,19 @@ test('cached families: written once per answer, samples shared by both formats',
     [{ name: 'x_total', help: 'X.', type: 'counter' }, () => (writes++, [['', value]])],
     [spec, () => []],
   ]);
-  const read = (format: ExpositionFormat) =>
-    Buffer.concat(cached.pieces(format).map((p) => p.bytes)).toString();
+  const read = async (format: ExpositionFormat) =>
+    Buffer.concat(await Promise.all(cached.pieces(format).map((p) => p.read()))).toString();
   assert.equal(
-    read('text'),
+    await read('text'),
     '# HELP x_total X.\n# TYPE x_total counter\nx_total 1\n' + familyHeader(spec, 'text'),
   );
-  assert.match(read('openmetrics'), /^# TYPE x counter\nx_total 1\n/m);
+  assert.match(await read('openmetrics'), /^# TYPE x counter\nx_total 1\n/m);
   assert.equal(writes, 1, 'one write for both formats');
   assert.equal(cached.pieces('text')[1], cached.pieces('openmetrics')[1], 'the same bytes');
   value = 2;
-  assert.match(read('text'), /^x_total 1$/m, 'served from the cache until invalidated');
+  assert.match(await read('text'), /^x_total 1$/m, 'served from the cache until invalidated');
   cached.invalidate();
-  assert.match(read('text'), /^x_total 2$/m);
+  assert.match(await read('text'), /^x_total 2$/m);
   assert.equal(writes, 2);
 
   // A family without series says HELP and TYPE, as prom-client does.

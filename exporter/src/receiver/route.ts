@@ -88,8 +88,7 @@ export function receiverRouter(ingest: Ingest): express.Router {
       return;
     }
     if (!isProtobuf(req) && !req.is(JSON_TYPE)) {
-      if (bodyHeldBack(req, res)) res.set('connection', 'close');
-      res.status(415).json({
+      reply(req, res, 415, {
         code: INVALID_ARGUMENT,
         message: `content-type must be ${[...PROTOBUF, JSON_TYPE].join(' or ')}`,
       });

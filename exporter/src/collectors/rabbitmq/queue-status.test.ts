@@ -6,39 +6,42 @@ import { QueueStatuses } from './queue-status.js';
 
 const depth = (ready: number, consumers: number) =>
   new Map([[queueKey('/', 'jobs'), { vhost: '/', queue: 'jobs', ready, unacked: 0, consumers }]]);
-const text = (s: QueueStatuses) =>
-  Buffer.concat(s.exposition('text').map((p) => p.bytes)).toString();
+const text = async (s: QueueStatuses) =>
+  Buffer.concat(await Promise.all(s.exposition('text').map((p) => p.read()))).toString();
 const line = (status: string, v: number) =>
   `acktrail_queue_status{vhost="/",queue="jobs",role="work",status="${status}"} ${v}`;
 
-test('each scrape is an observation: STOP without waiting for a stats refresh', () => {
+test('each scrape is an observation: STOP without waiting for a stats refresh', async () => {
   const catalog = new QueueCatalog();
   const statuses = new QueueStatuses(240_000, catalog);
   // Listed by a refresh before the broker had statistics for it: no counts yet.
   statuses.refresh([{ vhost: '/', queue: 'jobs', counted: null }], null, 0);
-  assert.doesNotMatch(text(statuses), /queue="jobs"/, 'not observed yet');
+  assert.doesNotMatch(await text(statuses), /queue="jobs"/, 'not observed yet');
   statuses.observe(depth(0, 1), 15_000);
-  assert.match(text(statuses), new RegExp(`^${line('ok', 1).replace(/[{}]/g, '\\$&')}$`, 'm'));
+  assert.match(
+    await text(statuses),
+    new RegExp(`^${line('ok', 1).replace(/[{}]/g, '\\$&')}$`, 'm'),
+  );
   const written = statuses.exposition('text')[1];
   statuses.observe(depth(0, 1), 30_000);
   assert.equal(statuses.exposition('text')[1], written, 'no status changed: the same bytes');
   statuses.observe(depth(3, 0), 45_000);
-  const now = text(statuses);
+  const now = await text(statuses);
   assert.ok(now.includes(line('stop', 1)) && now.includes(line('ok', 0)), now);
   catalog.observeDepth(depth(3, 0).values().next().value!, 45_000);
   assert.equal(catalog.summary(45_000)[0]?.status?.status, 'stop', 'the API sees it too');
   // A queue no refresh lists is not judged from scrapes.
   statuses.refresh([], null, 60_000);
   statuses.observe(depth(3, 0), 75_000);
-  assert.doesNotMatch(text(statuses), /queue="jobs"/);
+  assert.doesNotMatch(await text(statuses), /queue="jobs"/);
 });
 
-test('no counters anywhere: unknown, whatever the scrapes show', () => {
+test('no counters anywhere: unknown, whatever the scrapes show', async () => {
   const statuses = new QueueStatuses(240_000, new QueueCatalog());
   statuses.refresh([{ vhost: '/', queue: 'jobs', counted: null }], 'no counters', 0);
   statuses.observe(depth(3, 0), 15_000);
-  assert.ok(text(statuses).includes(line('unknown', 1)));
-  assert.ok(!text(statuses).includes('status="stop"'));
+  assert.ok((await text(statuses)).includes(line('unknown', 1)));
+  assert.ok(!(await text(statuses)).includes('status="stop"'));
 });
 
 test('the queues that could be stalling, for a read of their ack counts alone', () => {
@@ -74,7 +77,7 @@ test('the queues that could be stalling, for a read of their ack counts alone', 
   assert.deepEqual(names(statuses.suspects(10, 12_000, 42_000)), ['held', 'busy']);
 });
 
-test('ack counts read alone between refreshes: STALL without a second refresh', () => {
+test('ack counts read alone between refreshes: STALL without a second refresh', async () => {
   const statuses = new QueueStatuses(240_000, new QueueCatalog());
   statuses.refresh([{ vhost: '/', queue: 'jobs', counted: null }], null, 0, true);
   const key = queueKey('/', 'jobs');
@@ -82,11 +85,11 @@ test('ack counts read alone between refreshes: STALL without a second refresh', 
     statuses.observe(depth(2, 1), s * 1000);
     statuses.observeAcks(new Map([[key, { ready: 2, consumers: 1, acked: 17 }]]), s * 1000);
   }
-  assert.ok(text(statuses).includes(line('stall', 1)), text(statuses));
+  assert.ok((await text(statuses)).includes(line('stall', 1)), await text(statuses));
   // A read for a queue no refresh lists is dropped.
   statuses.observeAcks(
     new Map([[queueKey('/', 'other'), { ready: 2, consumers: 1, acked: 1 }]]),
     270_000,
   );
-  assert.doesNotMatch(text(statuses), /queue="other"/);
+  assert.doesNotMatch(await text(statuses), /queue="other"/);
 });
