@@ -42,7 +42,8 @@ test('a cached piece keeps only its deflated bytes once deflated, and serves the
   const before = (await memoryAfterGc()).arrayBuffers;
   const piece = Piece.cached(text);
   const raw = (await memoryAfterGc()).arrayBuffers - before;
-  assert.ok(raw >= Buffer.byteLength(text), `the raw bytes are held until deflated (${raw})`);
+  // Other buffers of the process come and go meanwhile (a CI run saw 65 kB fewer): a margin.
+  assert.ok(raw > 0.9 * Buffer.byteLength(text), `the raw bytes are held until deflated (${raw})`);
   const gz = await encodeExposition([Piece.of('# first\n'), piece], 'gzip');
   const deflated = (await memoryAfterGc()).arrayBuffers - before;
   assert.ok(deflated < raw / 10, `only the deflated bytes stay (${deflated} of ${raw})`);
