@@ -5,8 +5,10 @@
 //   parking  acktrail's parking: consume, seal (AES-256-GCM), commit to the store, then ack
 // Messages per second: raw from the consumer's start until the last ack; parking from the first
 // stored message until the last is stored (its start, migration and connect left out). Target
-// (issue 26): parking at least 0.6 of raw.
+// (issue 26): parking at least 0.6 of raw. With BENCH_BASELINE naming another checkout (its
+// node_modules linked), a third case parks with that checkout's exporter, in this process too.
 import { randomBytes } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
 import amqp from 'amqplib';
 import pg from 'pg';
 import { type TestVhost, createTestVhost, waitFor } from '@acktrail/testing';
@@ -19,10 +21,13 @@ const MESSAGES = Number(process.env.BENCH_DEAD_LETTERS ?? 5000);
 /** deadLetters.prefetch's default, for both. */
 const PREFETCH = Number(process.env.BENCH_PREFETCH ?? 100);
 const log = (line: string) => process.stderr.write(`${line}\n`);
+/** Another checkout whose exporter parks beside this one's (BENCH_BASELINE). */
+const BASELINE = process.env.BENCH_BASELINE;
+type Case = 'raw' | 'parking' | 'before';
 /** The machine's CPU time per message of each case, by round (µs). */
-const cpuPerMessage: Record<'raw' | 'parking', number[]> = { raw: [], parking: [] };
+const cpuPerMessage: Record<Case, number[]> = { raw: [], parking: [], before: [] };
 /** The part of it this process spent (the consumer; for parking, the exporter in it), µs. */
-const nodeCpuPerMessage: Record<'raw' | 'parking', number[]> = { raw: [], parking: [] };
+const nodeCpuPerMessage: Record<Case, number[]> = { raw: [], parking: [], before: [] };
 
 async function load(vhost: TestVhost, queue: string): Promise<void> {
   const conn = await amqp.connect(vhost.url);
@@ -82,11 +87,16 @@ async function raw(vhost: TestVhost, queue: string): Promise<number> {
   return MESSAGES / seconds;
 }
 
-async function parking(vhost: TestVhost, queue: string): Promise<number> {
+async function parking(
+  vhost: TestVhost,
+  queue: string,
+  side: 'parking' | 'before',
+  Exporter: typeof TestExporter,
+): Promise<number> {
   const store = await createTestDatabase('acktrail_bench', false);
   const db = new pg.Client({ connectionString: store.url });
   await db.connect();
-  const exporter = await TestExporter.start(
+  const exporter = await Exporter.start(
     {
       ACKTRAIL_DATABASE_URL: store.url,
       ACKTRAIL_DEAD_LETTER_KEY: randomBytes(32).toString('base64'),
@@ -112,8 +122,8 @@ async function parking(vhost: TestVhost, queue: string): Promise<number> {
       timeoutMs: 300_000,
       intervalMs: 20,
     });
-    cpuPerMessage.parking.push(((machineCpuMs() - first.cpu) * 1000) / (MESSAGES - first.n));
-    nodeCpuPerMessage.parking.push(((ownCpuMs() - first.own) * 1000) / (MESSAGES - first.n));
+    cpuPerMessage[side].push(((machineCpuMs() - first.cpu) * 1000) / (MESSAGES - first.n));
+    nodeCpuPerMessage[side].push(((ownCpuMs() - first.own) * 1000) / (MESSAGES - first.n));
     return (MESSAGES - first.n) / ((performance.now() - first.at) / 1000);
   } finally {
     await exporter.close();
@@ -126,21 +136,38 @@ export async function runDeadLettersBench(rounds: number): Promise<void> {
   log(`\n== dead letters: ${fmt(MESSAGES)} broker-made dead letters, prefetch ${PREFETCH} ==`);
   const vhost = await createTestVhost('acktrail_bench');
   let n = 0;
+  const cases: Record<string, () => Promise<number>> = {
+    raw: async () => {
+      const q = `raw${++n}`;
+      await load(vhost, q);
+      return raw(vhost, q);
+    },
+    parking: async () => {
+      const q = `park${++n}`;
+      await load(vhost, q);
+      return parking(vhost, q, 'parking', TestExporter);
+    },
+  };
+  if (BASELINE) {
+    const module = (await import(
+      pathToFileURL(`${BASELINE}/exporter/src/testing/exporter.ts`).href
+    )) as { TestExporter: typeof TestExporter };
+    cases.before = async () => {
+      const q = `before${++n}`;
+      await load(vhost, q);
+      return parking(vhost, q, 'before', module.TestExporter);
+    };
+  }
   try {
-    const result = await interleaved(rounds, {
-      raw: async () => {
-        const q = `raw${++n}`;
-        await load(vhost, q);
-        return raw(vhost, q);
-      },
-      parking: async () => {
-        const q = `park${++n}`;
-        await load(vhost, q);
-        return parking(vhost, q);
-      },
-    });
-    const r = median(result.raw);
-    const p = median(result.parking);
+    const result = await interleaved(rounds, cases);
+    const r = median(result.raw!);
+    const p = median(result.parking!);
+    if (result.before) {
+      const b = median(result.before);
+      console.log(
+        `parking, ${BASELINE}: ${fmt(b)} msg/s, ${fmt(b / r, 2)} of raw; this checkout / it ${fmt(p / b, 2)}; CPU per message ${fmt(median(cpuPerMessage.before))} µs, Node ${fmt(median(nodeCpuPerMessage.before))} µs`,
+      );
+    }
     console.log(
       `dead letters: raw consume+ack ${fmt(r)} msg/s, parking ${fmt(p)} msg/s (median of ${rounds}); parking/raw ${fmt(p / r, 2)} (target >= 0.6)`,
     );

@@ -132,8 +132,10 @@ export const REPLAY_HEADERS = {
 
 /** Properties as stored (sealed) and published again; headers are kept apart. */
 export function propertiesOf(msg: ConsumeMessage): Record<string, unknown> {
-  const { headers: _h, ...rest } = msg.properties;
-  return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(msg.properties))
+    if (name !== 'headers' && value !== undefined) out[name] = value;
+  return out;
 }
 
 /**

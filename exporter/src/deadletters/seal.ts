@@ -2,13 +2,39 @@
 // ACKTRAIL_DEAD_LETTER_KEY before it reaches the store: a fresh 96-bit nonce per message, the
 // 128-bit tag beside it, and the message's queue as associated data (a sealed body moved to
 // another row's queue does not open). The key id (a hash prefix) says which key sealed a row.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomFillSync } from 'node:crypto';
 
 const NONCE = 12;
 const TAG = 16;
 
-export const keyId = (key: Buffer): string =>
-  createHash('sha256').update(key).digest('hex').slice(0, 16);
+const ids = new WeakMap<Buffer, string>();
+
+/** The key's id, computed once per key (parking asks for it once per message). */
+export function keyId(key: Buffer): string {
+  let id = ids.get(key);
+  if (id === undefined) {
+    id = createHash('sha256').update(key).digest('hex').slice(0, 16);
+    ids.set(key, id);
+  }
+  return id;
+}
+
+/**
+ * Random nonces, drawn from the system's generator a few hundred at a time: one randomBytes(12)
+ * per message cost parking more than the cipher itself (docs/benchmarks.md, dead-letter parking).
+ * Each nonce is a fresh slice of random bytes, used once.
+ */
+const nonces = Buffer.alloc(NONCE * 512);
+let nextNonce = nonces.length;
+
+function nonceInto(out: Buffer): void {
+  if (nextNonce === nonces.length) {
+    randomFillSync(nonces);
+    nextNonce = 0;
+  }
+  nonces.copy(out, 0, nextNonce, nextNonce + NONCE);
+  nextNonce += NONCE;
+}
 
 /** A row sealed with a key this exporter does not hold: says which, so the key can be found. */
 export class UnknownKeyError extends Error {
@@ -23,12 +49,17 @@ export class UnknownKeyError extends Error {
   }
 }
 
+/** nonce ‖ tag ‖ ciphertext, in one buffer. */
 export function seal(key: Buffer, plain: Buffer, aad: string): Buffer {
-  const nonce = randomBytes(NONCE);
+  const out = Buffer.allocUnsafe(NONCE + TAG + plain.length);
+  const nonce = out.subarray(0, NONCE);
+  nonceInto(nonce);
   const cipher = createCipheriv('aes-256-gcm', key, nonce);
   cipher.setAAD(Buffer.from(aad));
-  const body = Buffer.concat([cipher.update(plain), cipher.final()]);
-  return Buffer.concat([nonce, cipher.getAuthTag(), body]);
+  let at = NONCE + TAG + cipher.update(plain).copy(out, NONCE + TAG);
+  at += cipher.final().copy(out, at);
+  cipher.getAuthTag().copy(out, NONCE);
+  return at === out.length ? out : out.subarray(0, at);
 }
 
 /** Throws when the key is another one or the sealed bytes were changed. */
