@@ -17,10 +17,11 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS; // utime + stime
 }
 
-export function rssMb(pid: number): number {
+/** A process's resident memory now (VmRSS) or at its peak (VmHWM), MB. */
+export function rssMb(pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
-    .find((l) => l.startsWith('VmRSS:'))!;
+    .find((l) => l.startsWith(`${field}:`))!;
   return Number(line.split(/\s+/)[1]) / 1024;
 }
 

@@ -15,6 +15,7 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { createTestVhost, waitFor, REPO_ROOT } from '@acktrail/testing';
 import { brokerPid, createQueues, rssMb, timed, TICKS, type Sample } from './broker.js';
 import { measureCluster } from './queues-cluster.js';
@@ -25,6 +26,8 @@ import { EXPORTER_MALLOC_ENV, EXPORTER_NODE_OPTIONS } from '../exporter/src/test
 const MANAGEMENT = 'http://127.0.0.1:15672';
 /** Another checkout, built, whose exporter is measured beside this one's (BENCH_BASELINE). */
 const BASELINE = process.env.BENCH_BASELINE;
+/** How long the exporters are left alone before their memory is read again (a scrape interval). */
+const IDLE_SECONDS = 15;
 export const AUTH = `Basic ${Buffer.from('guest:guest').toString('base64')}`;
 /** What Prometheus 2.x sends: OpenMetrics first. */
 const OPENMETRICS_ACCEPT =
@@ -147,7 +150,14 @@ async function measure(n: number, rounds: number, fullRounds: number) {
       }
       const rss = rssMb(exporter.pid!);
       const baselineRss = baseline ? rssMb(baseline.pid!) : null;
-      return { n, cases, first, rss, baselineRss };
+      const peak = rssMb(exporter.pid!, 'VmHWM');
+      const baselinePeak = baseline ? rssMb(baseline.pid!, 'VmHWM') : null;
+      // And once the exporters have been left alone for one scrape interval (Prometheus' default),
+      // as they are between a scraper's visits: what they hold then, not just after a burst.
+      await delay(IDLE_SECONDS * 1000);
+      const idle = rssMb(exporter.pid!);
+      const baselineIdle = baseline ? rssMb(baseline.pid!) : null;
+      return { n, cases, first, rss, baselineRss, peak, baselinePeak, idle, baselineIdle };
     } finally {
       exporter.kill('SIGTERM');
       baseline?.kill('SIGTERM');
@@ -202,8 +212,10 @@ export async function runQueuesBench(rounds: number): Promise<void> {
       ...caseLines(r.cases, 'detailed'),
       `first scrape (blocking stats refresh): ${fmt(r.first.seconds, 3)} s, broker CPU ${fmt(r.first.cpu, 3)} s`,
       `exporter RSS after the scrapes: ${fmt(r.rss, 0)} MB${r.baselineRss === null ? '' : `, baseline ${fmt(r.baselineRss, 0)} MB`}`,
+      `exporter peak RSS (VmHWM): ${fmt(r.peak, 0)} MB${r.baselinePeak === null ? '' : `, baseline ${fmt(r.baselinePeak, 0)} MB`}`,
+      `exporter RSS after ${IDLE_SECONDS} s without a scrape: ${fmt(r.idle, 0)} MB${r.baselineIdle === null ? '' : `, baseline ${fmt(r.baselineIdle, 0)} MB`}`,
     );
-    console.log(lines.slice(-(Object.keys(r.cases).length + 3)).join('\n'));
+    console.log(lines.slice(-(Object.keys(r.cases).length + 5)).join('\n'));
     const d = stat(r.cases.detailed!);
     for (const [name, format] of [
       ['acktrail', 'text'],

@@ -8,6 +8,7 @@ import type { Registry } from 'prom-client';
 import type { CollectorRunner } from '../collectors/index.js';
 import { encodeExposition, Piece } from '../exposition/encoding.js';
 import type { Exemplars } from '../exposition/exemplars.js';
+import { IdleCollector } from './idle-collect.js';
 import {
   OFFERS,
   OPENMETRICS_CONTENT_TYPE,
@@ -24,29 +25,29 @@ export function metricsHandler(
   runner: CollectorRunner,
   exemplars: Exemplars,
 ): RequestHandler {
+  const idle = new IdleCollector();
   return async (req, res) => {
-    await runner.collect();
-    const own = await registry.metrics();
-    const openMetrics = req.accepts(OFFERS) === OFFERS[1];
-    const pieces = openMetrics
-      ? [Piece.of(openMetricsFamilies(own, exemplars)), ...runner.exposition('openmetrics'), EOF]
-      : [Piece.of(`${own}\n`), ...runner.exposition('text')];
-    const encoded = await encodeExposition(pieces, req.acceptsEncodings('gzip', 'identity'));
-    res
-      .status(200)
-      .set('content-type', openMetrics ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE)
-      .set('vary', 'accept, accept-encoding')
-      .set('content-length', String(encoded.length));
-    if (encoded.encoding) res.set('content-encoding', encoded.encoding);
-    for (const chunk of encoded.chunks) res.write(chunk);
-    res.end();
-    // A scrape of thousands of queues leaves megabytes of strings that V8 keeps in its
-    // large-object space until a full collection, which it puts off while memory grows: collect
-    // once the answer is out, when the process runs with --expose-gc (npm run exporter does).
-    const gc = globalThis.gc;
-    if (gc && pieces.reduce((n, p) => n + p.length, 0) > LARGE_EXPOSITION)
-      setImmediate(() => {
-        gc();
-      });
+    idle.begin();
+    let size = 0;
+    try {
+      await runner.collect();
+      const own = await registry.metrics();
+      const openMetrics = req.accepts(OFFERS) === OFFERS[1];
+      const pieces = openMetrics
+        ? [Piece.of(openMetricsFamilies(own, exemplars)), ...runner.exposition('openmetrics'), EOF]
+        : [Piece.of(`${own}\n`), ...runner.exposition('text')];
+      size = pieces.reduce((n, p) => n + p.length, 0);
+      const encoded = await encodeExposition(pieces, req.acceptsEncodings('gzip', 'identity'));
+      res
+        .status(200)
+        .set('content-type', openMetrics ? OPENMETRICS_CONTENT_TYPE : TEXT_CONTENT_TYPE)
+        .set('vary', 'accept, accept-encoding')
+        .set('content-length', String(encoded.length));
+      if (encoded.encoding) res.set('content-encoding', encoded.encoding);
+      for (const chunk of encoded.chunks) res.write(chunk);
+      res.end();
+    } finally {
+      idle.end(size > LARGE_EXPOSITION);
+    }
   };
 }
