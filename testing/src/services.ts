@@ -1,6 +1,7 @@
 // Per-test-file isolation on the shared local services: a database and a RabbitMQ vhost of its
 // own, each with a random name, dropped afterwards.
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
 
 /** The maintenance database the acktrail role (created by scripts/services.sh) connects to. */
@@ -29,9 +30,15 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** How long a drop waits for connections that are closing before it ends them (FORCE). */
+const CLOSING_MS = 2000;
+
 /**
  * A new database; `prepare` (a pipeline's migrations, say) runs on it before it is handed over.
- * Dropped with FORCE: connections a test left open do not keep it.
+ * Dropped with FORCE: connections a test left open do not keep it. Connections still closing
+ * are let go first: pg's `Pool.end()` resolves before its sockets have closed, and a connection
+ * that FORCE ends before its server saw the goodbye is an error the pool emits, uncaught where
+ * the pool has no error listener (a CI run failed a test file so).
  */
 export async function createTestDatabase(
   prefix = 'acktrail_test',
@@ -45,7 +52,18 @@ export async function createTestDatabase(
     name,
     url,
     drop: async () => {
-      await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+      await withAdmin(async (admin) => {
+        const deadline = Date.now() + CLOSING_MS;
+        while (Date.now() < deadline) {
+          const open = await admin.query<{ n: number }>(
+            'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+            [name],
+          );
+          if (open.rows[0]!.n === 0) break;
+          await delay(20);
+        }
+        await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      });
     },
   };
 }
