@@ -222,11 +222,11 @@ export class StepStore {
       const inserted = steps.filter((s) => fresh.has(s.traceId + s.spanId));
       const days = await recordEventDays(db, inserted);
       await lockPublishes(db, inserted);
-      const [parentSteps, publishes, startedAt] = await Promise.all([
-        parents(db, inserted, days),
-        publishCounts(db, inserted, days),
-        startTimes(db, inserted, days),
-      ]);
+      // One after the other: a connection runs one statement at a time anyway, and pg 8
+      // deprecates queueing a second on it while the first runs (pg 9 refuses it).
+      const parentSteps = await parents(db, inserted, days);
+      const publishes = await publishCounts(db, inserted, days);
+      const startedAt = await startTimes(db, inserted, days);
       await db.query('COMMIT');
       return {
         inserted: inserted.map((step) => ({
