@@ -6,10 +6,11 @@
 //              scraping every node reads), latency until the last answer, CPU summed
 // Broker CPU is the three nodes' processes together. Ratios are against `nodes`.
 import { execFileSync } from 'node:child_process';
+import { setTimeout as delay } from 'node:timers/promises';
 import { createTestVhost } from '@acktrail/testing';
 import { CLUSTERS } from '../exporter/src/testing/cluster.js';
 import { brokerPid, createQueues, rssMb, timed } from './broker.js';
-import { caseLines, record, startBenchExporter, stat, type Case } from './queues.js';
+import { IDLE_SECONDS, caseLines, record, startBenchExporter, stat, type Case } from './queues.js';
 import { fmt } from './lib.js';
 import { target } from './figures.js';
 
@@ -65,6 +66,10 @@ export async function measureCluster(n: number, scrapes: number): Promise<string
         record(cases.acktrail!, await timed([['http://127.0.0.1:9479/metrics', {}]], pids));
         record(cases.nodes!, await timed(detailed, pids));
       }
+      const rss = rssMb(exporter.pid!);
+      // Again once left alone for a scrape interval, as the single-broker case reads it.
+      await delay(IDLE_SECONDS * 1000);
+      const idle = rssMb(exporter.pid!);
       const [a, b] = [stat(cases.acktrail!), stat(cases.nodes!)];
       target(`scrape at ${fmt(n)} queues, three nodes: p99 / the nodes' p99`, a.p99 / b.p99, {
         atMost: 1.3,
@@ -73,7 +78,7 @@ export async function measureCluster(n: number, scrapes: number): Promise<string
         `\n## ${fmt(n)} queues on a three-node cluster (${cases.acktrail!.samples.length} scrapes; ${fmt(series)} queues in acktrail's exposition)`,
         ...caseLines(cases, 'nodes'),
         `first scrape (discovery and blocking stats refresh): ${fmt(firstScrape.seconds, 3)} s, broker CPU ${fmt(firstScrape.cpu, 3)} s`,
-        `exporter RSS after the scrapes: ${fmt(rssMb(exporter.pid!), 0)} MB`,
+        `exporter RSS after the scrapes: ${fmt(rss, 0)} MB; after ${IDLE_SECONDS} s without a scrape: ${fmt(idle, 0)} MB`,
       ];
     } finally {
       exporter.kill('SIGTERM');

@@ -27,7 +27,7 @@ const MANAGEMENT = 'http://127.0.0.1:15672';
 /** Another checkout, built, whose exporter is measured beside this one's (BENCH_BASELINE). */
 const BASELINE = process.env.BENCH_BASELINE;
 /** How long the exporters are left alone before their memory is read again (a scrape interval). */
-const IDLE_SECONDS = 15;
+export const IDLE_SECONDS = 15;
 export const AUTH = `Basic ${Buffer.from('guest:guest').toString('base64')}`;
 /** What Prometheus 2.x sends: OpenMetrics first. */
 const OPENMETRICS_ACCEPT =
