@@ -49,8 +49,10 @@ before(async () => {
   store = await createTestDatabase();
   p = await TestPipeline.create({
     WORKER_MAX_ATTEMPTS: '2',
-    WORKER_PROVIDER_TIMEOUT_MS: '300',
-    PROVIDER_HANG_MS: '2000', // past both attempts' timeouts
+    // Long enough that a loaded machine never times a provider call out where the test wants
+    // one attempt (a CI run saw "after 2 attempts" at 300 ms), short enough to wait for.
+    WORKER_PROVIDER_TIMEOUT_MS: '2000',
+    PROVIDER_HANG_MS: '5000', // past both attempts' timeouts
     PROVIDER_REJECT_ADDRESSES: '*@invalid.example',
   });
   // acktrail's own broker user: it may read the dead-letter queue and publish replays to where
