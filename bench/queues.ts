@@ -28,6 +28,9 @@ const MANAGEMENT = 'http://127.0.0.1:15672';
 const BASELINE = process.env.BENCH_BASELINE;
 /** How long the exporters are left alone before their memory is read again (a scrape interval). */
 export const IDLE_SECONDS = 15;
+/** Megabytes of this exporter, and of the baseline's beside them when there is one. */
+const mb = (mine: number, baseline: number | null) =>
+  `${fmt(mine, 0)} MB${baseline === null ? '' : `, baseline ${fmt(baseline, 0)} MB`}`;
 export const AUTH = `Basic ${Buffer.from('guest:guest').toString('base64')}`;
 /** What Prometheus 2.x sends: OpenMetrics first. */
 const OPENMETRICS_ACCEPT =
@@ -211,9 +214,9 @@ export async function runQueuesBench(rounds: number): Promise<void> {
       `\n## ${fmt(n)} queues (${r.cases.acktrail!.samples.length} scrapes; columns/full ${r.cases.full!.samples.length} calls)`,
       ...caseLines(r.cases, 'detailed'),
       `first scrape (blocking stats refresh): ${fmt(r.first.seconds, 3)} s, broker CPU ${fmt(r.first.cpu, 3)} s`,
-      `exporter RSS after the scrapes: ${fmt(r.rss, 0)} MB${r.baselineRss === null ? '' : `, baseline ${fmt(r.baselineRss, 0)} MB`}`,
-      `exporter peak RSS (VmHWM): ${fmt(r.peak, 0)} MB${r.baselinePeak === null ? '' : `, baseline ${fmt(r.baselinePeak, 0)} MB`}`,
-      `exporter RSS after ${IDLE_SECONDS} s without a scrape: ${fmt(r.idle, 0)} MB${r.baselineIdle === null ? '' : `, baseline ${fmt(r.baselineIdle, 0)} MB`}`,
+      `exporter RSS after the scrapes: ${mb(r.rss, r.baselineRss)}`,
+      `exporter peak RSS (VmHWM): ${mb(r.peak, r.baselinePeak)}`,
+      `exporter RSS after ${IDLE_SECONDS} s without a scrape: ${mb(r.idle, r.baselineIdle)}`,
     );
     console.log(lines.slice(-(Object.keys(r.cases).length + 5)).join('\n'));
     const d = stat(r.cases.detailed!);

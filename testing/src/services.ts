@@ -1,8 +1,8 @@
 // Per-test-file isolation on the shared local services: a database and a RabbitMQ vhost of its
 // own, each with a random name, dropped afterwards.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
+import { waitFor } from './wait.js';
 
 /** The maintenance database the acktrail role (created by scripts/services.sh) connects to. */
 export const ADMIN_DATABASE_URL = 'postgres://acktrail:acktrail@127.0.0.1:5432/postgres';
@@ -53,15 +53,18 @@ export async function createTestDatabase(
     url,
     drop: async () => {
       await withAdmin(async (admin) => {
-        const deadline = Date.now() + CLOSING_MS;
-        while (Date.now() < deadline) {
-          const open = await admin.query<{ n: number }>(
-            'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
-            [name],
-          );
-          if (open.rows[0]!.n === 0) break;
-          await delay(20);
-        }
+        // Past the bound, what is still open was left open: FORCE ends it.
+        await waitFor(
+          `the connections to ${name} to close`,
+          async () => {
+            const open = await admin.query<{ n: number }>(
+              'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+              [name],
+            );
+            return open.rows[0]!.n === 0;
+          },
+          { timeoutMs: CLOSING_MS, intervalMs: 20 },
+        ).catch(() => undefined);
         await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       });
     },
