@@ -17,8 +17,11 @@ import {
   checkIdentity,
   parseDetailed,
   queueKey,
+  queueSeries,
   type QueueDepth,
+  type QueueName,
 } from './rabbitmq/detailed.js';
+import type { SeriesReader } from '../exposition/text.js';
 import { getText, type ManagementApi } from './rabbitmq/http.js';
 import { mergeNodes, type NodeAnswer } from './rabbitmq/merge.js';
 import type { BrokerNodes, NodeTarget } from './rabbitmq/nodes.js';
@@ -49,8 +52,8 @@ export class RabbitmqQueuesCollector implements Collector {
   /** The names configured endpoints reported, by URL. */
   private readonly identities = new Map<string, string>();
   private partial: string | null = null;
-  /** The last answer's queues, whose names the next parse reuses. */
-  private lastDepths: ReadonlyMap<string, QueueDepth> = new Map();
+  /** Each endpoint's series, read from its last answer: the next parse finds them by text. */
+  private readonly series = new Map<string, SeriesReader<QueueName>>();
 
   constructor(
     private readonly config: ValidatedConfig,
@@ -127,6 +130,8 @@ export class RabbitmqQueuesCollector implements Collector {
       .map((v) => `&vhost=${encodeURIComponent(v)}`)
       .join('');
     const targets = await this.nodes.current(signal);
+    for (const url of this.series.keys())
+      if (!targets.some((t) => t.url === url)) this.series.delete(url);
     const nodeMs = Math.round(this.timeoutMs * NODE_TIME_SHARE);
     const results = await Promise.allSettled(
       targets.map((t) => this.readNode(t, DETAILED_PATH + vhosts, nodeMs, signal)),
@@ -147,7 +152,6 @@ export class RabbitmqQueuesCollector implements Collector {
     });
     if (answers.length === 0) throw new Error(failures.join('; '));
     const merged = mergeNodes(answers, (vhost, queue) => this.catalog.leader(vhost, queue));
-    this.lastDepths = merged;
     const partial = failures.length
       ? `${failures.length} of ${targets.length} nodes did not answer: ${failures.join('; ')}`
       : null;
@@ -172,7 +176,9 @@ export class RabbitmqQueuesCollector implements Collector {
         throw new Error(`timed out after ${timeoutMs} ms`, { cause: err });
       throw err;
     }
-    const parsed = parseDetailed(text, this.lastDepths);
+    let series = this.series.get(url);
+    if (!series) this.series.set(url, (series = queueSeries()));
+    const parsed = parseDetailed(text, series);
     checkIdentity(target.name, parsed.node, url);
     if (parsed.node) this.identities.set(url, parsed.node);
     return { ...parsed, name: this.nameOf(target) };

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { heapAfterGc } from '@acktrail/testing';
 import { parseCounters } from './counters.js';
-import { parseDetailed, queueKey } from './detailed.js';
-import { parseSamples } from '../../exposition/text.js';
+import { parseDetailed, queueKey, queueSeries } from './detailed.js';
+import { SeriesReader, parseSamples } from '../../exposition/text.js';
 
 const MiB = 1024 * 1024;
 
@@ -76,4 +76,52 @@ rabbitmq_detailed_queue_messages_acked_total{vhost="/",queue="orders"} 2
   );
   assert.deepEqual([...(counters?.keys() ?? [])], [queueKey('/', 'orders')]);
   assert.equal(counters?.get(queueKey('/', 'orders'))?.ack, 2);
+});
+
+test("a node's next answer finds its series by their labels' text, read once; any line still reads", () => {
+  const made: string[] = [];
+  const series = new SeriesReader((labels) => {
+    made.push(labels.queue ?? '');
+    return labels.queue === undefined
+      ? null
+      : { key: queueKey(labels.vhost!, labels.queue), vhost: labels.vhost!, queue: labels.queue };
+  });
+  const first = parseDetailed(TEXT, series);
+  assert.deepEqual(made, ['orders', 'we"ird,{q}']);
+  // The same series again, one with a timestamp (read the long way), one new, one gone.
+  const next = `rabbitmq_detailed_queue_messages_ready{vhost="/",queue="orders"} 8
+rabbitmq_detailed_queue_messages_ready{vhost="/",queue="new"} 1 1700000000000
+rabbitmq_detailed_queue_messages_unacked{vhost="/",queue="orders"} 4
+rabbitmq_detailed_queue_consumers{vhost="/",queue="orders"} +Inf
+`;
+  const second = parseDetailed(next, series);
+  assert.deepEqual(made, ['orders', 'we"ird,{q}', 'new']);
+  assert.deepEqual(
+    [...second.queues.values()],
+    [
+      { vhost: '/', queue: 'orders', ready: 8, unacked: 4, consumers: Infinity },
+      { vhost: '/', queue: 'new', ready: 1, unacked: 0, consumers: 0 },
+    ],
+  );
+  assert.equal(second.node, null);
+  assert.equal(first.queues.get(queueKey('/', 'orders'))?.ready, 7, 'each answer its own depths');
+  // A block that is not the labels alone names nothing.
+  assert.equal(
+    parseDetailed('rabbitmq_detailed_queue_messages_ready{vhost="/",queue="x"}} 1\n', series).queues
+      .size,
+    0,
+  );
+});
+
+test('a reader kept from one answer to the next keeps none of the answers', async () => {
+  const series = queueSeries();
+  const before = await heapAfterGc();
+  for (let i = 0; i < 3; i++)
+    parseDetailed(
+      TEXT.replace('orders', `orders-${'o'.repeat(20)}`) + '#'.repeat(32 * MiB),
+      series,
+    );
+  const held = (await heapAfterGc()) - before;
+  assert.equal(parseDetailed(TEXT, series).queues.size, 2);
+  assert.ok(held < 8 * MiB, `${(held / MiB).toFixed(1)} MiB still held by the reader`);
 });
