@@ -10,7 +10,8 @@
 //   columns    /api/queues?columns=… as acktrail's background stats refresh asks for it
 //   full       /api/queues, what kbudde/rabbitmq_exporter reads
 // For each: latency p50/p99 and broker CPU-seconds per call (beam.smp utime+stime from /proc),
-// plus the exporter's RSS. Ratios are against the detailed endpoint.
+// plus the exporter's RSS and its CPU per scrape (beside the baseline's). Ratios are against the
+// detailed endpoint.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +20,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createTestVhost, waitFor, REPO_ROOT } from '@acktrail/testing';
 import { brokerPid, createQueues, rssMb, timed, TICKS, type Sample } from './broker.js';
 import { measureCluster } from './queues-cluster.js';
-import { baselineEnv, baselineNodeFlags, fmt, quantile } from './lib.js';
+import { baselineEnv, baselineNodeFlags, fmt, processCpuMs, quantile } from './lib.js';
 import { target } from './figures.js';
 import { EXPORTER_MALLOC_ENV, EXPORTER_NODE_OPTIONS } from '../exporter/src/testing/exporter.js';
 
@@ -145,12 +146,17 @@ async function measure(n: number, rounds: number, fullRounds: number) {
         full: [`${MANAGEMENT}/api/queues/${v}`, { authorization: AUTH }],
       };
       const scraped = Object.keys(cases).filter((c) => c !== 'columns' && c !== 'full');
+      // Each exporter's CPU over its own scrapes (both formats), collections after them included.
+      const cpu0 = [exporter, baseline].map((p) => (p ? processCpuMs(p.pid!) : 0));
       for (let r = 0; r < rounds; r++) {
         for (const name of scraped) record(cases[name]!, await timed([urls[name]!], pids));
         if (r < fullRounds)
           for (const name of ['columns', 'full'] as const)
             record(cases[name]!, await timed([urls[name]!], pids));
       }
+      const [cpu, baselineCpu] = [exporter, baseline].map((p, i) =>
+        p ? (processCpuMs(p.pid!) - cpu0[i]!) / (2 * rounds) : null,
+      );
       const rss = rssMb(exporter.pid!);
       const baselineRss = baseline ? rssMb(baseline.pid!) : null;
       const peak = rssMb(exporter.pid!, 'VmHWM');
@@ -160,7 +166,19 @@ async function measure(n: number, rounds: number, fullRounds: number) {
       await delay(IDLE_SECONDS * 1000);
       const idle = rssMb(exporter.pid!);
       const baselineIdle = baseline ? rssMb(baseline.pid!) : null;
-      return { n, cases, first, rss, baselineRss, peak, baselinePeak, idle, baselineIdle };
+      return {
+        n,
+        cases,
+        first,
+        rss,
+        baselineRss,
+        peak,
+        baselinePeak,
+        idle,
+        baselineIdle,
+        cpu: cpu!,
+        baselineCpu: baselineCpu ?? null,
+      };
     } finally {
       exporter.kill('SIGTERM');
       baseline?.kill('SIGTERM');
@@ -214,11 +232,12 @@ export async function runQueuesBench(rounds: number): Promise<void> {
       `\n## ${fmt(n)} queues (${r.cases.acktrail!.samples.length} scrapes; columns/full ${r.cases.full!.samples.length} calls)`,
       ...caseLines(r.cases, 'detailed'),
       `first scrape (blocking stats refresh): ${fmt(r.first.seconds, 3)} s, broker CPU ${fmt(r.first.cpu, 3)} s`,
+      `exporter CPU per scrape: ${fmt(r.cpu, 0)} ms${r.baselineCpu === null ? '' : `, baseline ${fmt(r.baselineCpu, 0)} ms (ratio ${fmt(r.cpu / r.baselineCpu, 2)})`}`,
       `exporter RSS after the scrapes: ${mb(r.rss, r.baselineRss)}`,
       `exporter peak RSS (VmHWM): ${mb(r.peak, r.baselinePeak)}`,
       `exporter RSS after ${IDLE_SECONDS} s without a scrape: ${mb(r.idle, r.baselineIdle)}`,
     );
-    console.log(lines.slice(-(Object.keys(r.cases).length + 5)).join('\n'));
+    console.log(lines.slice(-(Object.keys(r.cases).length + 6)).join('\n'));
     const d = stat(r.cases.detailed!);
     for (const [name, format] of [
       ['acktrail', 'text'],
