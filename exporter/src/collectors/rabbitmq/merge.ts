@@ -15,14 +15,13 @@ export function mergeNodes(
   leaderOf: (vhost: string, queue: string) => string | null,
 ): Map<string, QueueDepth> {
   if (answers.length === 1) return answers[0]!.queues;
-  const merged = new Map<string, { depth: QueueDepth; node: string }>();
+  const merged = new Map<string, QueueDepth>();
   const byName = [...answers].sort((a, b) => a.name.localeCompare(b.name));
   for (const answer of byName) {
     for (const [key, depth] of answer.queues) {
-      const have = merged.get(key);
-      if (!have || answer.name === leaderOf(depth.vhost, depth.queue))
-        merged.set(key, { depth, node: answer.name });
+      if (!merged.has(key) || answer.name === leaderOf(depth.vhost, depth.queue))
+        merged.set(key, depth);
     }
   }
-  return new Map([...merged].map(([k, v]) => [k, v.depth]));
+  return merged;
 }
