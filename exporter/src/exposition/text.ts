@@ -14,7 +14,6 @@ export interface Sample {
 }
 
 const UNESCAPE: Record<string, string> = { n: '\n', '\\': '\\', '"': '"' };
-const SPECIAL: Record<string, number> = { '+Inf': Infinity, '-Inf': -Infinity };
 
 /** Parses `{a="x",b="y"}` starting at `start` (the `{`); returns the labels and the index after `}`. */
 export function parseLabels(line: string, start: number): [Record<string, string>, number] | null {
@@ -86,7 +85,9 @@ export function nameEnd(line: string): number {
   return brace >= 0 && (space < 0 || brace < space) ? brace : space;
 }
 
-const number = (raw: string) => SPECIAL[raw] ?? Number(raw);
+/** A sample's value; NaN for anything else than a number (a property name too: no lookup). */
+const number = (raw: string) =>
+  raw === '+Inf' ? Infinity : raw === '-Inf' ? -Infinity : Number(raw);
 
 /** A sample line's labels and value, its name ending at `end`; null when it cannot be read. */
 function readSample(

@@ -51,7 +51,7 @@ test('what is parsed from an answer does not keep the answer alive', async () =>
 
 test('samples without labels and special values', () => {
   const s = parseSamples(
-    'up 1\nx{a="1"} +Inf\nx{a="2"} NaN\nx{a="3"} -2.5e3 1700000000\n',
+    'up 1\nx{a="1"} +Inf\nx{a="2"} NaN\nx{a="3"} -2.5e3 1700000000\nx{a="4"} constructor\n',
     new Set(['up', 'x']),
   );
   assert.deepEqual(s, [
