@@ -147,16 +147,18 @@ async function measure(n: number, rounds: number, fullRounds: number) {
       };
       const scraped = Object.keys(cases).filter((c) => c !== 'columns' && c !== 'full');
       // Each exporter's CPU over its own scrapes (both formats), collections after them included.
-      const cpu0 = [exporter, baseline].map((p) => (p ? processCpuMs(p.pid!) : 0));
+      const cpu0 = processCpuMs(exporter.pid!);
+      const baselineCpu0 = baseline ? processCpuMs(baseline.pid!) : 0;
       for (let r = 0; r < rounds; r++) {
         for (const name of scraped) record(cases[name]!, await timed([urls[name]!], pids));
         if (r < fullRounds)
           for (const name of ['columns', 'full'] as const)
             record(cases[name]!, await timed([urls[name]!], pids));
       }
-      const [cpu, baselineCpu] = [exporter, baseline].map((p, i) =>
-        p ? (processCpuMs(p.pid!) - cpu0[i]!) / (2 * rounds) : null,
-      );
+      const cpu = (processCpuMs(exporter.pid!) - cpu0) / (2 * rounds);
+      const baselineCpu = baseline
+        ? (processCpuMs(baseline.pid!) - baselineCpu0) / (2 * rounds)
+        : null;
       const rss = rssMb(exporter.pid!);
       const baselineRss = baseline ? rssMb(baseline.pid!) : null;
       const peak = rssMb(exporter.pid!, 'VmHWM');
@@ -176,8 +178,8 @@ async function measure(n: number, rounds: number, fullRounds: number) {
         baselinePeak,
         idle,
         baselineIdle,
-        cpu: cpu!,
-        baselineCpu: baselineCpu ?? null,
+        cpu,
+        baselineCpu,
       };
     } finally {
       exporter.kill('SIGTERM');
