@@ -53,9 +53,13 @@ const INFLATE = {
   br: createBrotliDecompress,
 } as const;
 
-/** A body and the budget it holds: release it when the request is answered. */
+/**
+ * A body, as the chunks it arrived in (a large one is moved to a decoding worker as they are,
+ * never joined on the event loop), and the budget it holds: release it when the request is
+ * answered.
+ */
 export interface Body {
-  bytes: Buffer;
+  chunks: Buffer[];
   release(): void;
 }
 
@@ -160,7 +164,7 @@ export async function readBody(
   }
   let released = false;
   return {
-    bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size),
+    chunks,
     release: () => {
       if (released) return;
       released = true;

@@ -5,7 +5,8 @@ import { DecodeError } from './spans.js';
 
 export interface DecodeTask {
   format: 'json' | 'protobuf';
-  body: Uint8Array;
+  /** The body as it was read, in chunks moved from the main thread. */
+  parts: Uint8Array[];
   maxSpans: number;
 }
 
@@ -14,7 +15,11 @@ export type DecodeOutcome =
   | { ok: false; message: string; tooMany: boolean };
 
 export default function decode(task: DecodeTask): DecodeOutcome {
-  const body = Buffer.from(task.body.buffer, task.body.byteOffset, task.body.byteLength);
+  const { parts } = task;
+  const body =
+    parts.length === 1
+      ? Buffer.from(parts[0]!.buffer, parts[0]!.byteOffset, parts[0]!.byteLength)
+      : Buffer.concat(parts);
   try {
     const spans =
       task.format === 'json'

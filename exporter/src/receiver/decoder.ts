@@ -1,7 +1,7 @@
 // Decodes OTLP bodies: small ones on the main thread, where a worker's round trip would cost more
 // than the work, and bodies of offThreadBytes or more in worker threads (piscina), so that
 // parsing megabytes of JSON or protobuf never stalls /metrics, /healthz and the other requests.
-// The body is moved to the worker, not copied; the spans come back already cut to their bounds
+// The body's chunks are moved to the worker, not copied; the spans come back already cut to their bounds
 // (a few hundred bytes each), a small part of the body they were read from.
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
@@ -37,13 +37,18 @@ export class BodyDecoder {
     this.oldMb = workerOldMb(maxBodyBytes);
   }
 
+  /** Decodes a body, whole or as the chunks it was read in. */
   async decode(
     format: DecodeTask['format'],
-    bytes: Buffer,
+    body: Buffer | Buffer[],
     maxSpans: number,
   ): Promise<ReceivedSpan[]> {
-    if (bytes.length < this.offThreadBytes)
+    const chunks = Array.isArray(body) ? body : [body];
+    const size = chunks.reduce((n, c) => n + c.length, 0);
+    if (size < this.offThreadBytes) {
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
       return format === 'json' ? decodeJson(bytes, maxSpans) : decodeProtobuf(bytes, maxSpans);
+    }
     this.pool ??= new Piscina<DecodeTask, DecodeOutcome>({
       filename: WORKER.href,
       // One core stays for the event loop; the in-flight budget bounds the queue's bytes.
@@ -54,11 +59,16 @@ export class BodyDecoder {
       // collected often, rather than one that grows as V8 likes under a flood.
       resourceLimits: { maxOldGenerationSizeMb: this.oldMb, maxYoungGenerationSizeMb: 8 },
     });
-    // A buffer that owns its memory is moved to the worker; a view of a shared one is copied.
-    const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-    const body = own ? bytes : Uint8Array.prototype.slice.call(bytes);
+    // The chunks go to the worker as they are, joined there: the event loop neither copies the
+    // body nor holds a second copy of it until a collection. A chunk that owns its memory (what a
+    // socket read gives) is moved; a view of a shared buffer (an inflated body's) is copied.
+    const parts = chunks.map((c) =>
+      c.byteOffset === 0 && c.byteLength === c.buffer.byteLength
+        ? c
+        : Uint8Array.prototype.slice.call(c),
+    );
     const outcome = await this.pool
-      .run({ format, body, maxSpans }, { transferList: [body.buffer as ArrayBuffer] })
+      .run({ format, parts, maxSpans }, { transferList: parts.map((p) => p.buffer as ArrayBuffer) })
       .catch((err: unknown) => {
         // A body whose decoding outgrows the worker's heap is too large for this receiver (413).
         if ((err as { code?: unknown }).code !== 'ERR_WORKER_OUT_OF_MEMORY') throw err;

@@ -117,8 +117,8 @@ export class Ingest {
     return { kind: 'invalid', tooLarge, message };
   }
 
-  /** Decodes, normalises and stores one request body; the caller holds its budget. */
-  async ingest(format: 'protobuf' | 'json', bytes: Buffer): Promise<Outcome> {
+  /** Decodes, normalises and stores one request body (whole or in chunks); the caller holds its budget. */
+  async ingest(format: 'protobuf' | 'json', bytes: Buffer | Buffer[]): Promise<Outcome> {
     const { opts } = this;
     const store = opts.store;
     if (!store) throw new Error('ingest without a store: admit() first');

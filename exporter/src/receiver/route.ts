@@ -121,7 +121,7 @@ export function receiverRouter(ingest: Ingest): express.Router {
     res.once('close', () => {
       body.release();
     });
-    answer(req, res, await ingest.ingest(isProtobuf(req) ? 'protobuf' : 'json', body.bytes));
+    answer(req, res, await ingest.ingest(isProtobuf(req) ? 'protobuf' : 'json', body.chunks));
   });
 
   return router;

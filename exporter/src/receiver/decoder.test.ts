@@ -1,0 +1,78 @@
+// BodyDecoder: a body of offThreadBytes or more is decoded in a worker from the chunks it was read
+// in, which are moved there (never joined or copied on the event loop) unless they are views of a
+// shared buffer; a smaller body is decoded on the loop and its chunks are left as they were.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { BodyDecoder } from './decoder.js';
+
+const body = (spans: number) =>
+  Buffer.from(
+    JSON.stringify({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }] },
+          scopeSpans: [
+            {
+              spans: Array.from({ length: spans }, (_, i) => ({
+                traceId: 'ab'.repeat(16),
+                spanId: (i + 1).toString(16).padStart(16, '0'),
+                name: `span ${i}`,
+                kind: 5,
+                startTimeUnixNano: '1700000000000000000',
+                endTimeUnixNano: '1700000000001000000',
+                attributes: [{ key: 'messaging.system', value: { stringValue: 'rabbitmq' } }],
+              })),
+            },
+          ],
+        },
+      ],
+    }),
+  );
+
+/** A chunk that owns its memory, as a socket's read gives one. */
+function owned(bytes: Uint8Array): Buffer {
+  const memory = new ArrayBuffer(bytes.length);
+  new Uint8Array(memory).set(bytes);
+  return Buffer.from(memory);
+}
+
+/** The body in chunks of `size` that own their memory, the last one a view of a shared buffer. */
+function chunksOf(bytes: Buffer, size: number): Buffer[] {
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += size) chunks.push(owned(bytes.subarray(i, i + size)));
+  const last = chunks.pop()!;
+  const shared = owned(Buffer.concat([last, Buffer.from('not part of the body')]));
+  chunks.push(shared.subarray(0, last.length));
+  return chunks;
+}
+
+const onLoop = new BodyDecoder(Number.POSITIVE_INFINITY, 8 * 2 ** 20);
+const offLoop = new BodyDecoder(1024, 8 * 2 ** 20);
+after(async () => {
+  await offLoop.close();
+});
+
+test('a large body is decoded in a worker from its chunks, moved there and not copied', async () => {
+  const whole = body(400);
+  const expected = await onLoop.decode('json', whole, 10_000);
+  assert.equal(expected.length, 400);
+
+  const chunks = chunksOf(whole, 16 * 1024);
+  assert.ok(chunks.length > 3);
+  const spans = await offLoop.decode('json', chunks, 10_000);
+  assert.deepEqual(spans, expected);
+  // Moved: what owned its memory is detached here; the shared view was copied and is intact.
+  for (const chunk of chunks.slice(0, -1)) assert.equal(chunk.buffer.byteLength, 0);
+  const last = chunks.at(-1)!;
+  assert.equal(last.buffer.byteLength, last.length + 'not part of the body'.length);
+  assert.deepEqual(last, whole.subarray(whole.length - last.length));
+});
+
+test('a body below offThreadBytes is decoded on the loop and its chunks stay as they were', async () => {
+  const whole = body(2);
+  const decoder = new BodyDecoder(whole.length + 1, 8 * 2 ** 20);
+  const chunks = chunksOf(whole, 64);
+  const spans = await decoder.decode('json', chunks, 10_000);
+  assert.deepEqual(spans, await onLoop.decode('json', whole, 10_000));
+  assert.deepEqual(Buffer.concat(chunks), whole);
+});
