@@ -150,9 +150,8 @@ export class QueueCatalog {
     return this.leaders.get(queueKey(vhost, queue)) ?? null;
   }
 
-  /** The depth collector's reading of a queue in scope, every scrape. */
-  observeDepth(depth: QueueDepth, nowMs: number): void {
-    const key = queueKey(depth.vhost, depth.queue);
+  /** The depth collector's reading of a queue in scope, every scrape (`key`: its queueKey). */
+  observeDepth(depth: QueueDepth, nowMs: number, key = queueKey(depth.vhost, depth.queue)): void {
     const seen = this.depths.get(key);
     const emptyAtMs = depth.ready === 0 ? nowMs : (seen?.emptyAtMs ?? null);
     this.depths.set(key, { depth, emptyAtMs });
@@ -255,14 +254,20 @@ export class QueueCatalog {
    * from the journeys (published, not yet delivered: any queue type); 0 when neither knows. As
    * fresh as the last refresh: after the head moves on, the age stays high until the next one.
    */
-  headAge(vhost: string, queue: string, ready: number, nowMs: number): number {
-    const key = queueKey(vhost, queue);
+  headAge(
+    vhost: string,
+    queue: string,
+    ready: number,
+    nowMs: number,
+    key = queueKey(vhost, queue),
+  ): number {
     const ts = this.heads.get(key) ?? this.journeyHeads.get(key)?.publishedS;
     return ready > 0 && ts !== undefined ? Math.max(0, nowMs / 1000 - ts) : 0;
   }
 
-  role(vhost: string, queue: string): Role {
-    return this.roles.get(queueKey(vhost, queue)) ?? roleFromName(queue);
+  /** `key`, the queue's queueKey, where the caller has it: each scrape asks for every queue. */
+  role(vhost: string, queue: string, key = queueKey(vhost, queue)): Role {
+    return this.roles.get(key) ?? roleFromName(queue);
   }
 }
 

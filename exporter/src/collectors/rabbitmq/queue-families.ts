@@ -69,17 +69,18 @@ export class QueueFamilies {
     const seen = new Map<string, QueueSeries>();
     const now = Date.now();
     for (const [key, q] of depths) {
-      if (!inScope(q.vhost, q.queue)) continue;
-      const role = this.catalog.role(q.vhost, q.queue);
-      this.catalog.observeDepth(q, now);
-      // A queue whose role changed is a new series; its old one goes.
+      // The scope is the configuration's: a queue with a series was in scope, and still is.
       const had = this.series.get(key);
+      if (!had && !inScope(q.vhost, q.queue)) continue;
+      const role = this.catalog.role(q.vhost, q.queue, key);
+      this.catalog.observeDepth(q, now, key);
+      // A queue whose role changed is a new series; its old one goes.
       const s = had?.role === role ? had : newSeries(q, role);
       s.seenAtMs = now;
       s.ready = q.ready;
       s.unacked = q.unacked;
       s.consumers = q.consumers;
-      s.headAge = this.catalog.headAge(q.vhost, q.queue, q.ready, now);
+      s.headAge = this.catalog.headAge(q.vhost, q.queue, q.ready, now, key);
       seen.set(key, s);
     }
     for (const [key, s] of this.series) {
