@@ -1,8 +1,8 @@
 // Decodes OTLP bodies: small ones on the main thread, where a worker's round trip would cost more
 // than the work, and bodies of offThreadBytes or more in worker threads (piscina), so that
 // parsing megabytes of JSON or protobuf never stalls /metrics, /healthz and the other requests.
-// The body's chunks are moved to the worker, not copied; the spans come back already cut to their bounds
-// (a few hundred bytes each), a small part of the body they were read from.
+// The body's chunks are moved to the worker, not copied; the spans come back already cut to their
+// bounds (a few hundred bytes each), a small part of the body they were read from.
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { decodeJson, decodeProtobuf } from './decode.js';
