@@ -1,7 +1,10 @@
 // BodyDecoder: a body of offThreadBytes or more is decoded in a worker from the chunks it was read
 // in, which are moved there (never joined or copied on the event loop) unless they are views of a
-// shared buffer; a smaller body is decoded on the loop and its chunks are left as they were.
+// shared buffer; a smaller body is decoded on the loop and its chunks are left as they were. The
+// worker's thread runs below the event loop's priority.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { after, test } from 'node:test';
 import { BodyDecoder } from './decoder.js';
 
@@ -75,4 +78,21 @@ test('a body below offThreadBytes is decoded on the loop and its chunks stay as 
   const spans = await decoder.decode('json', chunks, 10_000);
   assert.deepEqual(spans, await onLoop.decode('json', whole, 10_000));
   assert.deepEqual(Buffer.concat(chunks), whole);
+});
+
+/** The nice value of each thread of this process (Linux: /proc/self/task/<tid>/stat, field 19). */
+const threadNices = () =>
+  readdirSync('/proc/self/task').map((tid) => {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  });
+
+test('the decoding worker runs 10 nice steps below the event loop', async () => {
+  const own = getPriority(0);
+  await offLoop.decode('json', [owned(body(10))], 10_000);
+  assert.equal(getPriority(0), own, "the event loop's own priority is unchanged");
+  assert.ok(
+    threadNices().includes(Math.min(19, own + 10)),
+    `no thread at nice ${Math.min(19, own + 10)}: ${threadNices().join(', ')}`,
+  );
 });
