@@ -117,7 +117,10 @@ export class Ingest {
     return { kind: 'invalid', tooLarge, message };
   }
 
-  /** Decodes, normalises and stores one request body (whole or in chunks); the caller holds its budget. */
+  /**
+   * Decodes, normalises and stores one request body, whole or in the chunks it was read in; the
+   * caller holds its budget.
+   */
   async ingest(format: 'protobuf' | 'json', bytes: Buffer | Buffer[]): Promise<Outcome> {
     const { opts } = this;
     const store = opts.store;
