@@ -5,7 +5,7 @@
 // (management_agent.disable_metrics_collector), so there these are the only counters; on 3.10 to
 // 3.12 the families do not exist, and the management API's message_stats stay the source.
 import { forEachSample } from '../../exposition/text.js';
-import { EXISTS, IDENTITY, checkIdentity, keepLive, queueKey } from './detailed.js';
+import { EXISTS, checkIdentity, identityOf, keepLive, queueKey } from './detailed.js';
 
 export const COUNTERS_PATH =
   '/metrics/detailed?family=queue_delivery_metrics&family=queue_exchange_metrics&family=queue_coarse_metrics&family=queue_consumer_count';
@@ -31,7 +31,7 @@ const FIELD: Record<string, keyof QueueCounters> = {
   rabbitmq_detailed_queue_messages_ready: 'ready',
   rabbitmq_detailed_queue_consumers: 'consumers',
 };
-const WANTED = new Set([...Object.keys(FIELD), IDENTITY]);
+const WANTED = new Set(Object.keys(FIELD));
 /** The family that says the node has per-queue delivery counters at all. */
 const MARKER = '# TYPE rabbitmq_detailed_queue_messages_acked_total ';
 
@@ -48,12 +48,7 @@ export function parseCounters(
   if (!text.includes(MARKER)) return null;
   const queues = new Map<string, QueueCounters>();
   const live = new Set<string>();
-  let answered: string | null = null;
   forEachSample(text, WANTED, (name, labels, value) => {
-    if (name === IDENTITY) {
-      answered = labels.rabbitmq_node ?? null;
-      return;
-    }
     const { vhost, queue } = labels;
     if (vhost === undefined || queue === undefined) return;
     const key = queueKey(vhost, queue);
@@ -66,7 +61,7 @@ export function parseCounters(
     q[FIELD[name]!] += value;
   });
   keepLive(queues, live);
-  checkIdentity(node, answered, url);
+  checkIdentity(node, identityOf(text), url);
   return queues;
 }
 

@@ -125,3 +125,17 @@ test('a reader kept from one answer to the next keeps none of the answers', asyn
   assert.equal(parseDetailed(TEXT, series).queues.size, 2);
   assert.ok(held < 8 * MiB, `${(held / MiB).toFixed(1)} MiB still held by the reader`);
 });
+
+test("counters from an endpoint that answers as another node are refused, as depths' are", () => {
+  const answer = `# TYPE rabbitmq_detailed_queue_messages_acked_total counter
+rabbitmq_identity_info{rabbitmq_node="rabbit@a",rabbitmq_cluster="c"} 1
+rabbitmq_detailed_queue_messages_ready{vhost="/",queue="orders"} 1
+rabbitmq_detailed_queue_messages_acked_total{vhost="/",queue="orders"} 2
+`;
+  assert.throws(() => parseCounters(answer, 'rabbit@b', 'http://b:15692'), /answers as rabbit@a/);
+  assert.equal(
+    parseCounters(answer, 'rabbit@a', 'http://a:15692')?.get(queueKey('/', 'orders'))?.ack,
+    2,
+  );
+  assert.equal(parseDetailed(answer).node, 'rabbit@a');
+});
