@@ -32,9 +32,9 @@ export const journeys = z.strictObject({
    */
   bodyIdleTimeoutSeconds: z.number().positive().max(300).default(10),
   /**
-   * OTLP bodies this large or larger (after inflation) are decoded in worker threads, off the
-   * event loop that answers /metrics and /healthz (on Linux at 10 nice steps below it); smaller
-   * ones where they arrive.
+   * OTLP bodies this large or larger (after inflation) are decoded and turned into journey steps
+   * in worker threads, off the event loop that answers /metrics and /healthz (on Linux at 10 nice
+   * steps below it); smaller ones where they arrive.
    */
   decodeOffThreadBytes: z
     .number()

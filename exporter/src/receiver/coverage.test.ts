@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Registry } from 'prom-client';
 import type { AttributeValue } from '@acktrail/conventions';
-import { Coverage } from './coverage.js';
+import { Coverage, tallyCoverage } from './coverage.js';
 import type { ReceivedSpan } from './spans.js';
 
 let n = 1;
@@ -46,7 +46,7 @@ const stockConsume = (status?: [number, string]) =>
 function coverage(spans: ReceivedSpan[]) {
   const registry = new Registry();
   const c = new Coverage(registry);
-  for (const s of spans) c.observe(s);
+  c.add(tallyCoverage(spans));
   return { report: c.report(), registry };
 }
 
@@ -113,7 +113,7 @@ test('spans that stand for no stage (HTTP, SQL) are not counted', () => {
 test('services past the cap fold into "other"', () => {
   const registry = new Registry();
   const c = new Coverage(registry, 2);
-  for (const s of ['a', 'b', 'c', 'd']) c.observe(span(s, 'publish x', 4, {}));
+  c.add(tallyCoverage(['a', 'b', 'c', 'd'].map((s) => span(s, 'publish x', 4, {}))));
   assert.deepEqual(
     c.report().rows.map((r) => [r.service, r.spans]),
     [

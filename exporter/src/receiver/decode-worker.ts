@@ -1,7 +1,9 @@
-// The worker side of BodyDecoder (decoder.ts): decodes one OTLP body off the main thread. What it
-// throws crosses the thread as plain data (a class does not), so it answers with an outcome.
+// The worker side of BodyDecoder (decoder.ts): converts one OTLP body into steps off the main
+// thread (convert.ts). What it throws crosses the thread as plain data (a class does not), so it
+// answers with an outcome.
 import { getPriority, setPriority } from 'node:os';
-import { decodeJson, decodeProtobuf } from './decode.js';
+import { convert, type Converted } from './convert.js';
+import type { Window } from './normalize.js';
 import { DecodeError } from './spans.js';
 
 /**
@@ -25,11 +27,11 @@ export interface DecodeTask {
   /** The body as it was read, in chunks moved from the main thread. */
   parts: Uint8Array[];
   maxSpans: number;
+  window: Window;
 }
 
 export type DecodeOutcome =
-  | { ok: true; spans: ReturnType<typeof decodeJson> }
-  | { ok: false; message: string; tooMany: boolean };
+  { ok: true; converted: Converted } | { ok: false; message: string; tooMany: boolean };
 
 export default function decode(task: DecodeTask): DecodeOutcome {
   const { parts } = task;
@@ -38,11 +40,7 @@ export default function decode(task: DecodeTask): DecodeOutcome {
       ? Buffer.from(parts[0]!.buffer, parts[0]!.byteOffset, parts[0]!.byteLength)
       : Buffer.concat(parts);
   try {
-    const spans =
-      task.format === 'json'
-        ? decodeJson(body, task.maxSpans)
-        : decodeProtobuf(body, task.maxSpans);
-    return { ok: true, spans };
+    return { ok: true, converted: convert(task.format, body, task.maxSpans, task.window) };
   } catch (err) {
     if (err instanceof DecodeError)
       return { ok: false, message: err.message, tooMany: err.tooMany };

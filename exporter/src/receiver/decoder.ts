@@ -1,13 +1,16 @@
-// Decodes OTLP bodies: small ones on the main thread, where a worker's round trip would cost more
-// than the work, and bodies of offThreadBytes or more in worker threads (piscina), so that
-// parsing megabytes of JSON or protobuf never stalls /metrics, /healthz and the other requests.
-// The body's chunks are moved to the worker, not copied; the spans come back already cut to their
-// bounds (a few hundred bytes each), a small part of the body they were read from.
+// Turns OTLP bodies into journey steps (convert.ts): small ones on the main thread, where a
+// worker's round trip would cost more than the work, and bodies of offThreadBytes or more in
+// worker threads (piscina), so that parsing megabytes of JSON or protobuf, and normalising
+// thousands of spans, never stalls /metrics, /healthz and the other requests. The body's chunks
+// are moved to the worker, not copied; what comes back is the steps (a few hundred bytes each, a
+// small part of the body they were read from) and the coverage's counts: the spans themselves
+// never reach the event loop.
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { decodeJson, decodeProtobuf } from './decode.js';
+import { convert, type Converted } from './convert.js';
 import type { DecodeOutcome, DecodeTask } from './decode-worker.js';
-import { DecodeError, type ReceivedSpan } from './spans.js';
+import type { Window } from './normalize.js';
+import { DecodeError } from './spans.js';
 
 /** Run from source (tsx) the worker is TypeScript; from dist, JavaScript. */
 const WORKER = new URL(
@@ -37,17 +40,18 @@ export class BodyDecoder {
     this.oldMb = workerOldMb(maxBodyBytes);
   }
 
-  /** Decodes a body, whole or as the chunks it was read in. */
-  async decode(
+  /** Converts a body, whole or as the chunks it was read in (convert.ts). */
+  async convert(
     format: DecodeTask['format'],
     body: Buffer | Buffer[],
     maxSpans: number,
-  ): Promise<ReceivedSpan[]> {
+    window: Window,
+  ): Promise<Converted> {
     const chunks = Array.isArray(body) ? body : [body];
     const size = chunks.reduce((n, c) => n + c.length, 0);
     if (size < this.offThreadBytes) {
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-      return format === 'json' ? decodeJson(bytes, maxSpans) : decodeProtobuf(bytes, maxSpans);
+      return convert(format, bytes, maxSpans, window);
     }
     this.pool ??= new Piscina<DecodeTask, DecodeOutcome>({
       filename: WORKER.href,
@@ -68,7 +72,10 @@ export class BodyDecoder {
         : Uint8Array.prototype.slice.call(c),
     );
     const outcome = await this.pool
-      .run({ format, parts, maxSpans }, { transferList: parts.map((p) => p.buffer as ArrayBuffer) })
+      .run(
+        { format, parts, maxSpans, window },
+        { transferList: parts.map((p) => p.buffer as ArrayBuffer) },
+      )
       .catch((err: unknown) => {
         // A body whose decoding outgrows the worker's heap is too large for this receiver (413).
         if ((err as { code?: unknown }).code !== 'ERR_WORKER_OUT_OF_MEMORY') throw err;
@@ -78,7 +85,7 @@ export class BodyDecoder {
         );
       });
     if (!outcome.ok) throw new DecodeError(outcome.message, outcome.tooMany);
-    return outcome.spans;
+    return outcome.converted;
   }
 
   async close(): Promise<void> {

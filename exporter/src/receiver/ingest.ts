@@ -7,13 +7,12 @@ import type { Logger } from '../log.js';
 import { errorMessage } from '../log.js';
 import type { JourneyMetrics, RefusalReason } from '../journeys/metrics.js';
 import type { QueueLookup } from '../broker/catalog.js';
-import type { Step } from '../journeys/steps.js';
 import { StepsRefusedError, StoreBusyError } from '../journeys/store/store.js';
 import type { JourneyStore } from '../journeys/store/supervisor.js';
 import type { Coverage } from './coverage.js';
 import { ByteBudget } from './body.js';
 import type { BodyDecoder } from './decoder.js';
-import { normalise } from './normalize.js';
+import { withQueueAnomalies } from './convert.js';
 import { applyDeliveryLimits, limitedReturns } from '../journeys/model/index.js';
 import { DecodeError } from './spans.js';
 
@@ -125,28 +124,18 @@ export class Ingest {
     const { opts } = this;
     const store = opts.store;
     if (!store) throw new Error('ingest without a store: admit() first');
-    let spans;
+    const now = Date.now() * 1000;
+    const window = { fromUs: now - opts.retentionDays * DAY_US, toUs: now + DAY_US };
+    let converted;
     try {
-      spans = await opts.decoder.decode(format, bytes, opts.limits.maxSpansPerRequest);
+      converted = await opts.decoder.convert(format, bytes, opts.limits.maxSpansPerRequest, window);
     } catch (err) {
       if (!(err instanceof DecodeError) && !(err instanceof RangeError)) throw err;
       return this.unreadable(err.message, err instanceof DecodeError && err.tooMany);
     }
-    const now = Date.now() * 1000;
-    const window = { fromUs: now - opts.retentionDays * DAY_US, toUs: now + DAY_US };
-    const steps: Step[] = [];
-    const reasons = new Map<string, number>();
-    let ignored = 0;
-    let accepted = 0;
-    for (const span of spans) {
-      opts.coverage?.observe(span);
-      const n = normalise(span, window, opts.queues);
-      if (n.kind === 'steps') {
-        accepted++;
-        steps.push(...n.steps);
-      } else if (n.kind === 'ignored') ignored++;
-      else reasons.set(n.reason, (reasons.get(n.reason) ?? 0) + 1);
-    }
+    const { steps, accepted, ignored } = converted;
+    opts.coverage?.add(converted.coverage);
+    if (opts.queues) withQueueAnomalies(steps, opts.queues);
     let result;
     try {
       // A return past a quorum queue's delivery limit is a dead letter: the returns stored before
@@ -160,7 +149,7 @@ export class Ingest {
       if (err instanceof StoreBusyError)
         return this.refuse('store_busy', `${err.message}; retry later`);
       if (err instanceof StepsRefusedError) {
-        opts.metrics.spansReceived.inc({ outcome: 'rejected' }, spans.length);
+        opts.metrics.spansReceived.inc({ outcome: 'rejected' }, converted.spans);
         return { kind: 'invalid', tooLarge: false, message: err.message };
       }
       // Logged once per change of state by the store (Health); per request only at debug.
@@ -170,11 +159,11 @@ export class Ingest {
     // Only once the steps are committed: a failure in here must not turn a stored write into
     // a refusal.
     opts.metrics.observe(result);
-    const rejected = [...reasons.values()].reduce((a, b) => a + b, 0);
+    const rejected = converted.rejected.reduce((n, [, count]) => n + count, 0);
     opts.metrics.spansReceived.inc({ outcome: 'accepted' }, accepted);
     opts.metrics.spansReceived.inc({ outcome: 'ignored' }, ignored);
     opts.metrics.spansReceived.inc({ outcome: 'rejected' }, rejected);
-    const message = [...reasons].map(([r, n]) => `${n} span(s): ${r}`).join('; ');
+    const message = converted.rejected.map(([r, n]) => `${n} span(s): ${r}`).join('; ');
     return { kind: 'stored', rejected, message };
   }
 }

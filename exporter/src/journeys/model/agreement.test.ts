@@ -1,5 +1,5 @@
 // The three callers of the journey model agree. Every fixture journey goes through the receiver
-// (normalise, then the delivery limits as a write applies them: all spans in one write, and one
+// (convertSpans and withQueueAnomalies, as the receiver does, then the delivery limits as a write applies them: all spans in one write, and one
 // span per write with the returns stored before), the assembler (its deliveries and kinds) and
 // the metrics (acktrail_messages_rejected_total and the end_to_end duration). A reject's fate, a
 // step's anomaly and "done" must come out the same in all three.
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { Exemplars } from '../../exposition/exemplars.js';
-import { normalise } from '../../receiver/normalize.js';
+import { convertSpans, withQueueAnomalies } from '../../receiver/convert.js';
 import type { ReceivedSpan } from '../../receiver/spans.js';
 import {
   EVENT,
@@ -134,11 +134,12 @@ const WINDOW = { fromUs: 0, toUs: Number.MAX_SAFE_INTEGER };
 function ingest(spans: ReceivedSpan[], perWrite: number): Step[] {
   const stored: Step[] = [];
   for (let i = 0; i < spans.length; i += perWrite) {
-    const batch = spans.slice(i, i + perWrite).flatMap((s) => {
-      const n = normalise(s, WINDOW, queues);
-      if (n.kind !== 'steps') throw new Error(`fixture span ${s.name} is ${n.kind}`);
-      return n.steps;
-    });
+    // The receiver's own path: converted without the queues (as a decoding worker does), then
+    // completed with them.
+    const part = spans.slice(i, i + perWrite);
+    const { steps: batch, accepted } = convertSpans(part, WINDOW);
+    if (accepted !== part.length) throw new Error(`a fixture span of ${i}.. is not a step`);
+    withQueueAnomalies(batch, queues);
     applyDeliveryLimits(batch, limitedReturns(stored, queues), queues);
     stored.push(...batch);
   }

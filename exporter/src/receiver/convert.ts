@@ -1,0 +1,73 @@
+// One request body -> journey steps: decode, count the coverage, normalise. Pure and plain data
+// in and out, so that it runs where BodyDecoder (decoder.ts) puts it: on the event loop for a
+// small body, in a decoding worker for a large one. What depends on the exporter's own state is
+// left to the event loop: the queues' roles (a reject's fate, a dead-letter queue's deliveries:
+// withQueueAnomalies), the bounded service label (Coverage.add) and the store.
+import { tallyCoverage, type CoverageTally } from './coverage-tally.js';
+import { decodeJson, decodeProtobuf } from './decode.js';
+import { normalise, type Window } from './normalize.js';
+import type { Step } from '../journeys/steps.js';
+import type { QueueLookup } from '../broker/catalog.js';
+import type { ReceivedSpan } from './spans.js';
+import { stepAnomaly } from '../journeys/model/index.js';
+
+export interface Converted {
+  /** Spans in the body. */
+  spans: number;
+  steps: Step[];
+  /** Spans that became steps, and spans that stand for no journey stage. */
+  accepted: number;
+  ignored: number;
+  /** Spans refused, counted by reason. */
+  rejected: [string, number][];
+  coverage: CoverageTally;
+}
+
+/** Throws DecodeError (or RangeError) for a body that is not an ExportTraceServiceRequest. */
+export function convert(
+  format: 'json' | 'protobuf',
+  body: Buffer,
+  maxSpans: number,
+  window: Window,
+): Converted {
+  return convertSpans(
+    format === 'json' ? decodeJson(body, maxSpans) : decodeProtobuf(body, maxSpans),
+    window,
+  );
+}
+
+/** Decoded spans -> steps, rejections and coverage counts (the queues' part left out). */
+export function convertSpans(spans: readonly ReceivedSpan[], window: Window): Converted {
+  const steps: Step[] = [];
+  const reasons = new Map<string, number>();
+  let ignored = 0;
+  let accepted = 0;
+  for (const span of spans) {
+    // Without the queues: withQueueAnomalies completes the steps where they are known.
+    const n = normalise(span, window);
+    if (n.kind === 'steps') {
+      accepted++;
+      steps.push(...n.steps);
+    } else if (n.kind === 'ignored') ignored++;
+    else reasons.set(n.reason, (reasons.get(n.reason) ?? 0) + 1);
+  }
+  return {
+    spans: spans.length,
+    steps,
+    accepted,
+    ignored,
+    rejected: [...reasons],
+    coverage: tallyCoverage(spans),
+  };
+}
+
+/**
+ * The anomalies that depend on what the exporter knows about the queues (a reject dead-lettered
+ * or discarded, a delivery out of a dead-letter queue), as normalise() with those queues would
+ * have set them. Only deliveries and settles read the queues.
+ */
+export function withQueueAnomalies(steps: Step[], queues: QueueLookup): void {
+  for (const step of steps)
+    if (step.stage === 'deliver' || step.stage === 'settle')
+      step.anomaly = stepAnomaly(step.stage, step.attrs, queues);
+}
