@@ -5,9 +5,12 @@ import type { ValidatedConfig } from '../config.js';
 import { listen } from '../listen.js';
 import { coerceError, createLogger } from '../log.js';
 import { createExporter } from '../server.js';
+import { lowerHelperThreads } from '../threads.js';
 
 export async function serve(config: ValidatedConfig): Promise<void> {
   const log = createLogger(config.logLevel);
+  // Garbage collection beside the isolates can wait; the event loop's answers cannot (threads.ts).
+  lowerHelperThreads();
   process.on('unhandledRejection', (err) => {
     log.error({ err: coerceError(err).message }, 'unhandled rejection');
   });

@@ -1,26 +1,13 @@
 // The worker side of BodyDecoder (decoder.ts): converts one OTLP body into steps off the main
 // thread (convert.ts). What it throws crosses the thread as plain data (a class does not), so it
 // answers with an outcome.
-import { getPriority, setPriority } from 'node:os';
 import { convert, type Converted } from './convert.js';
 import type { Window } from './normalize.js';
 import { DecodeError } from './spans.js';
+import { lowerThisThread } from '../threads.js';
 
-/**
- * Decoding is background work: when the cores are short, the event loop that answers /metrics,
- * /healthz and the API gets one first. This thread runs 10 nice steps below the process (19 at
- * most). On Linux a thread has a nice value of its own, and setpriority on "this process" sets
- * the calling thread's alone; elsewhere it would lower the whole process, so Linux only.
- */
-const DECODER_NICE = 10;
-if (process.platform === 'linux') {
-  try {
-    setPriority(0, Math.min(19, getPriority(0) + DECODER_NICE));
-  } catch {
-    // A sandbox that refuses setpriority leaves the thread at the process's priority: slower
-    // answers under load, nothing wrong.
-  }
-}
+// Decoding is background work: this thread runs below the event loop (threads.ts).
+lowerThisThread();
 
 export interface DecodeTask {
   format: 'json' | 'protobuf';
