@@ -8,11 +8,14 @@
 // through a transaction pooler (PgBouncer) as directly. It needs the TEMPORARY privilege on the
 // store's database, which PostgreSQL grants to every role by default.
 import { finished } from 'node:stream/promises';
+import { setImmediate as yieldLoop } from 'node:timers/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Step } from '../steps.js';
 
 const TABLE = 'acktrail_staged_steps';
+/** Rows turned into COPY text at a time: a few milliseconds of work. */
+const ROWS_PER_SLICE = 256;
 
 /** Runs in the transaction's first round trip, after its BEGIN. */
 export const CREATE_STAGING_TABLE = `CREATE TEMP TABLE IF NOT EXISTS ${TABLE} (
@@ -52,6 +55,12 @@ export function copyRows(steps: readonly Step[]): string {
 /** Sends the steps into the staging table; resolves once PostgreSQL has taken them all. */
 export async function stageSteps(db: pg.PoolClient, steps: readonly Step[]): Promise<void> {
   const copy = db.query(copyFrom(`COPY ${TABLE} FROM STDIN`));
-  copy.end(copyRows(steps));
+  // In slices, the event loop free between them: a write of thousands of rows is not one long
+  // task that /healthz and /metrics wait behind.
+  for (let i = 0; i < steps.length && !copy.destroyed; i += ROWS_PER_SLICE) {
+    copy.write(copyRows(steps.slice(i, i + ROWS_PER_SLICE)));
+    await yieldLoop();
+  }
+  if (!copy.destroyed) copy.end();
   await finished(copy);
 }
