@@ -2,7 +2,8 @@
 // node), the event loop that answers /metrics, /healthz and the API should get one first; the
 // work that can wait runs at a lower CPU priority: the decoding workers (receiver/decoder.ts) and
 // V8's own helper threads, which collect garbage beside the isolates (the event loop's and the
-// decoding workers'; docs/benchmarks.md, "V8's helper threads below the event loop").
+// decoding workers'). docs/benchmarks.md, "Spans turned into steps in the worker; V8's helper
+// threads below the event loop", has the figures.
 //
 // Linux only: there a thread has a nice value of its own, set with setpriority on its thread id
 // (0: the calling thread). Elsewhere that would lower the whole process. A refusal (a sandbox)
@@ -33,14 +34,21 @@ export function lowerThisThread(): void {
  */
 export function lowerHelperThreads(): number {
   if (process.platform !== 'linux') return 0;
-  let lowered = 0;
+  let tids: string[];
   try {
-    for (const tid of readdirSync('/proc/self/task')) {
-      const name = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
-      if (name === 'V8Worker' && lower(Number(tid))) lowered++;
-    }
+    tids = readdirSync('/proc/self/task');
   } catch {
-    // No /proc: nothing lowered.
+    return 0; // no /proc: nothing lowered
+  }
+  let lowered = 0;
+  for (const tid of tids) {
+    let name: string;
+    try {
+      name = readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    if (name === 'V8Worker' && lower(Number(tid))) lowered++;
   }
   return lowered;
 }
