@@ -1,19 +1,9 @@
 // V8's helper threads run 10 nice steps below the event loop, which keeps its own priority.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { test } from 'node:test';
 import { BACKGROUND_NICE, lowerHelperThreads } from './threads.js';
-
-/** Each thread of this process: its name and nice value (/proc/self/task/<tid>/stat, field 19). */
-const threads = () =>
-  readdirSync('/proc/self/task').map((tid) => {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    return {
-      name: readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim(),
-      nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]),
-    };
-  });
+import { threadsOfThisProcess as threads } from './testing/threads.js';
 
 test("V8's helper threads are lowered; the event loop is not", () => {
   const own = getPriority(0);

@@ -4,10 +4,11 @@
 // they were. Both ways give the same steps, rejections and coverage. The worker's thread runs
 // below the event loop's priority.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { after, test } from 'node:test';
 import { BodyDecoder } from './decoder.js';
+import { threadsOfThisProcess } from '../testing/threads.js';
+import { BACKGROUND_NICE } from '../threads.js';
 
 const body = (spans: number) =>
   Buffer.from(
@@ -92,19 +93,11 @@ test('a body below offThreadBytes is converted on the loop and its chunks stay a
   assert.deepEqual(Buffer.concat(chunks), whole);
 });
 
-/** The nice value of each thread of this process (Linux: /proc/self/task/<tid>/stat, field 19). */
-const threadNices = () =>
-  readdirSync('/proc/self/task').map((tid) => {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-  });
-
-test('the decoding worker runs 10 nice steps below the event loop', async () => {
+test('the decoding worker runs BACKGROUND_NICE steps below the event loop', async () => {
   const own = getPriority(0);
   await offLoop.convert('json', [owned(body(10))], 10_000, WINDOW);
   assert.equal(getPriority(0), own, "the event loop's own priority is unchanged");
-  assert.ok(
-    threadNices().includes(Math.min(19, own + 10)),
-    `no thread at nice ${Math.min(19, own + 10)}: ${threadNices().join(', ')}`,
-  );
+  const nices = threadsOfThisProcess().map((t) => t.nice);
+  const below = Math.min(19, own + BACKGROUND_NICE);
+  assert.ok(nices.includes(below), `no thread at nice ${below}: ${nices.join(', ')}`);
 });
