@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { runCeleryBench } from './celery.js';
 import { runDashboardBench } from './dashboard.js';
 import { runDeadLettersBench } from './dead-letters.js';
+import { runDiscardBench } from './discard.js';
 import { runHostileBench } from './hostile.js';
 import { runInstrumentBench } from './instrument.js';
 import { runJourneysBench } from './journeys.js';
@@ -20,6 +21,7 @@ const benches: Record<string, (rounds: number) => Promise<void>> = {
   celery: runCeleryBench,
   dashboard: runDashboardBench,
   'dead-letters': runDeadLettersBench,
+  discard: runDiscardBench,
   hostile: runHostileBench,
   instrument: runInstrumentBench,
   journeys: runJourneysBench,

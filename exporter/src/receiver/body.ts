@@ -4,9 +4,10 @@
 // body dropped). The budget is charged by bytes received (after inflation), never by what a
 // client declares: a connection that declares 8 MiB and sends nothing holds nothing. A body
 // whose declared size does not fit what is free now is refused before it is read. A refused
-// body is read and thrown away (discardBody), so the client sees the answer, not a reset.
+// body is read and thrown away (discard.ts), so the client sees the answer, not a reset.
 import type { IncomingMessage } from 'node:http';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { discardBody } from './discard.js';
 import { IdleWatch } from './idle.js';
 
 /** Bytes of request bodies held at once, shared by every request of one receiver. */
@@ -171,40 +172,6 @@ export async function readBody(
       budget.release(held);
     },
   };
-}
-
-const discarding = new WeakSet<IncomingMessage>();
-
-/**
- * Reads the rest of a refused body and throws it away, so that the client (which is still
- * sending) reads the answer instead of a connection reset; bounded by `maxBytes` and by
- * `idleMs` without a byte, past which the connection is closed.
- */
-export function discardBody(req: IncomingMessage, maxBytes: number, idleMs: number): void {
-  // A refusal found while reading is discarded there and answered by the route, which discards
-  // too: one reader is enough.
-  if (req.complete || req.destroyed || discarding.has(req)) return;
-  discarding.add(req);
-  let seen = 0;
-  const idle = new IdleWatch(idleMs, () => req.destroy());
-  req.unpipe();
-  req.on('data', (chunk: Buffer) => {
-    seen += chunk.length;
-    if (seen > maxBytes) req.destroy();
-    else idle.touch();
-  });
-  req.once('end', () => {
-    idle.stop();
-  });
-  req.once('close', () => {
-    idle.stop();
-  });
-  // Once the answer is out, Node arms the connection's keep-alive timeout and, when it fires with
-  // nobody listening for the request's 'timeout', destroys the connection, body still coming: a
-  // client paused that long (Node's default is 5 s; a loaded machine) wrote into a closed socket
-  // instead of reading its answer. Listening hands the bound to the idle watch above.
-  req.on('timeout', () => undefined);
-  req.resume();
 }
 
 function busy(budget: ByteBudget): BodyError {

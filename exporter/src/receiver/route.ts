@@ -7,7 +7,8 @@
 // it is sent when the client waits for 100 Continue (continue.ts). What is
 // refused or stored is decided by Ingest (ingest.ts), which OTLP/gRPC shares.
 import express, { type Request, type Response } from 'express';
-import { BodyError, discardBody, readBody } from './body.js';
+import { BodyError, readBody } from './body.js';
+import { discardBody } from './discard.js';
 import { OTLP_TRACES_PATH, bodyHeldBack, sendContinue } from './continue.js';
 import type { Ingest, Outcome } from './ingest.js';
 import { ExportTraceServiceResponse, RpcStatus } from './otlp-schema.js';
