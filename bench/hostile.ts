@@ -12,12 +12,13 @@
 //            and committed), median, as a big/short ratio, in protobuf and in JSON.
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/testing';
 import { startExporterProcess } from '../exporter/src/testing/exporter.js';
 import { runFlood } from '../exporter/src/testing/flood.js';
 import { ExportTraceServiceRequest } from '../exporter/src/receiver/otlp-schema.js';
-import { fmt, median, quantile } from './lib.js';
+import { fmt, machineCpuMs, median, quantile, threadSchedMs } from './lib.js';
 import { target } from './figures.js';
 
 const FLOOD_SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 60);
@@ -154,6 +155,30 @@ async function observe(url: string, pid: number, until: () => boolean) {
   return { latencies, rss };
 }
 
+/**
+ * Where the exporter's event loop was over a phase: on a core, runnable but waiting for one (the
+ * cores busy with other work: /healthz waits too), or asleep (nothing to do); and how busy the
+ * machine's cores were. What the exporter's own work explains of the p99, and what it cannot.
+ */
+function schedLine(
+  phase: string,
+  before: { loop: { ran: number; waited: number } | null; machine: number; at: number },
+  loop: { ran: number; waited: number } | null,
+  machine: number,
+) {
+  const wall = Date.now() - before.at;
+  const cores = availableParallelism();
+  const busy = `machine ${fmt((100 * (machine - before.machine)) / (wall * cores))} % busy over ${cores} cores`;
+  if (!loop || !before.loop) {
+    log(`  ${phase}: ${busy}`);
+    return;
+  }
+  const pct = (ms: number) => `${fmt((100 * ms) / wall, 1)} %`;
+  log(
+    `  ${phase}: exporter event loop on a core ${pct(loop.ran - before.loop.ran)}, waiting for one ${pct(loop.waited - before.loop.waited)}; ${busy}`,
+  );
+}
+
 async function freshDatabase(): Promise<string> {
   const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
   await admin.connect();
@@ -179,12 +204,15 @@ export async function runHostileBench(rounds: number): Promise<void> {
     const firstIdleRss: number[] = [];
     for (let r = 1; r <= rounds; r++) {
       const idleUntil = Date.now() + IDLE_SECONDS * 1000;
+      const quiet = { loop: threadSchedMs(proc.pid), machine: machineCpuMs(), at: Date.now() };
       const i = await observe(url, proc.pid, () => Date.now() > idleUntil);
+      schedLine('idle', quiet, threadSchedMs(proc.pid), machineCpuMs());
       if (r === 1) firstIdleRss.push(...i.rss);
       idle.latencies.push(...i.latencies);
       idle.rss.push(...i.rss);
 
       // The flood comes from a process of its own: this one only measures.
+      const sched = { loop: threadSchedMs(proc.pid), machine: machineCpuMs(), at: Date.now() };
       const flooding = runFlood(url, FLOOD_SECONDS, SENDERS, null, {
         nice: FLOOD_NICE,
         expect: FLOOD_EXPECT,
@@ -199,6 +227,7 @@ export async function runHostileBench(rounds: number): Promise<void> {
         answers.set(k, (answers.get(k) ?? 0) + v);
       flood.latencies.push(...f.latencies);
       flood.rss.push(...f.rss);
+      schedLine('the flood', sched, threadSchedMs(proc.pid), machineCpuMs());
       log(
         `  round ${r}/${rounds}: /healthz p99 idle ${fmt(quantile(i.latencies, 0.99), 1)} ms, flood ${fmt(quantile(f.latencies, 0.99), 1)} ms; RSS max idle ${fmt(Math.max(...i.rss))} MB, flood ${fmt(Math.max(...f.rss))} MB`,
       );

@@ -56,6 +56,22 @@ export function processCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/**
+ * A thread's time on a core and waiting, runnable, for one (/proc/<pid>/task/<tid>/schedstat, ns),
+ * in ms so far; null where the kernel does not keep it. A process's main thread has its pid.
+ */
+export function threadSchedMs(pid: number, tid = pid): { ran: number; waited: number } | null {
+  try {
+    const [ran, waited] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8')
+      .trim()
+      .split(' ')
+      .map(Number);
+    return { ran: ran! / 1e6, waited: waited! / 1e6 };
+  } catch {
+    return null;
+  }
+}
+
 /** The CPU time this process has spent so far (user and system), in ms. */
 export function ownCpuMs(): number {
   const u = process.cpuUsage();
