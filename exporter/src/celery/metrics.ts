@@ -12,6 +12,11 @@ const RUNTIME_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const WAIT_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
 /** Tasks remembered between their events (name, queue, when sent and received). */
 const MAX_TASKS = 200_000;
+/** How long a final event of a task not yet named waits for the task's name (see `held`). */
+export const HOLD_MS = 5_000;
+/** Final events held at once; past it one is counted at once, with what is known. */
+const MAX_HELD = 10_000;
+const FINAL = new Set(['task-succeeded', 'task-failed', 'task-revoked', 'task-rejected']);
 
 interface TaskInfo {
   name: string | null;
@@ -60,6 +65,14 @@ export class CeleryMetrics {
   private readonly pairs: BoundedLabel;
   private readonly workerLabels: BoundedLabel;
   private readonly info = new Map<string, TaskInfo>();
+  /**
+   * Final events of tasks whose name is not known yet, oldest first. A worker that discards a
+   * task revoked before it arrived sends task-revoked with the task's id alone, and the sender's
+   * task-sent (its name and queue) comes over a connection of its own: on a Redis broker it can
+   * arrive after. Such an event is counted when the task's next event names it, or after HOLD_MS
+   * (at the next event or scrape) with what is known.
+   */
+  private readonly held = new Map<string, { event: TaskEvent; at: number }>();
   private readonly workers = new Map<string, WorkerState>();
 
   constructor(
@@ -88,6 +101,9 @@ export class CeleryMetrics {
     this.tasks = new Counter({
       name: 'acktrail_celery_tasks_total',
       help: 'Task state transitions (sent, received, started, succeeded, failed, retried, revoked, rejected).',
+      collect: () => {
+        this.releaseHeld();
+      },
       labelNames: ['task', 'queue', 'state'],
       registers,
     });
@@ -183,6 +199,36 @@ export class CeleryMetrics {
   }
 
   task(e: TaskEvent): void {
+    this.releaseHeld();
+    if (
+      FINAL.has(e.type) &&
+      e.name === null &&
+      !this.info.get(e.uuid)?.name &&
+      !this.held.has(e.uuid) &&
+      this.held.size < MAX_HELD
+    ) {
+      this.held.set(e.uuid, { event: e, at: this.now() });
+      return;
+    }
+    this.count(e);
+    const held = this.held.get(e.uuid);
+    if (held) {
+      this.held.delete(e.uuid);
+      this.count(held.event);
+    }
+  }
+
+  /** Counts the held final events that have waited HOLD_MS for their task's name. */
+  private releaseHeld(): void {
+    const before = this.now() - HOLD_MS;
+    for (const [uuid, { event, at }] of this.held) {
+      if (at > before) break;
+      this.held.delete(uuid);
+      this.count(event);
+    }
+  }
+
+  private count(e: TaskEvent): void {
     let info = this.info.get(e.uuid);
     if (!info) {
       if (this.info.size >= MAX_TASKS) this.info.delete(this.info.keys().next().value!);
@@ -212,8 +258,7 @@ export class CeleryMetrics {
     if (e.type === 'task-retried') info.running = false;
     if (e.type === 'task-succeeded' && e.runtime !== null) this.runtime.observe(labels, e.runtime);
     // A retried task comes back with a new task-sent/received; the others are final.
-    if (['task-succeeded', 'task-failed', 'task-revoked', 'task-rejected'].includes(e.type))
-      this.info.delete(e.uuid);
+    if (FINAL.has(e.type)) this.info.delete(e.uuid);
   }
 
   /** The task's series: its name and queue, each bounded, and the pair bounded too. */
