@@ -82,6 +82,9 @@ const post = (path: string, body: Buffer | string) =>
     Buffer.from(body),
   ]);
 
+/** An answer 200 with a body has arrived whole. */
+const c200 = (text: string) => /^HTTP\/1\.1 200 [^]*\r\n\r\n.+$/.test(text);
+
 test('a body of a declared length is thrown away by the parser, and the pipelined request after it keeps its body', async (t) => {
   const { port, discarded } = await server(t);
   const c = await client(t, port);
@@ -110,8 +113,6 @@ test('a connection closed mid-body hands its parser on with its callbacks', asyn
   assert.match(second.text(), /hello$/);
   assert.equal(discarded[0]!.dataEvents, 0);
 });
-
-const c200 = (text: string) => /^HTTP\/1\.1 200 [^]*\r\n\r\n.+$/.test(text);
 
 test('a thrown-away body that sends nothing for the idle bound has its connection closed', async (t) => {
   const { port, discarded } = await server(t, 8 * MB, 300);
