@@ -4,7 +4,14 @@
 import protobuf from 'protobufjs/light.js';
 import { bounded } from '../journeys/store/scrub.js';
 import { ExportTraceServiceRequest } from './otlp-schema.js';
-import { DecodeError, type AttributeValue, type ReceivedSpan } from './spans.js';
+import {
+  DecodeError,
+  MAX_LINKS,
+  type AttributeValue,
+  type ReceivedSpan,
+  type SpanLink,
+  type SpanScope,
+} from './spans.js';
 
 /**
  * Strings are cut here, before anything reads them: past this length nothing of a string is
@@ -14,6 +21,8 @@ const MAX_VALUE = 1024;
 /** Longer than any attribute name acktrail reads; a longer key can be dropped unread. */
 const MAX_KEY = 128;
 const ID_HEX = 32;
+/** A scope's name and version: longer than any instrumentation's (profiles.ts). */
+const MAX_SCOPE = 128;
 
 interface LongLike {
   low: number;
@@ -78,6 +87,7 @@ interface PbRequest {
   resourceSpans: {
     resource?: { attributes: PbKeyValue[] };
     scopeSpans: {
+      scope?: { name?: string; version?: string };
       spans: {
         traceId: Uint8Array;
         spanId: Uint8Array;
@@ -87,6 +97,7 @@ interface PbRequest {
         startTimeUnixNano: unknown;
         endTimeUnixNano: unknown;
         attributes: PbKeyValue[];
+        links?: { traceId: Uint8Array; spanId: Uint8Array }[];
         status?: { code: number; message: string };
       }[];
     }[];
@@ -137,6 +148,10 @@ export function decodeProtobuf(body: Buffer, maxSpans = Infinity): ReceivedSpan[
   for (const rs of req.resourceSpans) {
     const service = String(pbAttributes(rs.resource?.attributes).get('service.name') ?? 'unknown');
     for (const ss of rs.scopeSpans) {
+      const scope: SpanScope = {
+        name: bounded(ss.scope?.name ?? '', MAX_SCOPE),
+        version: bounded(ss.scope?.version ?? '', MAX_SCOPE),
+      };
       for (const s of ss.spans) {
         spans.push({
           traceId: hex(s.traceId),
@@ -150,6 +165,10 @@ export function decodeProtobuf(body: Buffer, maxSpans = Infinity): ReceivedSpan[
           statusCode: s.status?.code ?? 0,
           statusMessage: bounded(s.status?.message ?? '', MAX_VALUE),
           service,
+          scope,
+          links: (s.links ?? [])
+            .slice(0, MAX_LINKS)
+            .map((l) => ({ traceId: hex(l.traceId), spanId: hex(l.spanId) })),
         });
       }
     }
@@ -195,6 +214,24 @@ function jsonAttributes(v: Json, where: string): Map<string, AttributeValue> {
 const str = (v: Json, max = MAX_VALUE): string => (typeof v === 'string' ? bounded(v, max) : '');
 const int = (v: Json): number => (typeof v === 'number' && Number.isInteger(v) ? v : 0);
 
+function jsonScope(v: Json): SpanScope {
+  const scope = obj(v, 'scope');
+  return { name: str(scope.name, MAX_SCOPE), version: str(scope.version, MAX_SCOPE) };
+}
+
+/** The first MAX_LINKS links; the rest are not read. */
+function jsonLinks(v: Json): SpanLink[] {
+  return list(v, 'links')
+    .slice(0, MAX_LINKS)
+    .map((item) => {
+      const l = obj(item, 'links[]');
+      return {
+        traceId: str(l.traceId, ID_HEX).toLowerCase(),
+        spanId: str(l.spanId, ID_HEX).toLowerCase(),
+      };
+    });
+}
+
 export function decodeJson(body: Buffer, maxSpans = Infinity): ReceivedSpan[] {
   let parsed: Json;
   try {
@@ -216,6 +253,7 @@ export function decodeJson(body: Buffer, maxSpans = Infinity): ReceivedSpan[] {
       jsonAttributes(resource.attributes, 'resource.attributes').get('service.name') ?? 'unknown',
     );
     for (const ssItem of list(rs.scopeSpans, 'scopeSpans')) {
+      const scope = jsonScope(obj(ssItem, 'scopeSpans[]').scope);
       for (const spanItem of list(obj(ssItem, 'scopeSpans[]').spans, 'spans')) {
         const s = obj(spanItem, 'spans[]');
         const status = obj(s.status, 'status');
@@ -231,6 +269,8 @@ export function decodeJson(body: Buffer, maxSpans = Infinity): ReceivedSpan[] {
           statusCode: int(status.code),
           statusMessage: str(status.message),
           service,
+          scope,
+          links: jsonLinks(s.links),
         });
       }
     }

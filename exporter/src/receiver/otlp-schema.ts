@@ -3,8 +3,8 @@
 // common/v1/common.proto, resource/v1/resource.proto) and google.rpc.Status.
 //
 // Fields acktrail does not read are left out on purpose: the decoder skips unknown fields, as the
-// spec requires. That includes span events and links, and AnyValue's array, kvlist and bytes
-// values, so no body, however deeply it nests, makes the decoder recurse.
+// spec requires. That includes span events, a link's attributes, and AnyValue's array, kvlist and
+// bytes values, so no body, however deeply it nests, makes the decoder recurse.
 import protobuf from 'protobufjs/light.js';
 
 // 64-bit integers as JavaScript numbers instead of Long objects: fewer allocations per span. Times
@@ -32,7 +32,9 @@ const root = protobuf.Root.fromJSON({
             spans: { rule: 'repeated', type: 'Span', id: 2 },
           },
         },
-        InstrumentationScope: { fields: { name: { type: 'string', id: 1 } } },
+        InstrumentationScope: {
+          fields: { name: { type: 'string', id: 1 }, version: { type: 'string', id: 2 } },
+        },
         Span: {
           fields: {
             traceId: { type: 'bytes', id: 1 },
@@ -43,9 +45,11 @@ const root = protobuf.Root.fromJSON({
             startTimeUnixNano: { type: 'fixed64', id: 7 },
             endTimeUnixNano: { type: 'fixed64', id: 8 },
             attributes: { rule: 'repeated', type: 'KeyValue', id: 9 },
+            links: { rule: 'repeated', type: 'Link', id: 13 },
             status: { type: 'Status', id: 15 },
           },
         },
+        Link: { fields: { traceId: { type: 'bytes', id: 1 }, spanId: { type: 'bytes', id: 2 } } },
         Status: { fields: { message: { type: 'string', id: 2 }, code: { type: 'int32', id: 3 } } },
         KeyValue: {
           fields: { key: { type: 'string', id: 1 }, value: { type: 'AnyValue', id: 2 } },

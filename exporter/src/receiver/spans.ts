@@ -19,7 +19,28 @@ export interface ReceivedSpan {
   statusMessage: string;
   /** Resource attribute service.name. */
   service: string;
+  /** Who wrote the span: its instrumentation scope (profiles.ts reads spans by it). */
+  scope: SpanScope;
+  /** The span's first links (at most MAX_LINKS), as the SDK wrote them: unchecked ids. */
+  links: SpanLink[];
 }
+
+/** An OTLP InstrumentationScope: '' where the SDK named none. */
+export interface SpanScope {
+  name: string;
+  version: string;
+}
+
+/** A link to another span: the producer's context a consumer span names (messaging semconv). */
+export interface SpanLink {
+  traceId: string;
+  spanId: string;
+}
+
+/** Links kept per span: a consumer span links its message's creation context, rarely more. */
+export const MAX_LINKS = 4;
+
+export const NO_SCOPE: SpanScope = { name: '', version: '' };
 
 export class DecodeError extends Error {
   /** @param tooMany the request holds more spans than the receiver takes in one (413). */
