@@ -9,7 +9,7 @@ import amqp, { type ChannelModel } from 'amqplib';
 import { type TestDatabase, type TestVhost, createTestVhost, waitFor } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
-import { exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
+import { AMQPLIB, exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
 
 let vhost: TestVhost;
 let store: TestDatabase;
@@ -74,6 +74,7 @@ before(async () => {
         publish('e3', 'job.created', AGO.e3),
       ],
       'jobs-api',
+      AMQPLIB,
     ),
     'protobuf',
   );
@@ -123,6 +124,7 @@ test('a delivery from the queue moves its head on; one from another queue does n
         },
       ],
       'jobs-worker',
+      AMQPLIB,
     ),
     'protobuf',
   );

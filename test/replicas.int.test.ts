@@ -21,7 +21,13 @@ import {
 import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { partUp, Scrape, startExporterProcess } from '@acktrail/exporter/testing';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { childOf, exportSpans, makeSpans, type SpanSpec } from '../exporter/src/testing/otlp.js';
+import {
+  AMQPLIB,
+  childOf,
+  exportSpans,
+  makeSpans,
+  type SpanSpec,
+} from '../exporter/src/testing/otlp.js';
 import { RoundRobinProxy } from '../exporter/src/testing/round-robin.js';
 import { readOpenMetrics } from '../exporter/src/testing/openmetrics.js';
 
@@ -104,10 +110,12 @@ function requests(): { spans: ReadableSpan[]; steps: number }[] {
   const made = makeSpans(
     ids.map((id) => publish(id, 1)),
     SERVICE,
+    AMQPLIB,
   );
   ids.forEach((id, i) => {
     out.push({ spans: [made[i]!], steps: 1 });
-    if (i % 2 === 0) out.push({ spans: makeSpans([publish(id, 2)], SERVICE), steps: 1 });
+    if (i % 2 === 0)
+      out.push({ spans: makeSpans([publish(id, 2)], SERVICE, AMQPLIB), steps: 1 });
   });
   for (let start = 0; start < EVENTS; start += PER_REQUEST) {
     const delivers: SpanSpec[] = made.slice(start, start + PER_REQUEST).map((p, k) => ({
@@ -121,7 +129,7 @@ function requests(): { spans: ReadableSpan[]; steps: number }[] {
       },
     }));
     // A stock consumer span is a delivery and its settle: two steps.
-    out.push({ spans: makeSpans(delivers, SERVICE), steps: 2 * delivers.length });
+    out.push({ spans: makeSpans(delivers, SERVICE, AMQPLIB), steps: 2 * delivers.length });
   }
   return out;
 }

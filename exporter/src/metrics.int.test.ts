@@ -13,7 +13,7 @@ import pg from 'pg';
 import { createTestVhost } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, ordersConfig, TestExporter } from './testing/exporter.js';
-import { childOf, exportSpans, makeSpans } from './testing/otlp.js';
+import { AMQPLIB, childOf, exportSpans, makeSpans } from './testing/otlp.js';
 import { PROMETHEUS_ACCEPT, openMetricsCheck, promtoolCheck } from './testing/openmetrics.js';
 
 async function fetchMetrics(url: string, accept?: string) {
@@ -148,7 +148,7 @@ test('stage durations, redeliveries and duplicate publishes carry exemplars, in 
       kind: SpanKind.PRODUCER,
       attributes: { 'messaging.system': 'rabbitmq', 'messaging.message_id': eventId, copy },
     });
-    const [first, second] = makeSpans([publish(1), publish(2)], 'jobs-api');
+    const [first, second] = makeSpans([publish(1), publish(2)], 'jobs-api', AMQPLIB);
     const [deliver] = makeSpans(
       [
         {
@@ -164,6 +164,7 @@ test('stage durations, redeliveries and duplicate publishes carry exemplars, in 
         },
       ],
       'jobs-worker',
+      AMQPLIB,
     );
     assert.equal(
       (await exportSpans(exporter.url, [first!, second!, deliver!], 'protobuf')).code,

@@ -36,4 +36,29 @@ export const STEP_ANOMALIES = [
 ] as const;
 export type StepAnomaly = (typeof STEP_ANOMALIES)[number];
 
+/**
+ * Attributes the exporter adds to a stored step: read from no span, they say how the receiver
+ * read it (receiver/normalize.ts, receiver/profiles/).
+ */
+export const STEP_ATTR = {
+  /** The instrumentation profile that wrote the span (receiver/profiles/sdks.ts). */
+  sdk: 'acktrail.sdk',
+  /**
+   * How that instrumentation records a delivery's settle (SettleRecording): on a delivery step,
+   * so that a missing settle is told from one that nothing records.
+   */
+  settleRecording: 'acktrail.settle.recording',
+  /** Set on a settle step acktrail derived from the end of a consumer span. */
+  derivedSettle: 'acktrail.settle.derived',
+  /**
+   * The message's creation context, "<trace id>-<span id>": a publish's own span, a delivery's
+   * link or parent (the context its instrumentation propagated in the message's headers).
+   */
+  messageKey: 'acktrail.message_key',
+  /** The queue came from the broker's bindings: the span named only the exchange and key. */
+  queueInferred: 'acktrail.queue.inferred',
+  /** A name that is the exchange, or the queue on the default exchange (Python's spans). */
+  exchangeOrQueue: 'acktrail.destination.either',
+} as const;
+
 export type Step = Omit<ContractStep<Stage>, 'anomaly'> & { anomaly: StepAnomaly | null };

@@ -26,6 +26,8 @@ function span(
     statusCode: status[0],
     statusMessage: status[1],
     service,
+    scope: { name: '@opentelemetry/instrumentation-amqplib', version: '0.71.0' },
+    links: [],
   };
 }
 

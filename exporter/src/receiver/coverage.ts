@@ -1,18 +1,23 @@
 // Instrumentation coverage: for every span received, what journeys could read from it. Per
-// service and stage: spans, how many carried an event id, and which attributes journeys rely on
-// were missing, each with the one-line fix. Counted since the exporter started, in memory (served
-// at GET /api/coverage) and as metrics (acktrail_coverage_*). Services are a bounded label.
+// service, stage and instrumentation (profiles/): spans, how many carried an event id, and which
+// facts journeys rely on were missing (event id, queue, redelivery, settle), each with the line of
+// code that closes the gap in that SDK. Counted since the exporter started, in memory (served at
+// GET /api/coverage) and as metrics (acktrail_coverage_*, by service and stage). Services are a
+// bounded label.
 import { ATTR } from '@acktrail/conventions';
 import { Counter, type Registry } from 'prom-client';
 import { BoundedLabel } from '../labels.js';
 import type { Stage } from '../journeys/steps.js';
-import { BY_ATTRIBUTE, type CoverageTally, type Row } from './coverage-tally.js';
+import {
+  AGGREGATE_FIX,
+  BY_ATTRIBUTE,
+  type Check,
+  type CoverageTally,
+  type Row,
+} from './coverage-tally.js';
+import { PROFILES, type ProfileId } from './profiles/index.js';
 
 export { tallyCoverage, type CoverageTally } from './coverage-tally.js';
-
-/** The fix for deliveries with no settle seen: acks that journeys never hear of. */
-const SETTLE_FIX =
-  "trace the settle: the stock amqplib consumer span ends on ack, nack or reject (keep the instrumentation's consumeTimeoutMs above your handler's time), or @acktrail/instrument writes a settle span; without it no delivery reads as done";
 
 export interface CoverageGap {
   attribute: string;
@@ -26,6 +31,8 @@ export interface CoverageGap {
 export interface CoverageRow {
   service: string;
   stage: Stage;
+  /** The instrumentation that wrote the spans, as its users name it, and acktrail's id of it. */
+  sdk: { id: ProfileId; name: string; source: string };
   spans: number;
   withEventId: number;
   gaps: CoverageGap[];
@@ -71,11 +78,11 @@ export class Coverage {
   add(tally: CoverageTally): void {
     for (const t of tally) {
       const service = this.services.of(t.service);
-      const { stage } = t;
-      const key = `${service}\u0000${stage}`;
+      const { stage, sdk } = t;
+      const key = `${service}\u0000${stage}\u0000${sdk}`;
       let row = this.rows.get(key);
       if (!row) {
-        row = { service, stage, spans: 0, withEventId: 0, settles: 0, missing: new Map() };
+        row = { service, stage, sdk, spans: 0, withEventId: 0, settles: 0, missing: new Map() };
         this.rows.set(key, row);
       }
       row.settles += t.settles;
@@ -94,16 +101,22 @@ export class Coverage {
   report(): CoverageReport {
     const rows = [...this.rows.values()]
       .filter((r) => r.spans > 0)
-      .sort((a, b) => a.service.localeCompare(b.service) || a.stage.localeCompare(b.stage))
+      .sort(
+        (a, b) =>
+          a.service.localeCompare(b.service) ||
+          a.stage.localeCompare(b.stage) ||
+          a.sdk.localeCompare(b.sdk),
+      )
       .map((r): CoverageRow => {
+        const profile = PROFILES[r.sdk];
         const gaps: CoverageGap[] = [...r.missing].map(([attribute, spans]) => {
-          const c = BY_ATTRIBUTE.get(attribute)!;
+          const c = BY_ATTRIBUTE.get(attribute as Check['attribute'])!;
           return {
             attribute,
             keys: c.keys,
             spans,
             optional: c.optional,
-            fix: c.fix,
+            fix: c.attribute === 'aggregate_id' ? AGGREGATE_FIX : profile.fix[c.attribute],
           };
         });
         if (r.stage === 'deliver' && r.settles < r.spans)
@@ -112,12 +125,13 @@ export class Coverage {
             keys: [ATTR.settleOutcome],
             spans: r.spans - r.settles,
             optional: false,
-            fix: SETTLE_FIX,
+            fix: profile.fix.settle,
           });
         gaps.sort((a, b) => Number(a.optional) - Number(b.optional) || b.spans - a.spans);
         return {
           service: r.service,
           stage: r.stage,
+          sdk: { id: profile.id, name: profile.sdk, source: profile.source },
           spans: r.spans,
           withEventId: r.withEventId,
           gaps,

@@ -1,32 +1,30 @@
-// Spans -> journey steps. Any OTel SDK works: a span's stage is its `acktrail.stage` or, without
-// one, what its messaging attributes and kind say (a producer span is a `publish`, a consumer
-// span a `deliver`); old and new semantic-convention names are both read. A consumer span of the
-// stock amqplib instrumentation ends when the message is settled, with a status that says how
-// (an ack leaves it unset; "nack called on message without requeue" and the like): without
-// acktrail's own settle span, its end becomes the journey's settle step (SETTLE below).
+// Spans -> journey steps. Any OTel SDK works: a span is read as the instrumentation that wrote it
+// writes it (profiles/): its stage, where the message went and how it was settled, only as far as
+// the span records them. A consumer span that stands for its own settle (the stock amqplib
+// instrumentation ends it on ack, nack or reject; any span carrying acktrail.settle.outcome)
+// becomes a delivery and a settle step; one whose instrumentation records no settle stays a
+// delivery whose settle is not recorded, never an ack.
+// A span without an event id still belongs to its message: its journey is keyed by the trace
+// context the instrumentation propagated (messageKeys below), so that Java's, Spring's and other
+// spans without a message id are found by their trace id.
 // Only an allow-list of attributes is kept, and every kept string goes through scrub() (bounded
 // first, e-mail addresses masked): never message bodies or personal data (docs/api.md, "What is
 // stored").
 import { createHash } from 'node:crypto';
-import {
-  ATTR,
-  EVENT_ID_ATTRIBUTES,
-  SEMCONV,
-  STAGES,
-  namesOf,
-  type SettleOutcome,
-} from '@acktrail/conventions';
+import { ATTR, EVENT_ID_ATTRIBUTES, SEMCONV, namesOf } from '@acktrail/conventions';
 import type { AttributeValue, ReceivedSpan } from './spans.js';
 import { bounded, scrub } from '../journeys/store/scrub.js';
-import type { Stage, Step } from '../journeys/steps.js';
-import { settleFromStatus, stepAnomaly } from '../journeys/model/index.js';
+import { STEP_ATTR, type Stage, type Step } from '../journeys/steps.js';
+import { stepAnomaly } from '../journeys/model/index.js';
 import type { QueueLookup } from '../broker/catalog.js';
+import { first, readSpan, type Reading } from './profiles/index.js';
+import { contextKey, journeyKeyOf, messageKeyOf } from './message-keys.js';
+
+export { first };
 
 /** Attributes kept, each read from its current name first, then its older names. */
 const KEPT: [string, readonly string[]][] = [
   ATTR.aggregateVersion,
-  ATTR.queue,
-  ATTR.redelivered,
   ATTR.attempt,
   ATTR.settleOutcome,
   ATTR.deadLetterReason,
@@ -39,50 +37,23 @@ const KEPT: [string, readonly string[]][] = [
   SEMCONV.system,
   SEMCONV.operationType,
   SEMCONV.operationName,
-  SEMCONV.destination,
-  SEMCONV.routingKey,
   SEMCONV.deliveryTag,
   SEMCONV.httpStatus,
   SEMCONV.errorType,
 ].map((name) => [name, namesOf(name)]);
 
 /** Set on a settle step that acktrail derived from the end of a consumer span. */
-export const DERIVED_SETTLE = 'acktrail.settle.derived';
+export const DERIVED_SETTLE = STEP_ATTR.derivedSettle;
 
 const EVENT_ID_SHAPE = /^[\x21-\x7e]{1,128}$/;
-const STAGE_SET = new Set<string>(STAGES);
 const TRACE_ID = /^[0-9a-f]{32}$/;
 const SPAN_ID = /^[0-9a-f]{16}$/;
 const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
-const PRODUCER = 4;
-const CONSUMER = 5;
-
-export function first(
-  attrs: Map<string, AttributeValue>,
-  names: readonly string[],
-): AttributeValue | undefined {
-  for (const n of names) {
-    const v = attrs.get(n);
-    if (v !== undefined) return v;
-  }
-  return undefined;
-}
 
 /** The journey stage a span stands for, whatever instrumentation wrote it; null: none. */
-export function stageOf(span: ReceivedSpan, attrs: Map<string, AttributeValue>): Stage | null {
-  const explicit = attrs.get(ATTR.stage);
-  if (typeof explicit === 'string' && STAGE_SET.has(explicit)) return explicit as Stage;
-  if (attrs.has(ATTR.providerName)) return 'provider.call';
-  const op = String(first(attrs, namesOf(SEMCONV.operationType)) ?? '');
-  const opName = String(attrs.get(SEMCONV.operationName) ?? '');
-  if (op === 'settle' || ['ack', 'nack', 'reject'].includes(opName)) return 'settle';
-  // A publish is an outbox's only when its instrumentation says so (acktrail.stage).
-  if (['publish', 'send', 'create'].includes(op) || (op === '' && span.kind === PRODUCER))
-    return 'publish';
-  if (['process', 'receive', 'deliver'].includes(op) || (op === '' && span.kind === CONSUMER))
-    return 'deliver';
-  return null;
+export function stageOf(span: ReceivedSpan): Stage | null {
+  return readSpan(span).stage;
 }
 
 export type Normalised =
@@ -97,28 +68,24 @@ export interface Window {
 const derivedSpanId = (spanId: string) =>
   createHash('sha256').update(`${spanId}:settle`).digest('hex').slice(0, 16);
 
-/**
- * The settle step of a consumer span that stands for its own settle: one that says its outcome
- * (acktrail.settle.outcome), or one of the stock instrumentation's (no acktrail.stage: acktrail's
- * instrumentation writes a settle span of its own).
- */
-function settleOf(span: ReceivedSpan, deliver: Step, queues: QueueLookup): Step | null {
-  const explicit = deliver.attrs[ATTR.settleOutcome];
-  const stock = !span.attributes.has(ATTR.stage);
-  const outcome =
-    typeof explicit === 'string'
-      ? (explicit as SettleOutcome)
-      : stock
-        ? settleFromStatus(span)
-        : null;
-  if (outcome === null) return null;
+/** The settle step of a consumer span that records its own settle (Reading.settle: outcome). */
+function settleOf(span: ReceivedSpan, deliver: Step, r: Reading, queues: QueueLookup): Step | null {
+  if (r.settle?.kind !== 'outcome') return null;
+  const outcome = r.settle.outcome;
   const queue = deliver.attrs[ATTR.queue];
   const attrs: Record<string, AttributeValue> = {
     [ATTR.settleOutcome]: outcome,
     [SEMCONV.operationType]: 'settle',
     [DERIVED_SETTLE]: true,
   };
-  for (const name of [ATTR.queue, SEMCONV.system, SEMCONV.deliveryTag, ATTR.result, ATTR.attempt])
+  for (const name of [
+    ATTR.queue,
+    SEMCONV.system,
+    SEMCONV.deliveryTag,
+    ATTR.result,
+    ATTR.attempt,
+    STEP_ATTR.sdk,
+  ])
     if (deliver.attrs[name] !== undefined) attrs[name] = deliver.attrs[name]!;
   return {
     ...deliver,
@@ -135,30 +102,9 @@ function settleOf(span: ReceivedSpan, deliver: Step, queues: QueueLookup): Step 
   };
 }
 
-/** `queues`: what the exporter knows about the queues (none: a reject's fate is unknown). */
-export function normalise(
-  span: ReceivedSpan,
-  window: Window,
-  queues: QueueLookup = () => null,
-): Normalised {
+/** The allow-listed attributes, and what the profile read of the span, under their current names. */
+function keptAttributes(span: ReceivedSpan, r: Reading): Record<string, AttributeValue> {
   const attrs = span.attributes;
-  const rawId = first(attrs, EVENT_ID_ATTRIBUTES);
-  const stage = stageOf(span, attrs);
-  if (rawId === undefined || stage === null) return { kind: 'ignored' };
-
-  // Cut before the shape check reads it: a 1 MB id is rejected after 129 characters.
-  const eventId = bounded(String(rawId), 128);
-  if (!EVENT_ID_SHAPE.test(eventId))
-    return { kind: 'rejected', reason: 'event_id must be 1-128 printable ASCII characters' };
-  if (!TRACE_ID.test(span.traceId) || span.traceId === ZERO_TRACE)
-    return { kind: 'rejected', reason: 'traceId must be 16 bytes, not all zero' };
-  if (!SPAN_ID.test(span.spanId) || span.spanId === ZERO_SPAN)
-    return { kind: 'rejected', reason: 'spanId must be 8 bytes, not all zero' };
-  if (!Number.isFinite(span.startUs) || !Number.isFinite(span.endUs) || span.endUs < span.startUs)
-    return { kind: 'rejected', reason: 'start and end times must be set, end not before start' };
-  if (span.startUs < window.fromUs || span.startUs > window.toUs)
-    return { kind: 'rejected', reason: 'start time outside the retention window' };
-
   const kept: Record<string, AttributeValue> = {};
   for (const [name, sources] of KEPT) {
     const v = first(attrs, sources);
@@ -167,20 +113,83 @@ export function normalise(
     if (name === ATTR.aggregateVersion && !Number.isSafeInteger(v)) continue;
     kept[name] = typeof v === 'string' ? scrub(v) : v;
   }
-  // The stock consumer span names its queue only in its name: "<queue> process".
-  if (stage === 'deliver' && kept[ATTR.queue] === undefined && span.name.endsWith(' process'))
-    kept[ATTR.queue] = scrub(span.name.slice(0, -' process'.length));
+  // The broker's redelivered flag; Micrometer's tags are strings.
+  const redelivered = attrs.get(ATTR.redelivered);
+  if (typeof redelivered === 'boolean') kept[ATTR.redelivered] = redelivered;
+  else if (redelivered === 'true' || redelivered === 'false')
+    kept[ATTR.redelivered] = redelivered === 'true';
+  if (r.exchange !== null) kept[SEMCONV.destination] = scrub(r.exchange);
+  if (r.routingKey !== null) kept[SEMCONV.routingKey] = scrub(r.routingKey);
+  if (r.queue !== null) kept[ATTR.queue] = scrub(r.queue);
+  if (r.exchangeOrQueue !== null) kept[STEP_ATTR.exchangeOrQueue] = scrub(r.exchangeOrQueue);
+  if (r.settle?.kind === 'outcome' && r.stage === 'settle')
+    kept[ATTR.settleOutcome] = r.settle.outcome;
+  if (r.settle?.kind === 'requeue-unknown') kept[SEMCONV.operationName] = r.settle.operation;
+  if (r.stage !== null && r.stage !== 'provider.call') {
+    kept[STEP_ATTR.sdk] = r.profile.id;
+    if (r.stage === 'deliver') kept[STEP_ATTR.settleRecording] = r.profile.settle;
+  }
+  return kept;
+}
+
+/** Why a span is refused, or null: its ids, times and window. */
+function refusal(span: ReceivedSpan, window: Window): string | null {
+  if (!TRACE_ID.test(span.traceId) || span.traceId === ZERO_TRACE)
+    return 'traceId must be 16 bytes, not all zero';
+  if (!SPAN_ID.test(span.spanId) || span.spanId === ZERO_SPAN)
+    return 'spanId must be 8 bytes, not all zero';
+  if (!Number.isFinite(span.startUs) || !Number.isFinite(span.endUs) || span.endUs < span.startUs)
+    return 'start and end times must be set, end not before start';
+  if (span.startUs < window.fromUs || span.startUs > window.toUs)
+    return 'start time outside the retention window';
+  return null;
+}
+
+/** `queues`: what the exporter knows about the queues (none: a reject's fate is unknown). */
+export function normalise(
+  span: ReceivedSpan,
+  window: Window,
+  queues: QueueLookup = () => null,
+): Normalised {
+  const attrs = span.attributes;
+  const r = readSpan(span);
+  const stage = r.stage;
+  if (stage === null) return { kind: 'ignored' };
+  const rawId = first(attrs, EVENT_ID_ATTRIBUTES);
+  // Without an event id, a RabbitMQ span's journey is its message's trace context.
+  const traced =
+    rawId === undefined && (r.profile.id !== 'unknown' || attrs.get(SEMCONV.system) === 'rabbitmq');
+  if (rawId === undefined && !traced) return { kind: 'ignored' };
+
+  // Cut before the shape check reads it: a 1 MB id is rejected after 129 characters.
+  const givenId = rawId === undefined ? null : bounded(String(rawId), 128);
+  if (givenId !== null && !EVENT_ID_SHAPE.test(givenId))
+    return { kind: 'rejected', reason: 'event_id must be 1-128 printable ASCII characters' };
+  const refused = refusal(span, window);
+  if (refused) return { kind: 'rejected', reason: refused };
+
+  const kept = keptAttributes(span, r);
+  const messageKey = messageKeyOf(span, stage);
+  if (messageKey !== null) kept[STEP_ATTR.messageKey] = messageKey;
+  const eventId =
+    givenId ?? journeyKeyOf(span, stage, messageKey) ?? contextKey(span.traceId, span.spanId);
+  // A message id beside another event id is kept, to be looked up by (migration 006).
+  const messageId = first(attrs, namesOf(SEMCONV.messageId));
+  if (messageId !== undefined && String(messageId) !== eventId)
+    kept[SEMCONV.messageId] = scrub(bounded(String(messageId), 128));
+  const parentSpanId = SPAN_ID.test(span.parentSpanId) ? span.parentSpanId : null;
   const aggregateId = attrs.get(ATTR.aggregateId);
   const aggregateType = attrs.get(ATTR.aggregateType);
   const step: Step = {
-    eventId,
+    eventId:
+      givenId ?? journeyKeyOf(span, stage, messageKey) ?? contextKey(span.traceId, span.spanId),
     timeUs: span.startUs,
     durationUs: span.endUs - span.startUs,
     stage,
     service: scrub(span.service),
     traceId: span.traceId,
     spanId: span.spanId,
-    parentSpanId: SPAN_ID.test(span.parentSpanId) ? span.parentSpanId : null,
+    parentSpanId,
     name: scrub(span.name),
     status: span.statusCode === 2 ? 'error' : span.statusCode === 1 ? 'ok' : 'unset',
     statusMessage: span.statusMessage ? scrub(span.statusMessage) : null,
@@ -189,6 +198,6 @@ export function normalise(
     anomaly: stepAnomaly(stage, kept, queues),
     attrs: kept,
   };
-  const settle = stage === 'deliver' ? settleOf(span, step, queues) : null;
+  const settle = stage === 'deliver' ? settleOf(span, step, r, queues) : null;
   return { kind: 'steps', steps: settle ? [step, settle] : [step] };
 }

@@ -22,7 +22,7 @@ for (const protocol of ['protobuf', 'json+gzip', 'protobuf+gzip', 'json'] as Pro
     const eventId = `ev-${protocol}`;
     const spans = journeySpans(eventId);
     assert.equal((await exportSpans(exporter.url, spans, protocol)).code, 0);
-    // Three spans; the other SDK's consumer span also stands for its ack (it ends at the settle).
+    // Three spans; the stock amqplib consumer span also stands for its ack (it ends at the settle).
     assert.equal(await countSteps(store.url, 'event_id = $1', [eventId]), 4);
     const stored = (await exporter.scrape()).value('acktrail_journey_steps_stored_total');
 

@@ -5,7 +5,7 @@
 import type { AttributeValue } from '@acktrail/conventions';
 import type { QueueFacts, QueueLookup } from '../broker/catalog.js';
 import { normalise } from '../receiver/normalize.js';
-import type { ReceivedSpan } from '../receiver/spans.js';
+import type { ReceivedSpan, SpanLink, SpanScope } from '../receiver/spans.js';
 import type { StoredRow } from '../journeys/store/queries.js';
 
 export const T = Date.parse('2026-11-30T12:00:00Z');
@@ -22,13 +22,23 @@ export interface Spec {
   attrs?: Record<string, AttributeValue>;
   status?: [code: number, message: string];
   parent?: string;
+  /** The instrumentation scope; the stock amqplib instrumentation's by default. */
+  scope?: SpanScope;
+  links?: SpanLink[];
+  traceId?: string;
 }
+
+/** The stock amqplib instrumentation's scope, as its spans carry it. */
+export const AMQPLIB_SCOPE: SpanScope = {
+  name: '@opentelemetry/instrumentation-amqplib',
+  version: '0.71.0',
+};
 
 /** A span as the receiver decodes it; its span id is returned for children to name. */
 export function span(s: Spec): ReceivedSpan {
   const spanId = (nextSpan++).toString(16).padStart(16, '0');
   return {
-    traceId: 'ab'.repeat(16),
+    traceId: s.traceId ?? 'ab'.repeat(16),
     spanId,
     parentSpanId: s.parent ?? '',
     name: s.name,
@@ -39,6 +49,8 @@ export function span(s: Spec): ReceivedSpan {
     statusCode: s.status?.[0] ?? 0,
     statusMessage: s.status?.[1] ?? '',
     service: 'svc',
+    scope: s.scope ?? AMQPLIB_SCOPE,
+    links: s.links ?? [],
   };
 }
 

@@ -13,6 +13,9 @@ import {
 } from '@opentelemetry/sdk-trace';
 import pg from 'pg';
 
+/** The stock amqplib instrumentation's tracer name: spans "as it writes them" carry it. */
+export const AMQPLIB = '@opentelemetry/instrumentation-amqplib';
+
 export interface SpanSpec {
   name: string;
   kind?: SpanKind;
@@ -23,14 +26,18 @@ export interface SpanSpec {
   parent?: Context;
 }
 
-/** Real SDK spans, finished, ready to hand to an exporter. */
-export function makeSpans(specs: SpanSpec[], service = 'test-service'): ReadableSpan[] {
+/** Real SDK spans, finished, ready to hand to an exporter (`scope`: their tracer's name). */
+export function makeSpans(
+  specs: SpanSpec[],
+  service = 'test-service',
+  scope = 'acktrail-test',
+): ReadableSpan[] {
   const memory = new InMemorySpanExporter();
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': service }),
     spanProcessors: [new SimpleSpanProcessor({ exporter: memory })],
   });
-  const tracer = provider.getTracer('acktrail-test');
+  const tracer = provider.getTracer(scope);
   for (const s of specs) {
     const start = s.startMs ?? Date.now();
     const span = tracer.startSpan(
@@ -79,7 +86,8 @@ export function journeySpans(eventId: string) {
     ],
     'orders-relay',
   );
-  // A consumer instrumented by some other SDK: old semantic-convention names, no acktrail.stage.
+  // A consumer instrumented by the stock amqplib instrumentation alone: its old
+  // semantic-convention names, no acktrail.stage; its span ends at the settle.
   const [deliver] = makeSpans(
     [
       {
@@ -96,6 +104,7 @@ export function journeySpans(eventId: string) {
       },
     ],
     'other-worker',
+    AMQPLIB,
   );
   return [insert!, publish!, deliver!];
 }

@@ -4,9 +4,11 @@
 // negative is never shown as such; it is reported as clock skew instead.
 import { ATTR } from '@acktrail/conventions';
 import {
+  NO_EVIDENCE,
   NO_RESULT_WORDS,
   classify,
   factsOf,
+  type BrokerEvidence,
   type JourneyKind,
   type KindOptions,
 } from '../model/index.js';
@@ -51,9 +53,14 @@ export function assemble(
   eventId: string,
   steps: StoredRow[],
   rows: PipelineRows | null,
-  opts: AssembleOptions & { nowMs: number },
+  opts: AssembleOptions & { nowMs: number; broker?: BrokerEvidence },
 ): Journey {
-  const facts = factsOf(steps, opts.queues, opts.words.results ?? NO_RESULT_WORDS);
+  const facts = factsOf(
+    steps,
+    opts.queues,
+    opts.words.results ?? NO_RESULT_WORDS,
+    opts.broker ?? NO_EVIDENCE,
+  );
   const c = classify(facts, rows, opts.queues, steps.length, opts);
   const aggregateId =
     rows?.outbox?.aggregateId ?? steps.find((s) => s.aggregateId)?.aggregateId ?? null;

@@ -1,7 +1,13 @@
 // A journey's one-line verdict in plain words, from what the rules concluded (kinds.ts), in the
 // pipeline's own words for its aggregate and for work done (config journeys.words).
 import type { PipelineRows } from './rows.js';
-import type { Classified, JourneyFacts, ResultWords } from '../model/index.js';
+import {
+  sdkName,
+  type Classified,
+  type Delivery,
+  type JourneyFacts,
+  type ResultWords,
+} from '../model/index.js';
 
 export interface Words {
   aggregate: string;
@@ -28,6 +34,25 @@ function providerCodes(rows: PipelineRows | null): string {
   return [...new Set(codes)]
     .map((c) => `${c} ${times(codes.filter((x) => x === c).length)}`)
     .join(', ');
+}
+
+/** A delivery whose end no span recorded and the broker did not show, in words. */
+function unrecordedPart(d: Delivery): string {
+  const on = d.queue ? ` on ${d.queue}` : '';
+  if (d.unknownSettle) {
+    const done = d.unknownSettle.operation === 'nack' ? 'nacked' : 'rejected';
+    return `${done} at ${clock(new Date(d.unknownSettle.step.timeUs / 1000))}${on}; whether it was requeued is not recorded by ${sdkName(d.sdk)}, and the broker has shown nothing of it since`;
+  }
+  return `delivered at ${clock(new Date(d.step.timeUs / 1000))}${on}; how it was settled is not recorded by ${sdkName(d.sdk)}`;
+}
+
+/** Where the broker showed a dead-lettering that no span recorded. */
+function seenBy(d: Delivery | null): string {
+  if (d?.evidence === 'parking')
+    return ' (shown by dead-letter parking; no span recorded the reject)';
+  if (d?.evidence === 'dead_letter_queue')
+    return ' (delivered out of the dead-letter queue; no span recorded the reject)';
+  return '';
 }
 
 export function verdictOf(
@@ -67,7 +92,7 @@ export function verdictOf(
       : Math.max(c.retries + 1, rows?.attempts.length ?? 0);
   if (c.deadLetter) {
     parts.push(
-      `dead-lettered after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${c.deadLetter.reason}`,
+      `dead-lettered after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${c.deadLetter.reason}${seenBy(end)}`,
     );
   }
   if (c.replay)
@@ -100,7 +125,7 @@ export function verdictOf(
     );
   } else if (replayedAtUs !== null && f.deliveries.every((d) => d.step.timeUs < replayedAtUs)) {
     parts.push('not yet delivered after the replay');
-  } else if (parts.length === 0 || replayedAtUs !== null) {
+  } else if (c.unrecorded.length === 0 && (parts.length === 0 || replayedAtUs !== null)) {
     parts.push(
       f.deliveries.length > 0
         ? c.neverAcked
@@ -111,6 +136,7 @@ export function verdictOf(
           : 'not yet published',
     );
   }
+  for (const d of c.unrecorded) parts.push(unrecordedPart(d));
   if (c.publishes > 1) {
     const ignored = f.deliveries.filter((d) => d.meaning === 'done_before').length;
     parts.push(

@@ -6,6 +6,8 @@
 import { ATTR, isPublish, type SettleOutcome } from '@acktrail/conventions';
 import type { QueueLookup } from '../../broker/catalog.js';
 import type { StoredRow } from '../store/queries.js';
+import { STEP_ATTR } from '../steps.js';
+import { applyBrokerEvidence, NO_EVIDENCE, type BrokerEvidence } from './evidence.js';
 import { rejectFate } from './fate.js';
 import {
   NO_RESULT_WORDS,
@@ -14,42 +16,10 @@ import {
   type ResultMeaning,
   type ResultWords,
 } from './results.js';
-import { outcomeOf } from './settle.js';
+import { outcomeOf, requeueUnknown, SETTLE_RECORDINGS, type SettleRecording } from './settle.js';
+import type { Delivery, Fate } from './delivery.js';
 
-/** What became of a message after one delivery. */
-export type Fate =
-  /** Acked: the consumer is done with it (whether it did the work says `Delivery.done`). */
-  | 'acked'
-  /** Requeued (nack or reject with requeue): it comes back. */
-  | 'requeued'
-  /** Rejected or nacked without requeue into a dead-letter exchange. */
-  | 'dead_lettered'
-  /** Rejected without requeue on a queue without a dead-letter exchange: gone. */
-  | 'discarded'
-  /** Rejected without requeue; what the queue does with it is not known (its arguments unread). */
-  | 'rejected'
-  /** The delivery ended without a settle (channel closed or failed): it comes back. */
-  | 'returned'
-  /** No settle yet. */
-  | 'open';
-
-export interface Delivery {
-  step: StoredRow;
-  queue: string | null;
-  settle: { outcome: SettleOutcome; step: StoredRow } | null;
-  fate: Fate;
-  /** Why the broker dead-lettered or dropped it after this delivery, where known. */
-  reason: string | null;
-  /** The broker's redelivered flag; null when the instrumentation does not record it. */
-  redelivered: boolean | null;
-  attempt: number | null;
-  /** The consumer's own word for what it did (acktrail.result), if it said. */
-  result: string | null;
-  /** What that word means (journeys.words.results). */
-  meaning: ResultMeaning;
-  /** This delivery did the event's work: acked, with a result that says so (results.ts). */
-  done: boolean;
-}
+export type { Delivery, Fate };
 
 export interface JourneyFacts {
   publishes: StoredRow[];
@@ -67,12 +37,39 @@ export type { QueueLookup };
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 
+/**
+ * The deliveries of a journey: a consumer span inside another one (Spring's listener span in the
+ * Java agent's process span) is the same delivery. Returns the outer ones, and each span id of a
+ * delivery (its own and its inner ones') -> the outer one.
+ */
+function outerDeliveries(delivers: StoredRow[]): {
+  outer: StoredRow[];
+  spans: Map<string, StoredRow>;
+} {
+  const byId = new Map(delivers.map((d) => [d.spanId, d]));
+  const spans = new Map<string, StoredRow>();
+  const outerOf = (d: StoredRow): StoredRow => {
+    let o = d;
+    for (let i = 0; i < 8 && o.parentSpanId !== null && byId.has(o.parentSpanId); i++)
+      o = byId.get(o.parentSpanId)!;
+    return o;
+  };
+  for (const d of delivers) spans.set(d.spanId, outerOf(d));
+  return { outer: delivers.filter((d) => spans.get(d.spanId) === d), spans };
+}
+
 /** The settle of each delivery: its child, or else the first free settle after it on its queue. */
-function pairSettles(delivers: StoredRow[], settles: StoredRow[]): Map<StoredRow, StoredRow> {
+function pairSettles(
+  delivers: StoredRow[],
+  settles: StoredRow[],
+  spans: Map<string, StoredRow>,
+): Map<StoredRow, StoredRow> {
   const paired = new Map<StoredRow, StoredRow>();
   const used = new Set<StoredRow>();
   for (const d of delivers) {
-    const child = settles.find((s) => s.parentSpanId === d.spanId && !used.has(s));
+    const child = settles.find(
+      (s) => s.parentSpanId !== null && spans.get(s.parentSpanId) === d && !used.has(s),
+    );
     if (child) {
       paired.set(d, child);
       used.add(child);
@@ -95,17 +92,28 @@ function pairSettles(delivers: StoredRow[], settles: StoredRow[]): Map<StoredRow
   return paired;
 }
 
+const RECORDINGS = new Set<string>(SETTLE_RECORDINGS);
+
+/** How a delivery ended where no settle outcome says: by what its instrumentation records. */
+function unsettledFate(step: StoredRow, recording: SettleRecording | null, paired: boolean): Fate {
+  if (recording === 'none' || recording === 'settle-spans-in-handler') return 'unrecorded';
+  return !paired && step.status === 'error' ? 'returned' : 'open';
+}
+
 export function factsOf(
   steps: StoredRow[],
   queues: QueueLookup,
   words: ResultWords = NO_RESULT_WORDS,
+  broker: BrokerEvidence = NO_EVIDENCE,
 ): JourneyFacts {
   const of = (stage: string) => steps.filter((s) => s.stage === stage);
   const publishSteps = steps.filter((s) => isPublish(s.stage));
   const unroutable = publishSteps.filter((s) => s.attrs[ATTR.publishOutcome] === 'unroutable');
-  const delivers = of('deliver').sort((a, b) => a.timeUs - b.timeUs);
+  const { outer: delivers, spans } = outerDeliveries(
+    of('deliver').sort((a, b) => a.timeUs - b.timeUs),
+  );
   const settles = of('settle').sort((a, b) => a.timeUs - b.timeUs);
-  const pairs = pairSettles(delivers, settles);
+  const pairs = pairSettles(delivers, settles, spans);
   // Returns so far, per queue: a quorum queue's delivery limit counts them.
   const returnsSoFar = new Map<string, number>();
   const deliveries = delivers.map((step): Delivery => {
@@ -120,15 +128,19 @@ export function factsOf(
     const decision = outcome
       ? rejectFate(outcome, queue === null ? null : queues(queue), returns)
       : null;
+    const recorded = str(step.attrs[STEP_ATTR.settleRecording]);
+    const recording =
+      recorded !== null && RECORDINGS.has(recorded) ? (recorded as SettleRecording) : null;
+    const operation = settleStep ? requeueUnknown(settleStep.attrs) : null;
     const fate: Fate = decision
       ? decision.fate === 'unknown'
         ? 'rejected'
         : decision.fate
       : outcome === 'ack'
         ? 'acked'
-        : settleStep === undefined && step.status === 'error'
-          ? 'returned'
-          : 'open';
+        : operation !== null
+          ? 'not_acked'
+          : unsettledFate(step, recording, settleStep !== undefined);
     // The settle's own result first: it is what the metrics see of it.
     const result = str(settleStep?.attrs[ATTR.result]) ?? str(step.attrs[ATTR.result]);
     const redelivered = step.attrs[ATTR.redelivered];
@@ -137,7 +149,11 @@ export function factsOf(
       step,
       queue,
       settle: settleStep && outcome ? { outcome, step: settleStep } : null,
+      unknownSettle: settleStep && operation ? { operation, step: settleStep } : null,
       fate,
+      evidence: null,
+      recording,
+      sdk: str(step.attrs[STEP_ATTR.sdk]),
       reason: decision?.reason ?? null,
       redelivered: typeof redelivered === 'boolean' ? redelivered : null,
       attempt: Number.isInteger(attempt) && attempt > 0 ? attempt : null,
@@ -146,8 +162,10 @@ export function factsOf(
       done: isDone(outcome, result, words, queue === null ? null : queues(queue)),
     };
   });
+  const publishes = publishSteps.filter((s) => !unroutable.includes(s));
+  applyBrokerEvidence(deliveries, publishes.length, queues, broker);
   return {
-    publishes: publishSteps.filter((s) => !unroutable.includes(s)),
+    publishes,
     unroutable,
     deliveries,
     retryPublishes: of('retry.publish'),

@@ -36,4 +36,25 @@ export {
   type ResultMeaning,
   type ResultWords,
 } from './results.js';
-export { outcomeOf, settleFromStatus } from './settle.js';
+export {
+  SETTLE_RECORDINGS,
+  outcomeOf,
+  requeueUnknown,
+  settleFromStatus,
+  type SettleRecording,
+} from './settle.js';
+export {
+  NO_EVIDENCE,
+  applyBrokerEvidence,
+  type BrokerEvidence,
+  type ParkedRecord,
+} from './evidence.js';
+export {
+  GAPS,
+  PROFILES,
+  PROFILE_IDS,
+  sdkName,
+  type Gap,
+  type Profile,
+  type ProfileId,
+} from './profiles.js';

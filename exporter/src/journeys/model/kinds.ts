@@ -21,6 +21,7 @@ export const JOURNEY_KINDS = [
   'aggregate_missing',
   'duplicate_provider_call',
   'never_acked',
+  'settle_not_recorded',
   'in_flight',
   'task_succeeded',
   'task_failed',
@@ -60,6 +61,11 @@ export interface Classified {
   aggregateMissing: boolean;
   duplicateCall: boolean;
   neverAcked: boolean;
+  /**
+   * The last delivery on a queue whose end no span recorded and the broker did not show: how it
+   * was settled is not known (fate unrecorded, or not_acked without its requeue flag).
+   */
+  unrecorded: Delivery[];
 }
 
 export function classify(
@@ -76,11 +82,12 @@ export function classify(
   const lasts = [...new Map(d.map((x) => [x.queue ?? '', x])).values()];
 
   // redelivered: the broker's flag where it is recorded; without it, a delivery that follows one
-  // whose delivery ended unsettled (its consumer's channel closed or failed).
+  // that ended unsettled (its consumer's channel closed or failed) or came back unrecorded.
   const flagged = d.filter((x) => x.redelivered === true);
+  const cameBack = (x: Delivery | undefined) => x?.fate === 'returned' || x?.fate === 'came_back';
   const redeliveries = flagged.length
     ? flagged
-    : d.filter((x, i) => x.redelivered === null && before(i)?.fate === 'returned');
+    : d.filter((x, i) => x.redelivered === null && cameBack(before(i)));
 
   // retried: publishes to a retry queue, an attempt number past 1, or a requeue that came back.
   const requeuedBack = d.filter((_, i) => before(i)?.fate === 'requeued').length;
@@ -143,6 +150,8 @@ export function classify(
       (x.fate === 'open' && o.nowMs - x.step.timeUs / 1000 > o.unackedAfterSeconds * 1000),
   );
 
+  const unrecorded = lasts.filter((x) => x.fate === 'unrecorded' || x.fate === 'not_acked');
+
   const kinds: JourneyKind[] = [];
   if (f.publishes.length > 1) kinds.push('published_twice');
   if (redeliveries.length > 0) kinds.push('redelivered');
@@ -156,6 +165,7 @@ export function classify(
   if (aggregateMissing) kinds.push('aggregate_missing');
   if (duplicateCall) kinds.push('duplicate_provider_call');
   if (neverAcked) kinds.push('never_acked');
+  if (unrecorded.length > 0) kinds.push('settle_not_recorded');
   if (kinds.length === 0) kinds.push(doneAt || endedAt ? 'delivered_once' : 'in_flight');
 
   return {
@@ -172,5 +182,6 @@ export function classify(
     aggregateMissing,
     duplicateCall,
     neverAcked,
+    unrecorded,
   };
 }

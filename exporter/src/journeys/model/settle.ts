@@ -5,6 +5,30 @@ import { ATTR, SETTLE_OUTCOMES, type SettleOutcome } from '@acktrail/conventions
 
 const SETTLES = new Set<string>(SETTLE_OUTCOMES);
 
+/**
+ * How an instrumentation records a delivery's settle (receiver/profiles/ says which does which),
+ * stored on each delivery step so that a missing settle is told from one nothing records:
+ * - `span-end`: the consumer span ends on the settle, its status saying which (amqplib);
+ * - `settle-spans`: every settle is a span of its own (acktrail's): none yet, none happened;
+ * - `settle-spans-in-handler`: a settle is a child span when the handler settles on its own
+ *   thread (the Java agent's basic.ack): none may mean one made elsewhere;
+ * - `none`: the consumer span ends when the handler returns; the handler settles unseen.
+ */
+export const SETTLE_RECORDINGS = [
+  'span-end',
+  'settle-spans',
+  'settle-spans-in-handler',
+  'none',
+] as const;
+export type SettleRecording = (typeof SETTLE_RECORDINGS)[number];
+
+/** A settle step that names its operation, not its requeue flag (the Java agent's basic.nack). */
+export function requeueUnknown(attrs: Readonly<Record<string, unknown>>): 'nack' | 'reject' | null {
+  if (outcomeOf(attrs) !== null) return null;
+  const op = attrs['messaging.operation.name'];
+  return op === 'nack' || op === 'reject' ? op : null;
+}
+
 /** The outcome a step's attributes name, or null. */
 export function outcomeOf(attrs: Readonly<Record<string, unknown>>): SettleOutcome | null {
   const o = attrs[ATTR.settleOutcome];

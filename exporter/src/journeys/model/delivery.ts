@@ -1,0 +1,58 @@
+// One delivery of a message as the journey model reads it: its settle, what became of the message
+// after it (its fate), and what decided that (a span, or the broker's evidence: evidence.ts).
+import type { SettleOutcome } from '@acktrail/conventions';
+import type { StoredRow } from '../store/queries.js';
+import type { ResultMeaning } from './results.js';
+import type { SettleRecording } from './settle.js';
+
+/** What became of a message after one delivery. */
+export type Fate =
+  /** Acked: the consumer is done with it (whether it did the work says `Delivery.done`). */
+  | 'acked'
+  /** Requeued (nack or reject with requeue): it comes back. */
+  | 'requeued'
+  /** Rejected or nacked without requeue into a dead-letter exchange. */
+  | 'dead_lettered'
+  /** Rejected without requeue on a queue without a dead-letter exchange: gone. */
+  | 'discarded'
+  /** Rejected without requeue; what the queue does with it is not known (its arguments unread). */
+  | 'rejected'
+  /** The delivery ended without a settle (channel closed or failed): it comes back. */
+  | 'returned'
+  /** No settle yet. */
+  | 'open'
+  /** Its instrumentation records no settle, and the broker showed nothing of it since. */
+  | 'unrecorded'
+  /** Nacked or rejected; its instrumentation does not record the requeue flag. */
+  | 'not_acked'
+  /** Not recorded how it ended, but the message came back: requeued, or its channel closed. */
+  | 'came_back';
+
+export interface Delivery {
+  step: StoredRow;
+  queue: string | null;
+  settle: { outcome: SettleOutcome; step: StoredRow } | null;
+  /** A settle span that names a nack or reject, not its requeue flag (the Java agent's). */
+  unknownSettle: { operation: 'nack' | 'reject'; step: StoredRow } | null;
+  fate: Fate;
+  /**
+   * What decided the fate where no span did: a later delivery of the message, a delivery out of a
+   * dead-letter queue, dead-letter parking's record (evidence.ts); null: a span, or nothing.
+   */
+  evidence: 'later_delivery' | 'dead_letter_queue' | 'parking' | null;
+  /** How its instrumentation records settles; null where the step does not say (older rows). */
+  recording: SettleRecording | null;
+  /** The instrumentation that wrote the delivery (receiver/profiles/), where the step says. */
+  sdk: string | null;
+  /** Why the broker dead-lettered or dropped it after this delivery, where known. */
+  reason: string | null;
+  /** The broker's redelivered flag; null when the instrumentation does not record it. */
+  redelivered: boolean | null;
+  attempt: number | null;
+  /** The consumer's own word for what it did (acktrail.result), if it said. */
+  result: string | null;
+  /** What that word means (journeys.words.results). */
+  meaning: ResultMeaning;
+  /** This delivery did the event's work: acked, with a result that says so (results.ts). */
+  done: boolean;
+}
