@@ -150,6 +150,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     ingestToken: config.journeys.ingestToken,
     accepting: () => accepting,
     queues,
+    exchanges: () => catalog?.exchangeIndex ?? null,
     coverage,
     decoder,
   });
@@ -170,6 +171,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
         retentionDays: config.journeys.retentionDays,
       },
       pipeline: pools ? new PipelineReader(pools.create(PIPELINE_READ_TIMEOUT_MS), config) : null,
+      parked: parking ? (ids) => parking.store.ofEvents(ids) : null,
       assemble: {
         stuckAfterSeconds: config.journeys.stuckAfterSeconds,
         unackedAfterSeconds: config.journeys.unackedAfterSeconds,

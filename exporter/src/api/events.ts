@@ -1,11 +1,11 @@
 // GET /api/events/:event_id (one journey, assembled) and
 // GET /api/events?aggregate_id=&anomaly=&since=&limit=&cursor= (keyset-paginated lists).
 import express from 'express';
-import { assemble, type AssembleOptions } from '../journeys/assemble/assemble.js';
+import type { AssembleOptions } from '../journeys/assemble/assemble.js';
+import { JourneyService, type ParkedMessage } from '../journeys/service.js';
 import { assembleCeleryTask } from '../celery/journey.js';
 import { workflowTasks } from '../celery/queries.js';
-import { isCeleryStep } from '../celery/task.js';
-import type { Journey } from './types.js';
+import { isCeleryStep, type CeleryTask } from '../celery/task.js';
 import { NO_RESULT_WORDS, findOrdering } from '../journeys/model/index.js';
 import type { PipelineReader } from '../journeys/assemble/rows.js';
 import type { StepQueries } from '../journeys/store/queries.js';
@@ -36,6 +36,8 @@ export interface EventsApiOptions {
    */
   lists: { maxConcurrentPerToken: number; retentionDays: number };
   pipeline: PipelineReader | null;
+  /** Dead-letter parking's records of these journey keys (their event ids); null: parking off. */
+  parked: ((ids: string[]) => Promise<ParkedMessage[]>) | null;
   assemble: Omit<AssembleOptions, 'nowMs'>;
   log: Logger;
 }
@@ -105,51 +107,52 @@ function failed(opts: Pick<EventsApiOptions, 'log'>, err: unknown): Reply {
   return refusal(503, 'the journey store is unavailable; retry later');
 }
 
-/** GET /api/events/{event_id}: one journey, assembled. */
-export async function journeyReply(opts: EventsApiOptions, eventId: string): Promise<Reply> {
-  if (!ID.test(eventId)) return refusal(400, 'event_id must be 1-128 printable ASCII characters');
+/**
+ * GET /api/events/{id}: one journey, assembled (journeys/service.ts). The id is an event id, a
+ * trace id, a message id or a message's trace-context key; the journey says which it matched. An
+ * id that matches several journeys (a trace that carried several messages) is a 409 that lists
+ * them.
+ */
+export async function journeyReply(opts: EventsApiOptions, id: string): Promise<Reply> {
+  if (!ID.test(id)) return refusal(400, 'event_id must be 1-128 printable ASCII characters');
   const store = queriesOf(opts);
   if ('refused' in store) return store.refused;
-  const { queries } = store;
   try {
-    // The steps and the pipeline's rows by event id are read at once (rows.ts).
-    const stepsRead = queries.steps(eventId);
-    const rowsRead = opts.pipeline
-      ? opts.pipeline.forEvent(
-          eventId,
-          // Never rejects: a failed read of the steps is answered below, not here.
-          stepsRead.then(
-            (steps) => steps.find((s) => s.aggregateId)?.aggregateId ?? null,
-            () => null,
-          ),
-        )
-      : Promise.resolve(null);
-    const steps = await stepsRead;
-    if (steps.some(isCeleryStep)) {
-      const rootId = steps.find((s) => s.aggregateId)?.aggregateId ?? null;
-      const workflow = rootId && opts.store ? await workflowTasks(opts.store.reads, rootId) : [];
-      return ok({
-        ...assembleCeleryTask(eventId, steps, workflow),
-        ordering: [],
-      } satisfies Journey);
+    const found = await serviceOf(opts, store.queries).get(id);
+    switch (found.kind) {
+      case 'journey':
+        return ok(found.journey);
+      case 'several':
+        return {
+          status: 409,
+          body: {
+            error: `${found.matched.replace('_', ' ')} ${id} matches ${found.ids.length} journeys; ask for one of them`,
+            matched: found.matched,
+            ids: found.ids,
+          },
+        };
+      case 'not_found':
+        return refusal(404, `no journey for event_id ${id}`);
     }
-    const rows = await rowsRead;
-    if (steps.length === 0 && !rows?.outbox)
-      return refusal(404, `no journey for event_id ${eventId}`);
-    const journey = assemble(eventId, steps, rows, { ...opts.assemble, nowMs: Date.now() });
-    const versioned = steps.some((s) => s.attrs['acktrail.aggregate_version'] !== undefined);
-    const ordering =
-      versioned && journey.aggregate
-        ? findOrdering(
-            await queries.versionedDeliveries(journey.aggregate.id),
-            opts.assemble.words.results ?? NO_RESULT_WORDS,
-          ).filter((f) => f.eventId === eventId)
-        : [];
-    return ok({ ...journey, celery: null, ordering } satisfies Journey);
   } catch (err) {
     return failed(opts, err);
   }
 }
+
+/** The read path over this store's queries, with Celery's task journeys. */
+const serviceOf = (opts: EventsApiOptions, queries: StepQueries) =>
+  new JourneyService<CeleryTask>({
+    queries,
+    pipeline: opts.pipeline,
+    parked: opts.parked,
+    celery: async (root, steps) => {
+      if (!steps.some(isCeleryStep)) return null;
+      const rootId = steps.find((s) => s.aggregateId)?.aggregateId ?? null;
+      const workflow = rootId ? await workflowTasks(opts.store!.reads, rootId) : [];
+      return assembleCeleryTask(root, steps, workflow);
+    },
+    assemble: opts.assemble,
+  });
 
 /** GET /api/events?aggregate_id=&anomaly=&since=&limit=&cursor=: one page of a list. */
 export async function listReply(opts: EventsApiOptions, query: unknown): Promise<Reply> {

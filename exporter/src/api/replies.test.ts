@@ -18,6 +18,7 @@ const noStore: EventsApiOptions = {
   store: null,
   lists: { maxConcurrentPerToken: 2, retentionDays: config.journeys.retentionDays },
   pipeline: null,
+  parked: null,
   assemble: {
     stuckAfterSeconds: config.journeys.stuckAfterSeconds,
     unackedAfterSeconds: config.journeys.unackedAfterSeconds,

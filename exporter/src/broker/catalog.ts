@@ -6,7 +6,7 @@ import type { ValidatedConfig } from '../config.js';
 import { queueKey, type QueueDepth } from './queue.js';
 import type { Evaluation } from './status.js';
 import { roleFromName, type BindingInfo, type Role } from './roles.js';
-import { routesByQueue, type ExchangeInfo, type Routes } from './routes.js';
+import { ExchangeIndex, routesByQueue, type ExchangeInfo, type Routes } from './routes.js';
 import { deadLetterSources } from './dead-lettering.js';
 
 /** What the broker does with a message this queue's consumer rejects or nacks without requeue. */
@@ -80,6 +80,7 @@ export class QueueCatalog {
   private statuses = new Map<string, Evaluation>();
   private leaders = new Map<string, string>();
   private routes = new Map<string, Routes>();
+  private exchanges = new ExchangeIndex(this.routes);
   /** Per queue key: the last depths read and when it was last seen with nothing ready. */
   private readonly depths = new Map<string, { depth: QueueDepth; emptyAtMs: number | null }>();
   private facts = new Map<string, QueueFacts[]>();
@@ -115,7 +116,10 @@ export class QueueCatalog {
     this.roles = u.roles;
     this.heads = u.heads ?? new Map<string, number>();
     this.leaders = u.leaders ?? new Map<string, string>();
-    if (u.routes) this.routes = routesByQueue(u.routes.bindings, u.routes.exchanges);
+    if (u.routes) {
+      this.routes = routesByQueue(u.routes.bindings, u.routes.exchanges);
+      this.exchanges = new ExchangeIndex(this.routes);
+    }
     const byName = new Map<string, QueueFacts[]>();
     for (const { name, ...f } of u.facts ?? []) byName.set(name, [...(byName.get(name) ?? []), f]);
     this.facts = byName;
@@ -226,6 +230,11 @@ export class QueueCatalog {
   deadLetterSources(vhost: string, queue: string): string[] | null {
     if (this.facts.size === 0) return null;
     return this.sources.get(queueKey(vhost, queue)) ?? [];
+  }
+
+  /** Which queues a publish reaches, by exchange and key (the receiver's inferred queues). */
+  get exchangeIndex(): ExchangeIndex {
+    return this.exchanges;
   }
 
   /** The routes (bindings) that reach a queue, where the broker listed any. */

@@ -71,3 +71,60 @@ export function routesByQueue(
   }
   return routes;
 }
+
+/**
+ * Which queues a publish reaches, by exchange: the receiver names the queue of a delivery whose
+ * span names only the exchange and routing key (.NET's, Python's) when the bindings route it to
+ * one queue. Queues are named without their vhost, as spans name them.
+ */
+export class ExchangeIndex {
+  private readonly byExchange = new Map<
+    string,
+    { queue: string; keys: Set<string>; any: boolean; patterns: RegExp[] }[]
+  >();
+  private readonly queues = new Set<string>();
+
+  constructor(routes: ReadonlyMap<string, Routes>) {
+    for (const [key, r] of routes) {
+      const queue = key.slice(key.indexOf('\u0000') + 1);
+      this.queues.add(queue);
+      const entries = new Map<string, { keys: Set<string>; any: boolean; patterns: RegExp[] }>();
+      const of = (exchange: string) => {
+        let e = entries.get(exchange);
+        if (!e) entries.set(exchange, (e = { keys: new Set(), any: false, patterns: [] }));
+        return e;
+      };
+      for (const x of r.exact) if (x.exchange !== '') of(x.exchange).keys.add(x.key);
+      for (const x of r.any) of(x).any = true;
+      for (const x of r.pattern) of(x.exchange).patterns.push(new RegExp(x.regex));
+      for (const [exchange, e] of entries) {
+        const list = this.byExchange.get(exchange) ?? [];
+        list.push({ queue, ...e });
+        this.byExchange.set(exchange, list);
+      }
+    }
+  }
+
+  /** Whether some queue (of any vhost) has this name. */
+  isQueue(name: string): boolean {
+    return this.queues.has(name);
+  }
+
+  /** Whether some binding has this exchange as its source. */
+  isExchange(name: string): boolean {
+    return this.byExchange.has(name);
+  }
+
+  /**
+   * The queues a publish to `exchange` ('' the default) with `key` reaches; with `key` null (not
+   * recorded), every queue bound to the exchange.
+   */
+  reached(exchange: string, key: string | null): string[] {
+    if (exchange === '') return key !== null && this.queues.has(key) ? [key] : [];
+    const out = new Set<string>();
+    for (const e of this.byExchange.get(exchange) ?? [])
+      if (key === null || e.any || e.keys.has(key) || e.patterns.some((p) => p.test(`.${key}`)))
+        out.add(e.queue);
+    return [...out];
+  }
+}

@@ -9,6 +9,8 @@ export interface ParkRow {
   vhost: string;
   queue: string;
   eventId: string | null;
+  /** The trace context its headers carry, "<trace id>-<span id>": a journey key (message-keys.ts). */
+  messageKey: string | null;
   reason: string;
   reasonSource: string;
   reasonGroup: string;
@@ -70,6 +72,7 @@ export async function parkRows(
       vhost: r.vhost,
       queue: r.queue,
       event_id: r.eventId,
+      message_key: r.messageKey,
       state: given.unstorable !== undefined ? 'unstorable' : r.sealed ? 'parked' : 'too_large',
       reason: r.reason,
       reason_source: r.reasonSource,
@@ -95,15 +98,16 @@ export async function parkRows(
     return record;
   });
   const res = await pool.query<{ fingerprint: string }>(
-    `INSERT INTO dead_letters (vhost, queue, event_id, expires_at, state, reason, reason_source,
-       reason_group, exchange, routing_key, replay_exchange, replay_routing_key, replay_source,
-       deaths, body_bytes, key_id, sealed, fingerprint, replayed_from)
-     SELECT r.vhost, r.queue, r.event_id, now() + make_interval(days => $2), r.state, r.reason,
+    `INSERT INTO dead_letters (vhost, queue, event_id, message_key, expires_at, state, reason,
+       reason_source, reason_group, exchange, routing_key, replay_exchange, replay_routing_key,
+       replay_source, deaths, body_bytes, key_id, sealed, fingerprint, replayed_from)
+     SELECT r.vhost, r.queue, r.event_id, r.message_key, now() + make_interval(days => $2), r.state, r.reason,
             r.reason_source, r.reason_group, r.exchange, r.routing_key, r.replay_exchange,
             r.replay_routing_key, r.replay_source, r.deaths, r.body_bytes, r.key_id,
             CASE WHEN r.sealed_at IS NOT NULL THEN substring($3::bytea FROM r.sealed_at FOR r.sealed_bytes) END,
             r.fingerprint, r.replayed_from
-       FROM json_to_recordset($1::json) AS r(vhost text, queue text, event_id text, state text,
+       FROM json_to_recordset($1::json) AS r(vhost text, queue text, event_id text,
+            message_key text, state text,
             reason text, reason_source text, reason_group text, exchange text, routing_key text,
             replay_exchange text, replay_routing_key text, replay_source text, deaths jsonb,
             body_bytes int, key_id text, sealed_at int, sealed_bytes int, fingerprint text,

@@ -226,9 +226,11 @@ export class Replayer {
     traceId: string,
     spanId: string,
   ): Promise<void> {
-    if (!this.steps || !row.eventId) return;
+    // A message whose spans record no id has its journey keyed by its trace context.
+    const eventId = row.eventId ?? row.messageKey;
+    if (!this.steps || !eventId) return;
     const step: Step = {
-      eventId: row.eventId,
+      eventId,
       timeUs: at.getTime() * 1000,
       durationUs: 0,
       stage: 'replay',

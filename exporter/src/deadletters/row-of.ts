@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { serialize } from 'node:v8';
 import type { ConsumeMessage } from 'amqplib';
+import { EVENT_BAGGAGE } from '@acktrail/conventions';
 import type { ValidatedConfig } from '../config.js';
 import { scrub } from '../journeys/store/scrub.js';
 import {
@@ -20,6 +21,41 @@ import { keyId, seal } from './seal.js';
 
 /** A message id that can be an event id: 1-128 printable ASCII characters. */
 const ID = /^[\x21-\x7e]{1,128}$/;
+/** W3C traceparent: version, trace id, parent span id, flags. */
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
+
+const headerText = (v: unknown): string | null =>
+  Buffer.isBuffer(v)
+    ? v.toString('latin1').slice(0, 512)
+    : typeof v === 'string'
+      ? v.slice(0, 512)
+      : null;
+
+/**
+ * The journey key of the message's trace context (receiver/message-keys.ts): the span its
+ * publisher propagated in the traceparent header, which the consumer spans name as their parent.
+ */
+export function messageKeyOf(headers: Record<string, unknown>): string | null {
+  const m = TRACEPARENT.exec(headerText(headers.traceparent)?.trim() ?? '');
+  if (!m || /^0+$/.test(m[1]!) || /^0+$/.test(m[2]!)) return null;
+  return `${m[1]}-${m[2]}`;
+}
+
+/** The event id the W3C baggage header carries (@acktrail/instrument puts it there). */
+export function baggageEventId(headers: Record<string, unknown>): string | null {
+  for (const entry of (headerText(headers.baggage) ?? '').split(',')) {
+    const [name, value] = entry.split(';')[0]!.split('=');
+    if (name?.trim() !== EVENT_BAGGAGE || value === undefined) continue;
+    let id: string;
+    try {
+      id = decodeURIComponent(value.trim());
+    } catch {
+      return null;
+    }
+    return ID.test(id) ? id : null;
+  }
+  return null;
+}
 
 export function parkRowOf(
   msg: ConsumeMessage,
@@ -51,7 +87,9 @@ export function parkRowOf(
   const row: ParkRow = {
     vhost: vhost,
     queue,
-    eventId: typeof messageId === 'string' && ID.test(messageId) ? messageId : null,
+    eventId:
+      typeof messageId === 'string' && ID.test(messageId) ? messageId : baggageEventId(headers),
+    messageKey: messageKeyOf(headers),
     reason,
     reasonSource: source,
     reasonGroup: normaliseReason(reason),

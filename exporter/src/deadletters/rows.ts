@@ -17,6 +17,8 @@ export interface DeadLetter {
   vhost: string;
   queue: string;
   eventId: string | null;
+  /** The trace context its headers carried: the journey key of spans without a message id. */
+  messageKey: string | null;
   parkedAt: string;
   expiresAt: string;
   state: State;
@@ -56,7 +58,7 @@ export interface AuditEntry {
   detail: string | null;
 }
 
-export const COLUMNS = `id::text, vhost, queue, event_id, parked_at, expires_at, state, state_at, reason,
+export const COLUMNS = `id::text, vhost, queue, event_id, message_key, parked_at, expires_at, state, state_at, reason,
   reason_source, reason_group, exchange, routing_key, replay_exchange, replay_routing_key,
   replay_source, deaths, body_bytes, last_error, replays`;
 
@@ -65,6 +67,7 @@ export interface Row {
   vhost: string;
   queue: string;
   event_id: string | null;
+  message_key: string | null;
   parked_at: Date;
   expires_at: Date;
   state: State;
@@ -88,6 +91,7 @@ export const toDeadLetter = (r: Row): DeadLetter => ({
   vhost: r.vhost,
   queue: r.queue,
   eventId: r.event_id,
+  messageKey: r.message_key,
   parkedAt: r.parked_at.toISOString(),
   expiresAt: r.expires_at.toISOString(),
   state: r.state,

@@ -2,6 +2,7 @@
 // changes of replay and discard, and the audit log. Every statement is parameterised; every list
 // is bounded.
 import type pg from 'pg';
+import type { ParkedMessage } from '../journeys/service.js';
 import { parkRows, type ParkRow } from './park.js';
 import {
   COLUMNS,
@@ -81,6 +82,30 @@ export class DeadLetterStore {
       ],
     );
     return res.rows.map(toDeadLetter);
+  }
+
+  /** The messages parked for these journeys (event ids or message keys), oldest first. */
+  async ofEvents(eventIds: string[], limit = 20): Promise<ParkedMessage[]> {
+    if (eventIds.length === 0) return [];
+    const res = await this.pool.query<Row>(
+      `SELECT * FROM (SELECT ${COLUMNS} FROM dead_letters WHERE event_id = ANY($1)
+                      UNION
+                      SELECT ${COLUMNS} FROM dead_letters WHERE message_key = ANY($1)) m
+        ORDER BY id::bigint LIMIT $2`,
+      [eventIds, limit],
+    );
+    return res.rows.map((r) => ({
+      id: r.id,
+      queue: r.queue,
+      eventId: r.event_id,
+      messageKey: r.message_key,
+      from: r.deaths[0]?.queue ?? null,
+      reason: r.reason,
+      state: r.state,
+      stateAt: r.state_at.toISOString(),
+      parkedAt: r.parked_at.toISOString(),
+      replays: r.replays,
+    }));
   }
 
   /** Ids of the parked messages of a group, oldest first. */

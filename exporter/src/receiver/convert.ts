@@ -8,6 +8,8 @@ import { decodeJson, decodeProtobuf } from './decode.js';
 import { normalise, type Window } from './normalize.js';
 import type { Step } from '../journeys/steps.js';
 import type { QueueLookup } from '../broker/catalog.js';
+import type { ExchangeIndex } from '../broker/routes.js';
+import { withWhere } from './where.js';
 import type { ReceivedSpan } from './spans.js';
 import { stepAnomaly } from '../journeys/model/index.js';
 
@@ -62,11 +64,17 @@ export function convertSpans(spans: readonly ReceivedSpan[], window: Window): Co
 }
 
 /**
- * The anomalies that depend on what the exporter knows about the queues (a reject dead-lettered
- * or discarded, a delivery out of a dead-letter queue), as normalise() with those queues would
- * have set them. Only deliveries and settles read the queues.
+ * What depends on what the exporter knows about the broker: where a message went, where the span
+ * did not name it (where.ts), then the anomalies that read the queues (a reject dead-lettered or
+ * discarded, a delivery out of a dead-letter queue), as normalise() with those queues would have
+ * set them. Only deliveries and settles read the queues.
  */
-export function withQueueAnomalies(steps: Step[], queues: QueueLookup): void {
+export function withQueueAnomalies(
+  steps: Step[],
+  queues: QueueLookup,
+  exchanges: ExchangeIndex | null = null,
+): void {
+  if (exchanges) withWhere(steps, exchanges);
   for (const step of steps)
     if (step.stage === 'deliver' || step.stage === 'settle')
       step.anomaly = stepAnomaly(step.stage, step.attrs, queues);

@@ -13,6 +13,7 @@ import type { Coverage } from './coverage.js';
 import { ByteBudget } from './body.js';
 import type { BodyDecoder } from './decoder.js';
 import { withQueueAnomalies } from './convert.js';
+import type { ExchangeIndex } from '../broker/routes.js';
 import { applyDeliveryLimits, limitedReturns } from '../journeys/model/index.js';
 import { DecodeError } from './spans.js';
 
@@ -41,6 +42,8 @@ export interface IngestOptions {
   accepting: () => boolean;
   /** What the exporter knows about a queue: a reject's anomaly depends on its dead-letter exchange. */
   queues?: QueueLookup;
+  /** Which queues an exchange routes to: the queue of a delivery whose span names none. */
+  exchanges?: () => ExchangeIndex | null;
   /** Counts what every span lets journeys read (GET /api/coverage). */
   coverage?: Coverage;
   /** Decodes bodies; large ones in worker threads. */
@@ -135,7 +138,7 @@ export class Ingest {
     }
     const { steps, accepted, ignored } = converted;
     opts.coverage?.add(converted.coverage);
-    if (opts.queues) withQueueAnomalies(steps, opts.queues);
+    if (opts.queues) withQueueAnomalies(steps, opts.queues, opts.exchanges?.() ?? null);
     let result;
     try {
       // A return past a quorum queue's delivery limit is a dead letter: the returns stored before

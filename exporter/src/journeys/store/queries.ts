@@ -1,8 +1,8 @@
 // Reads of the journey store for the API: one event's steps, and lists of events by aggregate or
 // anomaly with keyset pagination on (last step time, event_id).
-import type { AttributeValue } from '@acktrail/conventions';
+import { SEMCONV, type AttributeValue } from '@acktrail/conventions';
 import type { VersionedDelivery } from '../model/ordering.js';
-import type { Stage, Step } from '../steps.js';
+import { STEP_ATTR, type Stage, type Step } from '../steps.js';
 import { eventDays } from './event-days.js';
 import type { Reader } from './reads.js';
 
@@ -22,6 +22,14 @@ export interface EventSummary {
   anomalies: string[];
 }
 
+/** A step of a trace, as a lookup by trace id reads it. */
+export interface TraceStep {
+  eventId: string;
+  stage: string;
+  spanId: string;
+  messageKey: string | null;
+}
+
 export interface Cursor {
   lastUs: number;
   eventId: string;
@@ -32,9 +40,14 @@ export const MAX_STEPS = 2000;
 export class StepQueries {
   constructor(private readonly pool: Reader) {}
 
-  /** One event's steps, read from the partitions of its days only (journey_events). */
-  async steps(eventId: string): Promise<StoredRow[]> {
-    const days = await eventDays(this.pool, [eventId]);
+  /**
+   * The steps of one journey key (an event id, or a message's trace context), or of several at
+   * once, read from the partitions of their days only (journey_events).
+   */
+  async steps(keys: string | readonly string[]): Promise<StoredRow[]> {
+    const ids = typeof keys === 'string' ? [keys] : [...keys];
+    if (ids.length === 0) return [];
+    const days = await eventDays(this.pool, ids);
     if (!days) return [];
     const res = await this.pool.query<{
       event_id: string;
@@ -56,9 +69,9 @@ export class StepQueries {
       `SELECT event_id, (extract(epoch FROM time) * 1e6)::float8 AS t, duration_us, stage, service,
               trace_id, span_id, parent_span_id, name, status, status_message, aggregate_type,
               aggregate_id, anomaly, attrs
-         FROM journey_steps WHERE event_id = $1 AND time >= $2 AND time < $3
+         FROM journey_steps WHERE event_id = ANY($1) AND time >= $2 AND time < $3
         ORDER BY time, span_id LIMIT ${MAX_STEPS}`,
-      [eventId, days.from, days.to],
+      [ids, days.from, days.to],
     );
     return res.rows.map((r) => ({
       eventId: r.event_id,
@@ -77,6 +90,39 @@ export class StepQueries {
       anomaly: r.anomaly,
       attrs: r.attrs,
     }));
+  }
+
+  /**
+   * The steps of one trace, as far as its journeys go: each step's journey key, stage, span and
+   * message key (at most MAX_STEPS). Found by the primary key, whose first column is the trace.
+   */
+  async ofTrace(traceId: string): Promise<TraceStep[]> {
+    const res = await this.pool.query<{
+      event_id: string;
+      stage: string;
+      span_id: string;
+      message_key: string | null;
+    }>(
+      `SELECT event_id, stage, span_id, attrs->>'${STEP_ATTR.messageKey}' AS message_key
+         FROM journey_steps WHERE trace_id = $1 ORDER BY time LIMIT ${MAX_STEPS}`,
+      [traceId],
+    );
+    return res.rows.map((r) => ({
+      eventId: r.event_id,
+      stage: r.stage,
+      spanId: r.span_id,
+      messageKey: r.message_key,
+    }));
+  }
+
+  /** The journeys whose spans recorded this message id beside another event id (at most 20). */
+  async ofMessageId(messageId: string): Promise<string[]> {
+    const res = await this.pool.query<{ event_id: string }>(
+      `SELECT DISTINCT event_id FROM journey_steps
+        WHERE attrs->>'${SEMCONV.messageId}' = $1 AND attrs ? '${SEMCONV.messageId}' LIMIT 20`,
+      [messageId],
+    );
+    return res.rows.map((r) => r.event_id);
   }
 
   /** Event ids whose steps match, newest last step first, after the cursor. */

@@ -1,0 +1,220 @@
+// The read path of journeys: one service between the API's handlers and the store (Jaeger's query
+// service is the model). get(id) finds a journey by what support has in hand (an event id, a
+// trace id, a message id, a message's trace-context key), follows the message's spans across
+// journey keys (a span without an event id is keyed by its message's trace context:
+// receiver/message-keys.ts), reads the pipeline's rows and dead-letter parking's records of it, and
+// assembles it. Handlers validate and reply; the store only stores.
+import { assemble, type AssembleOptions, type Journey } from './assemble/assemble.js';
+import type { PipelineReader } from './assemble/rows.js';
+import { CONTEXT_KEY, TRACE_ID, contextKey } from './keys.js';
+import {
+  NO_RESULT_WORDS,
+  findOrdering,
+  type OrderingFinding,
+  type ParkedRecord,
+} from './model/index.js';
+import type { StepQueries, StoredRow, TraceStep } from './store/queries.js';
+import { STEP_ATTR } from './steps.js';
+
+/** What an id was found as. */
+export type MatchedBy = 'event_id' | 'trace_id' | 'message_id' | 'message_key';
+
+/** A message dead-letter parking took, as a journey shows it (deadletters/ reads it). */
+export interface ParkedMessage {
+  id: string;
+  /** The dead-letter queue it was taken from. */
+  queue: string;
+  /** The journey keys parking knew it by: its message id, its trace context. */
+  eventId: string | null;
+  messageKey: string | null;
+  /** The queue it was dead-lettered from (x-death's latest entry). */
+  from: string | null;
+  reason: string;
+  /** parked, replaying, replayed, discarded, too_large, unstorable. */
+  state: string;
+  stateAt: string;
+  parkedAt: string;
+  replays: number;
+}
+
+/** A journey as the read path answers it. */
+export interface ReadJourney<C> extends Journey {
+  /** A Celery task's journey (its steps come from Celery's events); null for other events. */
+  celery: C | null;
+  /** Departures from the aggregate's version order that concern this event. */
+  ordering: OrderingFinding[];
+  /** What the id asked for was found as: the event id itself, a trace id, a message id. */
+  matched: { by: MatchedBy; value: string };
+  /** Its messages that dead-letter parking took from a dead-letter queue, oldest first. */
+  parked: ParkedSummary[];
+}
+
+export type Found<C> =
+  | { kind: 'journey'; journey: ReadJourney<C> }
+  /** The id matched several journeys (a trace that carried several messages). */
+  | { kind: 'several'; matched: MatchedBy; ids: string[] }
+  | { kind: 'not_found' };
+
+export interface JourneyServiceOptions<C> {
+  queries: StepQueries;
+  pipeline: PipelineReader | null;
+  /** Dead-letter parking's records of these journey keys; null: parking is off. */
+  parked: ((ids: string[]) => Promise<ParkedMessage[]>) | null;
+  /**
+   * A Celery task's journey, where the steps are a task's events (celery/journey.ts); null where
+   * they are not.
+   */
+  celery: (root: string, steps: StoredRow[]) => Promise<(Journey & { celery: C }) | null>;
+  assemble: Omit<AssembleOptions, 'nowMs'>;
+}
+
+/** Keys followed per hop of one journey: a message has one publish and a few deliveries. */
+const MAX_KEYS = 50;
+
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+
+/** The keys a journey's steps lead to: their messages' keys, and their deliveries' own context. */
+function keysOf(steps: readonly StoredRow[], seen: Set<string>): string[] {
+  const out = new Set<string>();
+  for (const s of steps) {
+    const key = str(s.attrs[STEP_ATTR.messageKey]);
+    if (key !== null) out.add(key);
+    if (s.stage === 'deliver') out.add(contextKey(s.traceId, s.spanId));
+  }
+  return [...out].filter((k) => !seen.has(k)).slice(0, MAX_KEYS);
+}
+
+/**
+ * The journeys a trace's steps belong to: a step keyed by a delivery's own context (a settle
+ * span without an event id) belongs to that delivery's journey; a message key that a journey's
+ * steps carry belongs to that journey.
+ */
+export function rootsOf(traceId: string, rows: readonly TraceStep[]): Map<string, string> {
+  const owner = new Map<string, string>();
+  for (const r of rows) {
+    if (r.stage === 'deliver') owner.set(contextKey(traceId, r.spanId), r.eventId);
+    if (r.messageKey !== null && r.messageKey !== r.eventId) owner.set(r.messageKey, r.eventId);
+  }
+  const rootOf = (id: string) => {
+    let root = id;
+    for (let i = 0; i < 8 && owner.has(root) && owner.get(root) !== root; i++)
+      root = owner.get(root)!;
+    return root;
+  };
+  return new Map(rows.map((r) => [r.eventId, rootOf(r.eventId)]));
+}
+
+export class JourneyService<C> {
+  constructor(private readonly o: JourneyServiceOptions<C>) {}
+
+  /** The journey of an event id, trace id, message id or message key. */
+  async get(id: string): Promise<Found<C>> {
+    if (CONTEXT_KEY.test(id)) {
+      const roots = rootsOf(id.slice(0, 32), await this.o.queries.ofTrace(id.slice(0, 32)));
+      const root = roots.get(id) ?? id;
+      if (root !== id) return this.journey(root, 'message_key', id);
+    }
+    const direct = await this.journey(id, 'event_id', id);
+    if (direct.kind !== 'not_found') return direct;
+    if (TRACE_ID.test(id)) {
+      const roots = [...new Set(rootsOf(id, await this.o.queries.ofTrace(id)).values())];
+      if (roots.length > 1) return { kind: 'several', matched: 'trace_id', ids: roots };
+      if (roots.length === 1) return this.journey(roots[0]!, 'trace_id', id);
+    }
+    const byMessage = await this.o.queries.ofMessageId(id);
+    if (byMessage.length > 1) return { kind: 'several', matched: 'message_id', ids: byMessage };
+    if (byMessage.length === 1) return this.journey(byMessage[0]!, 'message_id', id);
+    // A dead letter parked under a message id its spans did not record: its trace context.
+    const parkedKeys = this.o.parked
+      ? [
+          ...new Set(
+            (await this.o.parked([id])).flatMap((p) => (p.messageKey ? [p.messageKey] : [])),
+          ),
+        ]
+      : [];
+    if (parkedKeys.length === 1) return this.journey(parkedKeys[0]!, 'message_id', id);
+    return { kind: 'not_found' };
+  }
+
+  /** A journey's steps: its own key's, then those its message's spans are keyed by (two hops). */
+  async steps(root: string): Promise<StoredRow[]> {
+    const seen = new Set([root]);
+    let found = await this.o.queries.steps(root);
+    let hop = found;
+    for (let i = 0; i < 2; i++) {
+      const keys = keysOf(hop, seen);
+      if (keys.length === 0) break;
+      for (const k of keys) seen.add(k);
+      hop = await this.o.queries.steps(keys);
+      found = [...found, ...hop];
+    }
+    const unique = new Map(found.map((s) => [`${s.traceId}/${s.spanId}/${s.stage}`, s]));
+    return [...unique.values()].sort((a, b) => a.timeUs - b.timeUs);
+  }
+
+  private async journey(root: string, by: MatchedBy, value: string): Promise<Found<C>> {
+    const { queries, pipeline } = this.o;
+    // The steps and the pipeline's rows by event id are read at once (rows.ts).
+    const stepsRead = this.steps(root);
+    const rowsRead = pipeline
+      ? pipeline.forEvent(
+          root,
+          // Never rejects: a failed read of the steps is answered by the caller, not here.
+          stepsRead.then(
+            (steps) => steps.find((s) => s.aggregateId)?.aggregateId ?? null,
+            () => null,
+          ),
+        )
+      : Promise.resolve(null);
+    const steps = await stepsRead;
+    const matched = { by, value };
+    const task = await this.o.celery(root, steps);
+    if (task) return { kind: 'journey', journey: { ...task, ordering: [], matched, parked: [] } };
+    const rows = await rowsRead;
+    if (steps.length === 0 && !rows?.outbox) return { kind: 'not_found' };
+    const keys = [root, ...new Set(steps.map((s) => s.eventId))].filter(
+      (k, i, a) => a.indexOf(k) === i,
+    );
+    const parked = this.o.parked ? await this.o.parked(keys) : [];
+    const journey = assemble(root, steps, rows, {
+      ...this.o.assemble,
+      nowMs: Date.now(),
+      broker: { parked: parked.map(parkedRecord) },
+    });
+    const versioned = steps.some((s) => s.attrs['acktrail.aggregate_version'] !== undefined);
+    const ordering =
+      versioned && journey.aggregate
+        ? findOrdering(
+            await queries.versionedDeliveries(journey.aggregate.id),
+            this.o.assemble.words.results ?? NO_RESULT_WORDS,
+          ).filter((f) => f.eventId === root)
+        : [];
+    return {
+      kind: 'journey',
+      journey: { ...journey, celery: null, ordering, matched, parked: parked.map(parkedSummary) },
+    };
+  }
+}
+
+/** A parked dead letter as the journey model reads it. */
+const parkedRecord = (d: ParkedMessage): ParkedRecord => ({
+  id: d.id,
+  queue: d.queue,
+  from: d.from,
+  reason: d.reason,
+  state: d.state,
+  parkedAt: new Date(d.parkedAt),
+});
+
+/** What support sees of a parked message on the event's page (its id links to it). */
+export type ParkedSummary = Omit<ParkedMessage, 'eventId' | 'messageKey' | 'from'>;
+
+const parkedSummary = (d: ParkedMessage): ParkedSummary => ({
+  id: d.id,
+  queue: d.queue,
+  state: d.state,
+  stateAt: d.stateAt,
+  parkedAt: d.parkedAt,
+  reason: d.reason,
+  replays: d.replays,
+});
