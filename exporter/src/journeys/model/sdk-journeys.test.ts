@@ -1,0 +1,330 @@
+// Every journey rule against spans exactly as each instrumentation writes them (testing/sdk-shapes.ts,
+// each shape taken from its source at a named version): one message acked, one rejected without
+// requeue into a dead-letter exchange, one nacked with requeue and then acked, one never settled.
+// A settle is what a span records or what the broker shows (a later delivery, dead-letter
+// parking's record); where neither says, the journey says the settle is not recorded, never
+// "processed once". The spans go through the receiver as real ones do: decoded shape -> normalise
+// -> the broker's topology (the queue from the bindings) -> the assembler.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ExchangeIndex, routesByQueue } from '../../broker/routes.js';
+import type { QueueFacts } from '../../broker/catalog.js';
+import { withQueueAnomalies } from '../../receiver/convert.js';
+import { normalise } from '../../receiver/normalize.js';
+import type { ReceivedSpan } from '../../receiver/spans.js';
+import {
+  SHAPES,
+  shapeSpans,
+  type Message,
+  type Settle,
+  type ShapeName,
+} from '../../testing/sdk-shapes.js';
+import { assemble, type Journey } from '../assemble/assemble.js';
+import { rootsOf } from '../service.js';
+import type { StoredRow } from '../store/queries.js';
+import type { BrokerEvidence } from './evidence.js';
+import { PROFILES } from './profiles.js';
+
+const T = Date.parse('2026-12-03T12:00:00Z');
+const MESSAGE: Message = {
+  exchange: 'shop',
+  routingKey: 'order.created',
+  queue: 'shop.work',
+  messageId: 'b1f0c4de-7a2e-4c61-9a3d-5e8f0d2c1a77',
+  deliveryTag: 1,
+  bodySize: 64,
+};
+const work = (dlx: string | null): QueueFacts => ({
+  vhost: '/',
+  type: 'classic',
+  role: 'work',
+  deadLetterExchange: dlx,
+  deadLetterRoutingKey: null,
+  deliveryLimit: null,
+});
+const QUEUES: Record<string, QueueFacts> = {
+  'shop.work': work('shop.dlx'),
+  'shop.dlq': { ...work(null), role: 'dead_letter' },
+};
+const queues = (q: string) => QUEUES[q] ?? null;
+const EXCHANGES = new ExchangeIndex(
+  routesByQueue(
+    [
+      {
+        vhost: '/',
+        source: '',
+        destination: 'shop.work',
+        destination_type: 'queue',
+        routing_key: 'shop.work',
+      },
+      {
+        vhost: '/',
+        source: 'shop',
+        destination: 'shop.work',
+        destination_type: 'queue',
+        routing_key: 'order.created',
+      },
+      {
+        vhost: '/',
+        source: 'shop.dlx',
+        destination: 'shop.dlq',
+        destination_type: 'queue',
+        routing_key: '#',
+      },
+    ],
+    [
+      { vhost: '/', name: 'shop', type: 'direct' },
+      { vhost: '/', name: 'shop.dlx', type: 'topic' },
+    ],
+  ),
+);
+
+/** The journey of one message's spans, as the receiver stores and the service assembles them. */
+function journeyOf(
+  name: ShapeName,
+  settles: Settle[],
+  broker: BrokerEvidence = { parked: [] },
+  m: Message = MESSAGE,
+): { journey: Journey; steps: StoredRow[] } {
+  const shape = SHAPES[name];
+  const spans: ReceivedSpan[] = shapeSpans(shape, m, settles, T).map((d) => ({
+    traceId: d.traceId,
+    spanId: d.spanId,
+    parentSpanId: d.parentSpanId,
+    name: d.span.name,
+    kind: d.span.kind,
+    startUs: d.startMs * 1000,
+    endUs: d.endMs * 1000,
+    attributes: new Map(Object.entries(d.span.attributes)),
+    statusCode: d.span.status?.code ?? 0,
+    statusMessage: d.span.status?.message ?? '',
+    service: 'shop-worker',
+    scope: d.scope,
+    links: d.links,
+  }));
+  const steps = spans.flatMap((s) => {
+    const n = normalise(s, { fromUs: 0, toUs: Number.MAX_SAFE_INTEGER }, queues);
+    assert.equal(n.kind, 'steps', `${name}: ${s.name} is ${n.kind}`);
+    return n.kind === 'steps' ? n.steps : [];
+  });
+  withQueueAnomalies(steps, queues, EXCHANGES);
+  // One journey: every step's key leads to the same root (journeys/service.ts).
+  const roots = new Set(
+    rootsOf(
+      steps[0]!.traceId,
+      steps.map((s) => ({
+        eventId: s.eventId,
+        stage: s.stage,
+        spanId: s.spanId,
+        messageKey: (s.attrs['acktrail.message_key'] as string | undefined) ?? null,
+      })),
+    ).values(),
+  );
+  assert.equal(roots.size, 1, `${name}: one journey, not ${[...roots].join(', ')}`);
+  const root = [...roots][0]!;
+  const journey = assemble(root, steps as StoredRow[], null, {
+    nowMs: T + 3_600_000,
+    stuckAfterSeconds: 60,
+    unackedAfterSeconds: 30,
+    failedStatus: null,
+    words: { aggregate: 'order', done: 'processed' },
+    queues,
+    broker,
+  });
+  return { journey, steps: steps as StoredRow[] };
+}
+
+const ACK: Settle = { op: 'ack' };
+const REJECT: Settle = { op: 'reject', requeue: false };
+const REQUEUE: Settle = { op: 'nack', requeue: true };
+const NONE: Settle = { op: 'none' };
+/** What dead-letter parking records of the rejected message: x-death names shop.work. */
+const PARKED: BrokerEvidence = {
+  parked: [
+    {
+      id: '1',
+      queue: 'shop.dlq',
+      from: 'shop.work',
+      reason: 'rejected',
+      state: 'parked',
+      parkedAt: new Date(T + 150),
+    },
+  ],
+};
+
+/** Profiles whose spans record each settle: their journeys read as the broker did it. */
+const RECORDING: ShapeName[] = ['node-amqplib', 'java-agent', 'java-agent-stable'];
+/** Profiles whose spans record no settle. */
+const SILENT: ShapeName[] = ['spring-amqp', 'dotnet-client', 'python-pika', 'python-aio-pika'];
+
+describe('every shape: a journey, keyed so that one lookup finds all its spans', () => {
+  for (const name of Object.keys(SHAPES) as ShapeName[])
+    test(name, () => {
+      const { journey, steps } = journeyOf(name, [ACK]);
+      assert.equal(journey.publishes, 1, name);
+      assert.equal(journey.deliveries, 1, name);
+      assert.ok(
+        steps.every(
+          (s) => s.attrs['acktrail.sdk'] === SHAPES[name].profile || s.stage === 'settle',
+        ),
+      );
+    });
+});
+
+describe('acked', () => {
+  for (const name of RECORDING)
+    test(`${name}: delivered once`, () => {
+      const { journey } = journeyOf(name, [ACK]);
+      assert.deepEqual(journey.kinds, ['delivered_once']);
+      assert.match(journey.verdict, /^processed once at 12:00:00$/);
+    });
+  for (const name of SILENT)
+    test(`${name}: the settle is not recorded, never "processed once"`, () => {
+      const { journey } = journeyOf(name, [ACK]);
+      assert.deepEqual(journey.kinds, ['settle_not_recorded']);
+      assert.doesNotMatch(journey.verdict, /processed once/);
+      assert.match(
+        journey.verdict,
+        new RegExp(
+          `how it was settled is not recorded by ${escape(PROFILES[SHAPES[name].profile].sdk)}`,
+        ),
+      );
+      assert.ok(!journey.timeline.some((e) => e.stage === 'settle'), 'no settle step invented');
+    });
+});
+
+describe('rejected into the dead-letter exchange', () => {
+  test('node-amqplib: its span records the reject; the queue has a dead-letter exchange', () => {
+    const { journey } = journeyOf('node-amqplib', [REJECT]);
+    assert.deepEqual(journey.kinds, ['dead_lettered']);
+    assert.equal(journey.verdict, 'dead-lettered after 1 attempt: rejected');
+  });
+  for (const name of ['java-agent', 'java-agent-stable'] as ShapeName[]) {
+    test(`${name}: basic.reject without its requeue flag; nothing else: not recorded`, () => {
+      const { journey } = journeyOf(name, [REJECT]);
+      assert.deepEqual(journey.kinds, ['settle_not_recorded']);
+      assert.match(
+        journey.verdict,
+        /^rejected at 12:00:00 on shop\.work; whether it was requeued is not recorded by OpenTelemetry Java agent/,
+      );
+    });
+    test(`${name}: parking's record shows the broker dead-lettered it`, () => {
+      const { journey } = journeyOf(name, [REJECT], PARKED);
+      assert.deepEqual(journey.kinds, ['dead_lettered']);
+      assert.equal(
+        journey.verdict,
+        'dead-lettered after 1 attempt: rejected (shown by dead-letter parking; no span recorded the reject)',
+      );
+    });
+  }
+  for (const name of SILENT) {
+    test(`${name}: nothing records it: never "processed once"`, () => {
+      const { journey } = journeyOf(name, [REJECT]);
+      assert.deepEqual(journey.kinds, ['settle_not_recorded']);
+      assert.equal(journey.deadLetter, null);
+    });
+    test(`${name}: parking's record shows the broker dead-lettered it`, () => {
+      const { journey } = journeyOf(name, [REJECT], PARKED);
+      assert.deepEqual(journey.kinds, ['dead_lettered']);
+      assert.deepEqual(journey.deadLetter, { reason: 'rejected' });
+    });
+  }
+});
+
+describe('nacked with requeue, then acked', () => {
+  test('node-amqplib: the requeue is recorded: retried, then processed', () => {
+    const { journey } = journeyOf('node-amqplib', [REQUEUE, ACK]);
+    assert.deepEqual(journey.kinds, ['retried']);
+    assert.equal(journey.verdict, 'processed once at 12:00:00 after 1 retry');
+  });
+  for (const name of ['java-agent', 'java-agent-stable'] as ShapeName[])
+    test(`${name}: basic.nack, then a second delivery: it was requeued`, () => {
+      const { journey } = journeyOf(name, [REQUEUE, ACK]);
+      assert.deepEqual(journey.kinds, ['retried']);
+      assert.equal(journey.deliveries, 2);
+    });
+  for (const name of SILENT)
+    test(`${name}: the second delivery shows the first came back; the last settle is not recorded`, () => {
+      const { journey } = journeyOf(name, [REQUEUE, ACK]);
+      assert.deepEqual(journey.kinds, ['redelivered', 'settle_not_recorded']);
+      assert.match(journey.verdict, /redelivered once/);
+      assert.doesNotMatch(journey.verdict, /processed once/);
+    });
+});
+
+describe('never settled', () => {
+  test('node-amqplib: the instrumentation timed its span out: never acked', () => {
+    const { journey } = journeyOf('node-amqplib', [NONE]);
+    assert.deepEqual(journey.kinds, ['never_acked']);
+  });
+  for (const name of [...SILENT, 'java-agent', 'java-agent-stable'] as ShapeName[])
+    test(`${name}: no settle seen: not recorded, not an ack`, () => {
+      const { journey } = journeyOf(name, [NONE]);
+      assert.deepEqual(journey.kinds, ['settle_not_recorded']);
+    });
+});
+
+describe('the queue', () => {
+  for (const name of ['dotnet-client', 'python-pika', 'python-aio-pika'] as ShapeName[])
+    test(`${name}: named by the bindings where they route to one queue, and marked inferred`, () => {
+      const { steps } = journeyOf(name, [ACK]);
+      const deliver = steps.find((s) => s.stage === 'deliver')!;
+      assert.equal(deliver.attrs['acktrail.queue'], 'shop.work');
+      assert.equal(deliver.attrs['acktrail.queue.inferred'], true);
+    });
+  test('python-pika on the default exchange: the routing key it records is the queue', () => {
+    const { steps } = journeyOf(
+      'python-pika',
+      [ACK],
+      { parked: [] },
+      {
+        ...MESSAGE,
+        exchange: '',
+        routingKey: 'shop.work',
+      },
+    );
+    const deliver = steps.find((s) => s.stage === 'deliver')!;
+    assert.equal(deliver.attrs['acktrail.queue'], 'shop.work');
+    assert.equal(deliver.attrs['acktrail.queue.inferred'], undefined, 'named, not inferred');
+  });
+  for (const name of [
+    'node-amqplib',
+    'java-agent',
+    'java-agent-stable',
+    'spring-amqp',
+  ] as ShapeName[])
+    test(`${name}: the span names it`, () => {
+      const { steps } = journeyOf(name, [ACK]);
+      const deliver = steps.find((s) => s.stage === 'deliver')!;
+      assert.equal(deliver.attrs['acktrail.queue'], 'shop.work');
+      assert.equal(deliver.attrs['acktrail.queue.inferred'], undefined);
+    });
+  test('an exchange that routes to two queues: no queue is guessed', () => {
+    const two = new ExchangeIndex(
+      routesByQueue(
+        [
+          {
+            vhost: '/',
+            source: 'shop',
+            destination: 'a',
+            destination_type: 'queue',
+            routing_key: 'k',
+          },
+          {
+            vhost: '/',
+            source: 'shop',
+            destination: 'b',
+            destination_type: 'queue',
+            routing_key: 'k',
+          },
+        ],
+        [{ vhost: '/', name: 'shop', type: 'direct' }],
+      ),
+    );
+    assert.deepEqual(two.reached('shop', 'k').sort(), ['a', 'b']);
+  });
+});
+
+function escape(s: string) {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
