@@ -211,7 +211,10 @@ test('panels over metrics with exemplars show them, and an exemplar opens the jo
   const destinations = provisioned.flatMap((p) => p.jsonData?.exemplarTraceIdDestinations ?? []);
   assert.deepEqual(
     destinations.map((x) => [x.name, x.url]),
-    [['event_id', '$ACKTRAIL_DASHBOARD_URL/events/$${__value.raw}']],
+    [
+      ['event_id', '$ACKTRAIL_DASHBOARD_URL/events/$${__value.raw}'],
+      ['trace_id', '$ACKTRAIL_DASHBOARD_URL/lookup?q=$${__value.raw}'],
+    ],
   );
 });
 

@@ -20,7 +20,9 @@ import {
   type TestVhost,
 } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
+import type { Browser } from 'playwright-core';
 import { SHAPES, type ShapeName } from '../exporter/src/testing/sdk-shapes.js';
+import { launchChromium, startDashboard, type DashboardServer } from '../dashboard/test/server.js';
 
 const TOKEN = 'sdk-journeys-token-0123456789';
 const OPERATOR = 'sdk-journeys-operator-0123456789';
@@ -41,7 +43,11 @@ interface Run {
 }
 type Outcome = 'acked' | 'deadLettered' | 'requeued' | 'unsettled';
 
+const SECRET = 'sdk-journeys-dashboard-secret';
+
 let vhost: TestVhost;
+let dashboard: DashboardServer | undefined;
+let browser: Browser | undefined;
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 const runs = new Map<ShapeName, Run>();
 
@@ -97,6 +103,8 @@ before(async () => {
 });
 
 after(async () => {
+  await browser?.close();
+  await dashboard?.close();
   await exporter?.close();
   await vhost?.drop();
 });
@@ -221,4 +229,45 @@ test('coverage names each SDK and the line that closes its gaps', async () => {
   assert.equal(settleGap('node-amqplib-service'), 1, 'only the one its timeout ended');
   assert.equal(settleGap('dotnet-client-service'), 5, 'none of its five deliveries');
   assert.match(gaps('python-pika-service').delivery_attempt!, /method\.redelivered/);
+});
+
+test("support's page: a trace id in the search box finds the journey, says so, and shows its parked copy", async () => {
+  const server = (dashboard = await startDashboard({
+    ACKTRAIL_API_URL: exporter.url,
+    ACKTRAIL_API_TOKEN: TOKEN,
+    DASHBOARD_SECRET: SECRET,
+  }));
+  browser = await launchChromium();
+  const context = await browser.newContext();
+  const signin = await context.request.post(`${server.url}/signin/submit`, {
+    form: { secret: SECRET, next: '/' },
+  });
+  assert.equal(signin.status(), 200);
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  await page.goto(`${server.url}/`);
+  const dead = runs.get('java-agent')!.messages.deadLettered;
+  await page.getByLabel('Event, aggregate, message or trace id').first().fill(dead.traceId);
+  await page.getByRole('button', { name: 'Look up' }).first().click();
+  await page.getByTestId('verdict').waitFor();
+  assert.match(
+    await page.getByTestId('verdict').innerText(),
+    /^dead-lettered after 1 attempt: rejected/,
+  );
+  assert.match(
+    await page.getByTestId('matched').innerText(),
+    new RegExp(`trace id ${dead.traceId}`),
+  );
+  const parked = page.getByTestId('parked');
+  assert.match(await parked.innerText(), /in java-agent\.dlq: parked, waiting for an operator/);
+  const link = parked.getByRole('link');
+  assert.match((await link.getAttribute('href')) ?? '', /^\/dead-letters\/\d+$/);
+  // A silent SDK's acked message: its timeline says the settle is not recorded.
+  await page.goto(`${server.url}/events/${runs.get('dotnet-client')!.messages.acked.id}`);
+  assert.match(
+    await page.getByTestId('entries').innerText(),
+    /settle not recorded by RabbitMQ \.NET client 7/,
+  );
+  await page.close();
+  await context.close();
 });

@@ -179,7 +179,7 @@ test('the dashboard shows the same verdicts, and the notes', async () => {
   const notes = await page.getByTestId('notes').innerText();
   for (const n of NOTES) assert.ok(notes.includes(n), notes);
   // The search box speaks of the configured aggregate.
-  await page.getByLabel('Event or shipment').first().waitFor();
+  await page.getByLabel('Event, shipment, message or trace id').first().waitFor();
   // Coverage: the stock client's deliveries lack the redelivered flag; the fix is on the page.
   await page.getByRole('link', { name: 'Coverage' }).click();
   await page.waitForURL('**/coverage');

@@ -28,7 +28,7 @@ export type Result<T> =
   | { kind: 'ok'; value: T }
   | { kind: 'not_found'; message: string }
   | { kind: 'bad_request'; message: string }
-  | { kind: 'refused'; status: number; message: string }
+  | { kind: 'refused'; status: number; message: string; body?: unknown }
   | { kind: 'down'; message: string };
 
 /** A read of journeys: only for a signed-in reader (checked here, not only in proxy.ts). */
@@ -60,7 +60,7 @@ async function fetchApi<T>(
   } catch {
     return { kind: 'down', message: `the acktrail exporter at ${config.apiUrl} does not answer` };
   }
-  const body = (await res.json().catch(() => ({}))) as { error?: string };
+  const body = (await res.json().catch(() => ({}))) as { error?: string; ids?: unknown };
   if (res.ok) return { kind: 'ok', value: body as T };
   const message = body.error ?? `the exporter answered ${res.status}`;
   if (res.status === 404) return { kind: 'not_found', message };
@@ -68,7 +68,7 @@ async function fetchApi<T>(
   if (res.status === 401)
     return { kind: 'down', message: `the exporter refused the dashboard's token: ${message}` };
   if (res.status === 403 || res.status === 409 || res.status === 502)
-    return { kind: 'refused', status: res.status, message };
+    return { kind: 'refused', status: res.status, message, body };
   return { kind: 'down', message };
 }
 

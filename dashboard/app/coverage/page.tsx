@@ -1,5 +1,6 @@
-// /coverage: what the spans received so far let journeys read (GET /api/coverage), per service
-// and stage: spans, the share with an event id, and each missing attribute with its one-line fix.
+// /coverage: what the spans received so far let journeys read (GET /api/coverage), per service,
+// stage and instrumentation: spans, the share with an event id, and each gap with the line of code
+// that closes it in that SDK.
 // Required gaps are marked bad, optional ones (aggregate id) a warning.
 import { getCoverage } from '@/lib/api';
 import type { CoverageReport } from '@/lib/types';
@@ -48,6 +49,7 @@ export default async function CoveragePage() {
             <tr>
               <th scope="col">Service</th>
               <th scope="col">Stage</th>
+              <th scope="col">Instrumentation</th>
               <th scope="col">Spans</th>
               <th scope="col">With event id</th>
               <th scope="col">Missing</th>
@@ -55,11 +57,12 @@ export default async function CoveragePage() {
           </thead>
           <tbody>
             {rows.map((r) => (
-              <tr key={`${r.service}/${r.stage}`}>
+              <tr key={`${r.service}/${r.stage}/${r.sdk.id}`}>
                 <td>{r.service}</td>
                 <td>
                   <code>{r.stage}</code>
                 </td>
+                <td title={r.sdk.source}>{r.sdk.name}</td>
                 <td>{r.spans}</td>
                 <td>{share(r.withEventId, r.spans)}</td>
                 <td>

@@ -1,5 +1,6 @@
-// /lookup?q=...: an aggregate's id goes to its page (all its events), anything else to the event's
-// timeline: the aggregate is tried first, then the event.
+// /lookup?q=...: an aggregate's id goes to its page (all its events), anything else to the
+// journey's page, where the exporter finds it as an event id, a trace id or a message id and says
+// which matched: the aggregate is tried first, then the journey.
 import { redirect } from 'next/navigation';
 import { listEvents } from '@/lib/api';
 

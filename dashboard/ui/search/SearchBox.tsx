@@ -1,5 +1,7 @@
-// One box for an event_id or an aggregate's id, in the pipeline's own word ("order"); a plain GET
-// form, so it works before hydration. The header holds it: one search box on every page.
+// One box for what support has in hand: an event id, an aggregate's id in the pipeline's own word
+// ("order"), a message id or a trace id (from Grafana, Tempo or a log line); a plain GET form, so
+// it works before hydration. The header holds it: one search box on every page. The journey
+// page says which of them matched.
 import { getWords } from '@/lib/api';
 
 export async function SearchBox() {
@@ -7,13 +9,13 @@ export async function SearchBox() {
   return (
     <form className="search" action="/lookup" method="get" role="search">
       <label htmlFor="q" className="muted">
-        Event or {aggregate}
+        Event, {aggregate}, message or trace id
       </label>
       <input
         id="q"
         name="q"
         type="search"
-        placeholder={`event_id or ${aggregate} id`}
+        placeholder={`event, ${aggregate}, message or trace id`}
         required
         maxLength={128}
       />

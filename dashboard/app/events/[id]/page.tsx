@@ -1,5 +1,7 @@
-// /events/{event_id}: the journey: verdict, ids, attempts, dead-letter reason, the waterfall and
-// every entry with its raw attributes on demand.
+// /events/{id}: the journey: verdict, ids (and which one the id asked for matched: an event id,
+// a trace id, a message id), attempts, dead-letter reason and parked copies, the waterfall and
+// every entry with its raw attributes on demand. An id that matches several journeys (a trace that
+// carried several messages) lists them.
 import { notFound } from 'next/navigation';
 import { getJourney, getWords, traceLink } from '@/lib/api';
 import { EMBEDS } from '@/lib/grafana';
@@ -7,6 +9,7 @@ import type { TimelineEntry } from '@/lib/types';
 import { DownBanner } from '@/ui/banner';
 import { CeleryTask } from '@/ui/events/CeleryTask';
 import { CopyButton } from '@/ui/events/CopyButton';
+import { ParkedMessages } from '@/ui/events/ParkedMessages';
 import { GrafanaPanels } from '@/ui/grafana/GrafanaPanels';
 import { Waterfall } from '@/ui/charts';
 import Link from 'next/link';
@@ -22,6 +25,32 @@ const BAD = new Set([
   'aggregate_missing',
   'never_acked',
 ]);
+
+const MATCHED: Record<string, string> = {
+  trace_id: 'trace id',
+  message_id: 'message id',
+  message_key: 'trace context',
+};
+
+/** An id that matched several journeys: each of them. */
+function Several({ message, body }: { message: string; body: unknown }) {
+  const ids = (body as { ids?: unknown }).ids;
+  return (
+    <section>
+      <h1>Several journeys</h1>
+      <p>{message}</p>
+      <ul data-testid="several">
+        {(Array.isArray(ids) ? ids : []).map((id) => (
+          <li key={String(id)}>
+            <Link href={`/events/${encodeURIComponent(String(id))}`}>
+              <code>{String(id)}</code>
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
 
 /** The event's first to last entry, with five minutes either side for context. */
 function eventWindow(timeline: TimelineEntry[]): { fromMs: number; toMs: number } {
@@ -50,6 +79,8 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         <p>Check the id, or search again above.</p>
       </section>
     );
+  if (result.kind === 'refused' && result.status === 409)
+    return <Several message={result.message} body={result.body} />;
   if (result.kind !== 'ok')
     return <DownBanner what="The acktrail exporter" message={result.message} />;
   const j = result.value;
@@ -69,6 +100,11 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
           </span>
         ))}
       </p>
+      {j.matched.by !== 'event_id' ? (
+        <p className="muted" data-testid="matched">
+          Found by its {MATCHED[j.matched.by] ?? j.matched.by} <code>{j.matched.value}</code>
+        </p>
+      ) : null}
       <div className="ids">
         <span>
           event <code>{j.eventId}</code> <CopyButton value={j.eventId} label="event id" />
@@ -109,6 +145,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
           Dead-letter reason: <strong>{j.deadLetter.reason}</strong>
         </p>
       ) : null}
+      <ParkedMessages journey={j} />
       {j.celery ? <CeleryTask task={j.celery} /> : null}
       <h2>Time line</h2>
       <Waterfall timeline={j.timeline} />

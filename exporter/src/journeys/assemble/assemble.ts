@@ -8,7 +8,9 @@ import {
   NO_RESULT_WORDS,
   classify,
   factsOf,
+  sdkName,
   type BrokerEvidence,
+  type Delivery,
   type JourneyKind,
   type KindOptions,
 } from '../model/index.js';
@@ -49,6 +51,33 @@ export interface AssembleOptions extends Omit<KindOptions, 'nowMs'> {
   queues: QueueLookup;
 }
 
+/** What no span recorded of a delivery's end, and what the broker showed instead, in words. */
+function settleNote(d: Delivery): string | null {
+  const by = sdkName(d.sdk);
+  const shown =
+    d.evidence === 'later_delivery'
+      ? 'delivered again'
+      : d.evidence === 'parking'
+        ? 'dead-lettered, parked'
+        : d.evidence === 'dead_letter_queue'
+          ? 'dead-lettered'
+          : null;
+  if (d.unknownSettle)
+    return `${d.unknownSettle.operation}, requeue not recorded by ${by}${shown ? `; the broker: ${shown}` : ''}`;
+  if (d.fate === 'unrecorded' || (d.evidence !== null && d.settle === null))
+    return `settle not recorded by ${by}${shown ? `; the broker: ${shown}` : ''}`;
+  return null;
+}
+
+/** The deliveries' entries say where their settle is unknown (the step is never an ack). */
+function withSettleNotes(timeline: TimelineEntry[], deliveries: Delivery[]): TimelineEntry[] {
+  const notes = new Map(deliveries.map((d) => [d.step.spanId, settleNote(d)]));
+  return timeline.map((e) => {
+    const note = e.stage === 'deliver' && e.spanId ? notes.get(e.spanId) : null;
+    return note ? { ...e, note: e.note ? `${e.note}; ${note}` : note } : e;
+  });
+}
+
 export function assemble(
   eventId: string,
   steps: StoredRow[],
@@ -87,7 +116,7 @@ export function assemble(
       durationMs: Math.round(a.durationSeconds * 1000),
     })),
     traceIds: [...new Set(steps.map((s) => s.traceId))],
-    timeline: buildTimeline(steps, rows),
+    timeline: withSettleNotes(buildTimeline(steps, rows), facts.deliveries),
     notes: rows?.notes ?? [],
   };
 }

@@ -190,6 +190,10 @@ describe('acked', () => {
         ),
       );
       assert.ok(!journey.timeline.some((e) => e.stage === 'settle'), 'no settle step invented');
+      assert.equal(
+        journey.timeline.find((e) => e.stage === 'deliver')?.note,
+        `settle not recorded by ${PROFILES[SHAPES[name].profile].sdk}`,
+      );
     });
 });
 
