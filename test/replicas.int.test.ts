@@ -114,8 +114,7 @@ function requests(): { spans: ReadableSpan[]; steps: number }[] {
   );
   ids.forEach((id, i) => {
     out.push({ spans: [made[i]!], steps: 1 });
-    if (i % 2 === 0)
-      out.push({ spans: makeSpans([publish(id, 2)], SERVICE, AMQPLIB), steps: 1 });
+    if (i % 2 === 0) out.push({ spans: makeSpans([publish(id, 2)], SERVICE, AMQPLIB), steps: 1 });
   });
   for (let start = 0; start < EVENTS; start += PER_REQUEST) {
     const delivers: SpanSpec[] = made.slice(start, start + PER_REQUEST).map((p, k) => ({

@@ -105,8 +105,8 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await dashboard?.close();
-  await exporter?.close();
-  await vhost?.drop();
+  await exporter.close();
+  await vhost.drop();
 });
 
 /** Where support finds the message: its id where the SDK records one, else its trace id. */

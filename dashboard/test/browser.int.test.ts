@@ -160,7 +160,10 @@ test('every page needs the secret; signing in sets an HttpOnly, SameSite=Strict 
 test('an order number reaches its event timeline, chart drawn after hydration', async () => {
   const pg = await page();
   await pg.goto(dashboardUrl);
-  await pg.getByLabel('Event, order, message or trace id').first().fill(String(orders.sent.order_id));
+  await pg
+    .getByLabel('Event, order, message or trace id')
+    .first()
+    .fill(String(orders.sent.order_id));
   await pg.getByRole('button', { name: 'Look up' }).first().click();
   await pg.waitForURL(`**/orders/${orders.sent.order_id}`);
   await assertAccessible(pg, "an order's events");

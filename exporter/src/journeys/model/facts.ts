@@ -3,19 +3,13 @@
 // dead letters. acktrail's attributes refine the facts; without them (stock OpenTelemetry spans)
 // the same facts come from the steps' stages, order and status, and from what the exporter knows
 // about the queue (QueueFacts).
-import { ATTR, isPublish, type SettleOutcome } from '@acktrail/conventions';
+import { ATTR, isPublish } from '@acktrail/conventions';
 import type { QueueLookup } from '../../broker/catalog.js';
 import type { StoredRow } from '../store/queries.js';
 import { STEP_ATTR } from '../steps.js';
 import { applyBrokerEvidence, NO_EVIDENCE, type BrokerEvidence } from './evidence.js';
 import { rejectFate } from './fate.js';
-import {
-  NO_RESULT_WORDS,
-  isDone,
-  meaningOf,
-  type ResultMeaning,
-  type ResultWords,
-} from './results.js';
+import { NO_RESULT_WORDS, isDone, meaningOf, type ResultWords } from './results.js';
 import { outcomeOf, requeueUnknown, SETTLE_RECORDINGS, type SettleRecording } from './settle.js';
 import type { Delivery, Fate } from './delivery.js';
 

@@ -104,8 +104,8 @@ function journeyOf(
   }));
   const steps = spans.flatMap((s) => {
     const n = normalise(s, { fromUs: 0, toUs: Number.MAX_SAFE_INTEGER }, queues);
-    assert.equal(n.kind, 'steps', `${name}: ${s.name} is ${n.kind}`);
-    return n.kind === 'steps' ? n.steps : [];
+    if (n.kind !== 'steps') assert.fail(`${name}: ${s.name} is ${n.kind}`);
+    return n.steps;
   });
   withQueueAnomalies(steps, queues, EXCHANGES);
   // One journey: every step's key leads to the same root (journeys/service.ts).
@@ -122,7 +122,7 @@ function journeyOf(
   );
   assert.equal(roots.size, 1, `${name}: one journey, not ${[...roots].join(', ')}`);
   const root = [...roots][0]!;
-  const journey = assemble(root, steps as StoredRow[], null, {
+  const journey = assemble(root, steps, null, {
     nowMs: T + 3_600_000,
     stuckAfterSeconds: 60,
     unackedAfterSeconds: 30,
@@ -131,7 +131,7 @@ function journeyOf(
     queues,
     broker,
   });
-  return { journey, steps: steps as StoredRow[] };
+  return { journey, steps };
 }
 
 const ACK: Settle = { op: 'ack' };
