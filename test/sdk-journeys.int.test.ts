@@ -22,7 +22,12 @@ import {
 import { TestExporter } from '@acktrail/exporter/testing';
 import type { Browser } from 'playwright-core';
 import { SHAPES, type ShapeName } from '../exporter/src/testing/sdk-shapes.js';
-import { launchChromium, startDashboard, type DashboardServer } from '../dashboard/test/server.js';
+import {
+  launchChromium,
+  signedInContext,
+  startDashboard,
+  type DashboardServer,
+} from '../dashboard/test/server.js';
 
 const TOKEN = 'sdk-journeys-token-0123456789';
 const OPERATOR = 'sdk-journeys-operator-0123456789';
@@ -238,11 +243,7 @@ test("support's page: a trace id in the search box finds the journey, says so, a
     DASHBOARD_SECRET: SECRET,
   }));
   browser = await launchChromium();
-  const context = await browser.newContext();
-  const signin = await context.request.post(`${server.url}/signin/submit`, {
-    form: { secret: SECRET, next: '/' },
-  });
-  assert.equal(signin.status(), 200);
+  const context = await signedInContext(browser, server.url, SECRET);
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
   await page.goto(`${server.url}/`);

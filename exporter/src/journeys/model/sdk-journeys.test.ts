@@ -12,6 +12,7 @@ import type { QueueFacts } from '../../broker/catalog.js';
 import { withQueueAnomalies } from '../../receiver/convert.js';
 import { normalise } from '../../receiver/normalize.js';
 import type { ReceivedSpan } from '../../receiver/spans.js';
+import { classic } from '../../testing/journey-spans.js';
 import {
   SHAPES,
   shapeSpans,
@@ -34,17 +35,9 @@ const MESSAGE: Message = {
   deliveryTag: 1,
   bodySize: 64,
 };
-const work = (dlx: string | null): QueueFacts => ({
-  vhost: '/',
-  type: 'classic',
-  role: 'work',
-  deadLetterExchange: dlx,
-  deadLetterRoutingKey: null,
-  deliveryLimit: null,
-});
 const QUEUES: Record<string, QueueFacts> = {
-  'shop.work': work('shop.dlx'),
-  'shop.dlq': { ...work(null), role: 'dead_letter' },
+  'shop.work': classic('shop.dlx'),
+  'shop.dlq': { ...classic(null), role: 'dead_letter' },
 };
 const queues = (q: string) => QUEUES[q] ?? null;
 const EXCHANGES = new ExchangeIndex(
