@@ -325,3 +325,46 @@ describe('the queue', () => {
 function escape(s: string) {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
+
+describe('spans of the same SDKs that are no message of theirs', () => {
+  const read = (scope: string, name: string, kind: number, attrs: Record<string, string>) =>
+    normalise(
+      {
+        traceId: 'ab'.repeat(16),
+        spanId: '00000000000000aa',
+        parentSpanId: '',
+        name,
+        kind,
+        startUs: T * 1000,
+        endUs: T * 1000 + 10,
+        attributes: new Map(Object.entries(attrs)),
+        statusCode: 0,
+        statusMessage: '',
+        service: 'svc',
+        scope: { name: scope, version: '' },
+        links: [],
+      },
+      { fromUs: 0, toUs: Number.MAX_SAFE_INTEGER },
+    );
+  test("the Java agent's HTTP client span with acktrail's provider attributes is a provider call", () => {
+    const n = read('io.opentelemetry.java-http-client', 'POST', 3, {
+      'acktrail.event_id': 'e1',
+      'acktrail.provider.name': 'mail',
+    });
+    assert.equal(n.kind === 'steps' ? n.steps[0]!.stage : n.kind, 'provider.call');
+  });
+  test(".NET's BasicGet on an empty queue is no delivery", () => {
+    const n = read('RabbitMQ.Client.Subscriber', 'fetch (empty) shop.work', 5, {
+      'messaging.system': 'rabbitmq',
+      'messaging.operation.type': 'receive',
+      'messaging.operation.name': 'fetch (empty)',
+    });
+    assert.equal(n.kind, 'ignored');
+  });
+  test('a span of an unknown instrumentation without an event id or RabbitMQ is ignored', () => {
+    assert.equal(
+      read('kafka-things', 'orders send', 4, { 'messaging.system': 'kafka' }).kind,
+      'ignored',
+    );
+  });
+});

@@ -72,7 +72,9 @@ export function profileOf(span: ReceivedSpan): Profile {
   if (a.has(ATTR.stage)) return PROFILES.acktrail;
   const scope = span.scope.name;
   if (scope === '@opentelemetry/instrumentation-amqplib') return PROFILES['node-amqplib'];
-  if (scope.startsWith('io.opentelemetry.')) return PROFILES['java-agent'];
+  // The agent's RabbitMQ instrumentations; its others (HTTP, JDBC) are read by the conventions.
+  if (scope === 'io.opentelemetry.rabbitmq-2.7' || scope === 'io.opentelemetry.spring-rabbit-1.0')
+    return PROFILES['java-agent'];
   if (a.has('spring.rabbit.listener.id') || a.has('spring.rabbit.template.name'))
     return PROFILES['spring-amqp'];
   if (scope === 'RabbitMQ.Client.Publisher' || scope === 'RabbitMQ.Client.Subscriber')
@@ -104,6 +106,12 @@ function semconvStage(span: ReceivedSpan): Stage | null {
 const JAVA_SETTLE = /^(?:basic\.|Channel\.basic)(ack|nack|reject)$/i;
 
 function stageOf(span: ReceivedSpan, profile: Profile): Stage | null {
+  // .NET's BasicGet that found the queue empty: no message, no journey.
+  if (
+    profile.id === 'dotnet-client' &&
+    span.attributes.get(SEMCONV.operationName) === 'fetch (empty)'
+  )
+    return null;
   if (profile.id === 'java-agent') {
     // spring-rabbit-1.0's listener span runs inside rabbitmq-2.7's process span: one delivery.
     if (span.scope.name !== 'io.opentelemetry.rabbitmq-2.7') return null;
