@@ -41,13 +41,12 @@ export type StepAnomaly = (typeof STEP_ANOMALIES)[number];
  * read it (receiver/normalize.ts, receiver/profiles/).
  */
 export const STEP_ATTR = {
-  /** The instrumentation profile that wrote the span (receiver/profiles/sdks.ts). */
-  sdk: 'acktrail.sdk',
   /**
-   * How that instrumentation records a delivery's settle (SettleRecording): on a delivery step,
-   * so that a missing settle is told from one that nothing records.
+   * The instrumentation profile that wrote the span (journeys/model/profiles.ts): on a delivery,
+   * it says how its settle is recorded, so that a missing settle is told from one that nothing
+   * records.
    */
-  settleRecording: 'acktrail.settle.recording',
+  sdk: 'acktrail.sdk',
   /** Set on a settle step acktrail derived from the end of a consumer span. */
   derivedSettle: 'acktrail.settle.derived',
   /**

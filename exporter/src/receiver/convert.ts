@@ -6,6 +6,7 @@
 import { tallyCoverage, type CoverageTally } from './coverage-tally.js';
 import { decodeJson, decodeProtobuf } from './decode.js';
 import { normalise, type Window } from './normalize.js';
+import { readSpan } from './profiles/index.js';
 import type { Step } from '../journeys/steps.js';
 import type { QueueLookup } from '../broker/catalog.js';
 import type { ExchangeIndex } from '../broker/routes.js';
@@ -44,22 +45,24 @@ export function convertSpans(spans: readonly ReceivedSpan[], window: Window): Co
   const reasons = new Map<string, number>();
   let ignored = 0;
   let accepted = 0;
-  for (const span of spans) {
+  // Each span read once, for its steps and for the coverage.
+  const readings = spans.map(readSpan);
+  spans.forEach((span, i) => {
     // Without the queues: withQueueAnomalies completes the steps where they are known.
-    const n = normalise(span, window);
+    const n = normalise(span, window, undefined, readings[i]);
     if (n.kind === 'steps') {
       accepted++;
       steps.push(...n.steps);
     } else if (n.kind === 'ignored') ignored++;
     else reasons.set(n.reason, (reasons.get(n.reason) ?? 0) + 1);
-  }
+  });
   return {
     spans: spans.length,
     steps,
     accepted,
     ignored,
     rejected: [...reasons],
-    coverage: tallyCoverage(spans),
+    coverage: tallyCoverage(spans, readings),
   };
 }
 

@@ -88,8 +88,14 @@ export const BY_ATTRIBUTE = new Map(
 /** Whether a consumer span says how its delivery was settled (a timeout or close is not one). */
 const settled = (r: Reading): boolean => r.settle?.kind === 'outcome';
 
-/** Counts the spans, whether or not they became journey steps. */
-export function tallyCoverage(spans: readonly ReceivedSpan[]): CoverageTally {
+/**
+ * Counts the spans, whether or not they became journey steps (`readings`: each span as its profile
+ * reads it, where the caller has them).
+ */
+export function tallyCoverage(
+  spans: readonly ReceivedSpan[],
+  readings: readonly Reading[] = spans.map(readSpan),
+): CoverageTally {
   const rows = new Map<string, Row>();
   const rowOf = (service: string, stage: Stage, sdk: ProfileId) => {
     const key = `${service}\u0000${stage}\u0000${sdk}`;
@@ -100,9 +106,9 @@ export function tallyCoverage(spans: readonly ReceivedSpan[]): CoverageTally {
     }
     return row;
   };
-  for (const span of spans) {
-    const r = readSpan(span);
-    if (r.stage === null) continue;
+  spans.forEach((span, i) => {
+    const r = readings[i]!;
+    if (r.stage === null) return;
     const service = span.service || 'unknown';
     const row = rowOf(service, r.stage, r.profile.id);
     row.spans++;
@@ -113,6 +119,6 @@ export function tallyCoverage(spans: readonly ReceivedSpan[]): CoverageTally {
     // A settle span counts for the deliveries of its service.
     if (r.stage === 'settle') rowOf(service, 'deliver', r.profile.id).settles++;
     else if (r.stage === 'deliver' && settled(r)) row.settles++;
-  }
+  });
   return [...rows.values()].map((r) => ({ ...r, missing: [...r.missing] }));
 }

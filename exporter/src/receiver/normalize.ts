@@ -125,10 +125,7 @@ function keptAttributes(span: ReceivedSpan, r: Reading): Record<string, Attribut
   if (r.settle?.kind === 'outcome' && r.stage === 'settle')
     kept[ATTR.settleOutcome] = r.settle.outcome;
   if (r.settle?.kind === 'requeue-unknown') kept[SEMCONV.operationName] = r.settle.operation;
-  if (r.stage !== null && r.stage !== 'provider.call') {
-    kept[STEP_ATTR.sdk] = r.profile.id;
-    if (r.stage === 'deliver') kept[STEP_ATTR.settleRecording] = r.profile.settle;
-  }
+  if (r.stage !== null && r.stage !== 'provider.call') kept[STEP_ATTR.sdk] = r.profile.id;
   return kept;
 }
 
@@ -145,14 +142,17 @@ function refusal(span: ReceivedSpan, window: Window): string | null {
   return null;
 }
 
-/** `queues`: what the exporter knows about the queues (none: a reject's fate is unknown). */
+/**
+ * `queues`: what the exporter knows about the queues (none: a reject's fate is unknown); `r`: the
+ * span as its profile reads it, when the caller has read it already.
+ */
 export function normalise(
   span: ReceivedSpan,
   window: Window,
   queues: QueueLookup = () => null,
+  r: Reading = readSpan(span),
 ): Normalised {
   const attrs = span.attributes;
-  const r = readSpan(span);
   const stage = r.stage;
   if (stage === null) return { kind: 'ignored' };
   const rawId = first(attrs, EVENT_ID_ATTRIBUTES);

@@ -10,7 +10,8 @@ import { STEP_ATTR } from '../steps.js';
 import { applyBrokerEvidence, NO_EVIDENCE, type BrokerEvidence } from './evidence.js';
 import { rejectFate } from './fate.js';
 import { NO_RESULT_WORDS, isDone, meaningOf, type ResultWords } from './results.js';
-import { outcomeOf, requeueUnknown, SETTLE_RECORDINGS, type SettleRecording } from './settle.js';
+import { PROFILES, type ProfileId } from './profiles.js';
+import { outcomeOf, requeueUnknown, type SettleRecording } from './settle.js';
 import type { Delivery, Fate } from './delivery.js';
 
 export type { Delivery, Fate };
@@ -86,7 +87,11 @@ function pairSettles(
   return paired;
 }
 
-const RECORDINGS = new Set<string>(SETTLE_RECORDINGS);
+/** How the delivery's instrumentation records settles (its profile); null for older rows. */
+function recordingOf(step: StoredRow): SettleRecording | null {
+  const sdk = str(step.attrs[STEP_ATTR.sdk]);
+  return sdk !== null && sdk in PROFILES ? PROFILES[sdk as ProfileId].settle : null;
+}
 
 /** How a delivery ended where no settle outcome says: by what its instrumentation records. */
 function unsettledFate(step: StoredRow, recording: SettleRecording | null, paired: boolean): Fate {
@@ -122,9 +127,7 @@ export function factsOf(
     const decision = outcome
       ? rejectFate(outcome, queue === null ? null : queues(queue), returns)
       : null;
-    const recorded = str(step.attrs[STEP_ATTR.settleRecording]);
-    const recording =
-      recorded !== null && RECORDINGS.has(recorded) ? (recorded as SettleRecording) : null;
+    const recording = recordingOf(step);
     const operation = settleStep ? requeueUnknown(settleStep.attrs) : null;
     const fate: Fate = decision
       ? decision.fate === 'unknown'
