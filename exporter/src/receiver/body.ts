@@ -7,7 +7,7 @@
 // body is read and thrown away (discard.ts), so the client sees the answer, not a reset.
 import type { IncomingMessage } from 'node:http';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import { discardBody } from './discard.js';
+import { discardBody, discardLimit } from './discard.js';
 import { IdleWatch } from './idle.js';
 
 /** Bytes of request bodies held at once, shared by every request of one receiver. */
@@ -150,12 +150,12 @@ export async function readBody(
   } catch (err) {
     budget.release(held);
     if (err instanceof BodyError) {
-      if (err.status !== 408) discardBody(req, maxBodyBytes, idleMs);
+      if (err.status !== 408) discardBody(req, discardLimit(maxBodyBytes), idleMs);
       throw err;
     }
     const code = (err as { code?: string }).code ?? '';
     if (code.startsWith('Z_') || code.startsWith('ERR__')) {
-      discardBody(req, maxBodyBytes, idleMs);
+      discardBody(req, discardLimit(maxBodyBytes), idleMs);
       throw new BodyError(400, `unreadable ${encoding} body: ${(err as Error).message}`);
     }
     // The client went away mid-body: nothing to answer, nothing was taken.

@@ -24,6 +24,13 @@ interface HttpParser {
 const discarding = new WeakSet<IncomingMessage>();
 
 /**
+ * How much of a refused body is read and thrown away, for bodies up to `maxBodyBytes`: more than
+ * the limit itself, so that a client that sends a body over it whole before it reads (most SDKs'
+ * HTTP clients) still reads its 413. Beyond, the connection is closed.
+ */
+export const discardLimit = (maxBodyBytes: number): number => 4 * maxBodyBytes;
+
+/**
  * Reads the rest of a refused body and throws it away; past `maxBytes`, or `idleMs` without a byte,
  * the connection is closed. `parser: false` reads it as 'data' events whatever the body (for the
  * benchmark that compares the two ways).

@@ -8,7 +8,7 @@
 // refused or stored is decided by Ingest (ingest.ts), which OTLP/gRPC shares.
 import express, { type Request, type Response } from 'express';
 import { BodyError, readBody } from './body.js';
-import { discardBody } from './discard.js';
+import { discardBody, discardLimit } from './discard.js';
 import { OTLP_TRACES_PATH, bodyHeldBack, sendContinue } from './continue.js';
 import type { Ingest, Outcome } from './ingest.js';
 import { ExportTraceServiceResponse, RpcStatus } from './otlp-schema.js';
@@ -24,9 +24,39 @@ const RETRY_AFTER_SECONDS = '5';
 
 const isProtobuf = (req: Request) => PROTOBUF.some((t) => req.is(t));
 
-function reply(req: Request, res: Response, status: number, body: object) {
+/** Whether the connection closes after this answer: the client or the answer said so. */
+const closing = (req: Request, res: Response) =>
+  [req.get('connection'), res.get('connection')].some((v) =>
+    (v ?? '').split(',').some((t) => t.trim().toLowerCase() === 'close'),
+  );
+
+/**
+ * Sends the answer. A client that closes its connection after this answer (Python's urllib sends
+ * `Connection: close`, and a refusal may say it too) may send its whole body before it reads
+ * anything: answered at once, the connection would close under it and it would see a broken pipe,
+ * not the answer. Its body is read and thrown away first (discard.ts, within its bounds; a client
+ * that stops sending is closed by them), then the answer goes.
+ */
+function replyAfterBody(
+  req: Request,
+  res: Response,
+  status: number,
+  body: object,
+  bounds: { discardBytes: number; bodyIdleMs: number },
+) {
   // Answered before its 100 Continue: the body never comes, the connection cannot be reused.
   if (bodyHeldBack(req, res)) res.set('connection', 'close');
+  else if (!req.complete && closing(req, res)) {
+    discardBody(req, bounds.discardBytes, bounds.bodyIdleMs);
+    req.once('end', () => {
+      send(req, res, status, body);
+    });
+    return;
+  }
+  send(req, res, status, body);
+}
+
+function send(req: Request, res: Response, status: number, body: object) {
   if (isProtobuf(req)) {
     const message = status === 200 ? ExportTraceServiceResponse : RpcStatus;
     res
@@ -41,10 +71,14 @@ function reply(req: Request, res: Response, status: number, body: object) {
 export function receiverRouter(ingest: Ingest): express.Router {
   const router = express.Router();
   const { maxBodyBytes, bodyIdleMs } = ingest.limits;
+  const discardBytes = discardLimit(maxBodyBytes);
+  const reply = (req: Request, res: Response, status: number, body: object) => {
+    replyAfterBody(req, res, status, body, { discardBytes, bodyIdleMs });
+  };
 
   /** Reads and drops a refused body, unless its client holds it back (Expect: 100-continue). */
   const drop = (req: Request, res: Response) => {
-    if (!bodyHeldBack(req, res)) discardBody(req, maxBodyBytes, bodyIdleMs);
+    if (!bodyHeldBack(req, res)) discardBody(req, discardBytes, bodyIdleMs);
   };
 
   /** Answers an outcome. A refusal reads and throws away the rest of the body (bounded), so
