@@ -36,7 +36,7 @@ make_root() {
   say "making a Debian 13 chroot in $ROOT (debootstrap, once)"
   rm -rf "$ROOT.partial"
   mkdir -p "$(dirname "$ROOT")"
-  debootstrap --variant=minbase trixie "$ROOT.partial" http://deb.debian.org/debian >/dev/null
+  debootstrap --variant=minbase trixie "$ROOT.partial" >/dev/null
   cp /etc/resolv.conf "$ROOT.partial/etc/resolv.conf"
   mount -t proc proc "$ROOT.partial/proc"
   say "installing rabbitmq-server in the chroot"

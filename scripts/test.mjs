@@ -42,6 +42,14 @@ const FIRST = [
 // 4, not 6: on a slower two-core machine six at a time ran at load 10 to 22 and failed on
 // timing bounds in three of four CI runs (docs in README).
 const concurrency = Number(process.env.ACKTRAIL_TEST_CONCURRENCY ?? '4');
+/**
+ * A test that has not ended after this fails, and its file's process exits once its tests have
+ * (forceExit): a hang costs one file its slot for ten minutes, not CI its 90. The slowest test
+ * takes about a minute here.
+ */
+const TEST_TIMEOUT_MS = 10 * 60_000;
+/** A file still running after this is named on stderr, every time this passes again. */
+const FILE_WARN_MS = 8 * 60_000;
 if (!Number.isInteger(concurrency) || concurrency < 1) {
   console.error('ACKTRAIL_TEST_CONCURRENCY must be a positive integer');
   process.exit(2);
@@ -68,6 +76,8 @@ async function runFiles(list, n) {
   const stream = run({
     files: list.map((f) => resolve(f)),
     concurrency: n,
+    timeout: TEST_TIMEOUT_MS,
+    forceExit: true,
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, NODE_ENV: 'test' },
   });
@@ -75,11 +85,30 @@ async function runFiles(list, n) {
   stream.on('test:fail', () => {
     failed = true;
   });
+  const running = watchFiles(stream);
   await Promise.all([
     pipeline(stream.compose(spec), process.stdout, { end: false }),
     pipeline(stream.compose(testTimes), process.stderr, { end: false }),
-  ]);
+  ]).finally(() => clearInterval(running));
   return !failed;
+}
+
+/** Names on stderr, every FILE_WARN_MS, the files that have run longer than that. */
+function watchFiles(stream) {
+  const since = new Map();
+  const fileEvent = (data) => data?.file && data.nesting === 0 && data.file.endsWith(data.name);
+  stream.on('test:dequeue', (data) => {
+    if (fileEvent(data)) since.set(data.file, Date.now());
+  });
+  stream.on('test:complete', (data) => {
+    if (fileEvent(data)) since.delete(data.file);
+  });
+  return setInterval(() => {
+    for (const [file, from] of since) {
+      const s = (Date.now() - from) / 1000;
+      if (s * 1000 > FILE_WARN_MS) console.error(`still running after ${s.toFixed(0)} s: ${file}`);
+    }
+  }, FILE_WARN_MS).unref();
 }
 
 const first = await runFiles(
