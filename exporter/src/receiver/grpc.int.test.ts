@@ -3,8 +3,10 @@
 // send (no token, a wrong one, garbage, too much) and reads the status codes an SDK acts on.
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
+import { connect, type ClientHttp2Session } from 'node:http2';
 import { after, before, test } from 'node:test';
 import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
+import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { waitFor } from '@acktrail/testing';
@@ -195,4 +197,94 @@ test('the in-flight budget is shared with OTLP/HTTP: held by uploads, gRPC gets 
   });
   assert.equal((await call(protobuf('ev-after-budget', 3))).code, status.OK);
   assert.equal(await countSteps(exporter.storeUrl, "event_id LIKE 'ev-over-budget-%'"), 0);
+});
+
+/**
+ * A raw HTTP/2 call that declares a message of `declared` bytes and sends `sent` bytes of it,
+ * never ending its side: what a hostile client holds open. Resolves the status once the server
+ * answers (the stream's response headers or trailers), however much was sent.
+ */
+function hold(session: ClientHttp2Session, declared: number, sent: number, token: string | null) {
+  const stream = session.request({
+    ':method': 'POST',
+    ':path': PATH,
+    'content-type': 'application/grpc',
+    te: 'trailers',
+    ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+  });
+  stream.on('error', () => undefined);
+  const prefix = Buffer.alloc(5);
+  prefix.writeUInt32BE(declared, 1);
+  stream.write(Buffer.concat([prefix, Buffer.alloc(sent, 1)]));
+  const status = new Promise<number>((resolve) => {
+    const read = (headers: Record<string, unknown>) => {
+      if (headers['grpc-status'] !== undefined) resolve(Number(headers['grpc-status']));
+    };
+    stream.on('response', read);
+    stream.on('trailers', read);
+  });
+  return { stream, status };
+}
+
+test('a call without the token is refused on its headers, before its message is read', async () => {
+  const session = connect(`http://${address}`);
+  session.on('error', () => undefined);
+  try {
+    // Every stream declares the largest message and sends all of it but one byte, never ending.
+    const calls = Array.from({ length: 8 }, () => hold(session, MAX_BODY, MAX_BODY - 1, null));
+    const codes = await Promise.all(calls.map((c) => c.status));
+    assert.deepEqual(new Set(codes), new Set([status.UNAUTHENTICATED]));
+    assert.equal((await exporter.scrape()).value('acktrail_ingest_inflight_bytes'), 0);
+  } finally {
+    session.destroy();
+  }
+});
+
+test('held calls with the token: charged as their bytes arrive, the rest refused at once, all freed when idle', async () => {
+  const session = connect(`http://${address}`);
+  session.on('error', () => undefined);
+  try {
+    // Two calls fill the budget (2 x MAX_BODY) but for ten bytes (each sends its 5-byte prefix
+    // and all but 10 bytes of its message); a third cannot fit.
+    const held = [0, 1].map(() => hold(session, MAX_BODY, MAX_BODY - 10, TOKEN));
+    await waitFor('the held calls charged to the budget', async () => {
+      const inUse = (await exporter.scrape()).value('acktrail_ingest_inflight_bytes') ?? 0;
+      return inUse === 2 * (MAX_BODY - 5);
+    });
+    const third = hold(session, MAX_BODY, MAX_BODY - 1, TOKEN);
+    assert.equal(await third.status, status.UNAVAILABLE, 'refused while the others still hold');
+    // Sending nothing more, the held calls are ended by the idle bound and their bytes freed.
+    const codes = await Promise.all(held.map((c) => c.status));
+    assert.deepEqual(codes, [status.DEADLINE_EXCEEDED, status.DEADLINE_EXCEEDED]);
+    await waitFor('the budget given back', async () => {
+      return (await exporter.scrape()).value('acktrail_ingest_inflight_bytes') === 0;
+    });
+  } finally {
+    session.destroy();
+  }
+  assert.equal((await call(protobuf('ev-after-hold', 2))).code, status.OK);
+});
+
+test('a message declared over the limit is refused on its prefix; a gzip one is inflated within it', async () => {
+  const session = connect(`http://${address}`);
+  session.on('error', () => undefined);
+  try {
+    const over = hold(session, MAX_BODY + 1, 10, TOKEN);
+    assert.equal(await over.status, status.RESOURCE_EXHAUSTED);
+  } finally {
+    session.destroy();
+  }
+  const metadata = new Metadata();
+  metadata.set('authorization', `Bearer ${TOKEN}`);
+  const sdk = new OTLPTraceExporter({
+    url: `http://${address}`,
+    metadata,
+    compression: CompressionAlgorithm.GZIP,
+  });
+  const result = await new Promise<{ code: number }>((resolve) => {
+    sdk.export(journeySpans('ev-grpc-gzip'), resolve);
+  });
+  await sdk.shutdown();
+  assert.equal(result.code, 0);
+  assert.equal(await countSteps(exporter.storeUrl, 'event_id = $1', ['ev-grpc-gzip']), 4);
 });

@@ -5,131 +5,186 @@
 // Status codes follow the OTLP specification, so that an SDK retries what may succeed later and
 // drops what never will: UNAVAILABLE (retried) for every refusal, INVALID_ARGUMENT for a bad body,
 // RESOURCE_EXHAUSTED (not retried without RetryInfo) beyond the body or span limit, and
-// UNAUTHENTICATED. The message arrives whole before the handler runs; grpc-js bounds it by
-// max_receive_message_length after decompression, and the streams of a connection by
-// max_concurrent_streams.
+// UNAUTHENTICATED.
+//
+// gRPC over node:http2, not a gRPC server library: Export is one unary call, and what bounds the
+// exporter is when its bytes are looked at. A library reads each message whole (up to its size
+// limit) before a handler or interceptor sees it, token or not: six connections of 16 streams that
+// each send all but one byte of 8 MB held 800 MB that way. Here the token is checked on the
+// request's headers before a byte of the message is read, and every DATA frame is charged to the
+// in-flight budget as it arrives; a refused stream gets its status (Trailers-Only) and a
+// RST_STREAM(NO_ERROR), which tells the client to stop sending (RFC 9113 §8.1). Connections,
+// streams per connection and each call's time are bounded (grpc-js, the clients' library, is
+// what the tests and the benchmark call it with).
 import {
-  Server,
-  ServerCredentials,
-  status,
-  type sendUnaryData,
-  type ServerUnaryCall,
-  type ServiceDefinition,
-} from '@grpc/grpc-js';
+  constants,
+  createServer,
+  type Http2Server,
+  type Http2Session,
+  type IncomingHttpHeaders,
+  type ServerHttp2Stream,
+} from 'node:http2';
+import { CallError, GrpcStatus, INFLATE, readMessage } from './grpc-message.js';
 import type { Ingest, Outcome } from './ingest.js';
 import { ExportTraceServiceResponse } from './otlp-schema.js';
 
-const identity = (b: Buffer) => b;
+export const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 
-/** The service as raw bytes: the body goes to the same decoder as OTLP/HTTP's protobuf. */
-const TRACE_SERVICE: ServiceDefinition = {
-  Export: {
-    path: '/opentelemetry.proto.collector.trace.v1.TraceService/Export',
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: identity,
-    requestDeserialize: identity,
-    responseSerialize: identity,
-    responseDeserialize: identity,
-  },
-};
-
-/** Concurrent calls on one connection: each holds at most one message of maxBodyBytes. */
+/** Concurrent calls on one connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
 const MAX_CONCURRENT_STREAMS = 16;
+/** Connections at once; one more is closed at once (its client retries, UNAVAILABLE). */
+export const MAX_CONNECTIONS = 64;
 /** A connection is closed this long after it opened (clients reconnect; lets load spread). */
 const MAX_CONNECTION_AGE_MS = 10 * 60_000;
 
+const ACCEPT_ENCODING = 'identity,gzip,deflate';
+
 export class OtlpGrpcReceiver {
-  private readonly server: Server;
+  private readonly server: Http2Server;
+  private readonly sessions = new Set<Http2Session>();
 
   constructor(private readonly ingest: Ingest) {
-    this.server = new Server({
-      'grpc.max_receive_message_length': ingest.limits.maxBodyBytes,
-      'grpc.max_concurrent_streams': MAX_CONCURRENT_STREAMS,
-      'grpc.max_connection_age_ms': MAX_CONNECTION_AGE_MS,
-      'grpc.max_connection_age_grace_ms': ingest.limits.bodyIdleMs,
-      'grpc.max_connection_idle_ms': ingest.limits.bodyIdleMs * 6,
+    this.server = createServer({
+      settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS },
+      // nghttp2's own buffers for one connection (headers, frames not yet read): small, since
+      // every DATA frame is read as it comes.
+      maxSessionMemory: 4,
     });
-    this.server.addService(TRACE_SERVICE, {
-      Export: (call: ServerUnaryCall<Buffer, Buffer>, done: sendUnaryData<Buffer>) => {
-        void this.export(call.request, call.metadata.get('authorization')).then(
-          (outcome) => {
-            answer(outcome, done);
-          },
-          (err: unknown) => {
-            done({ code: status.INTERNAL, details: (err as Error).message });
-          },
-        );
-      },
+    this.server.maxConnections = MAX_CONNECTIONS;
+    this.server.on('session', (session) => {
+      this.sessions.add(session);
+      const age = setTimeout(() => {
+        session.close();
+      }, MAX_CONNECTION_AGE_MS).unref();
+      session.once('close', () => {
+        clearTimeout(age);
+        this.sessions.delete(session);
+      });
+      // A connection with no call for a while is closed (GOAWAY); its client reconnects.
+      session.setTimeout(ingest.limits.bodyIdleMs * 6, () => {
+        session.close();
+      });
+      session.on('error', () => undefined);
+    });
+    this.server.on('stream', (stream, headers) => {
+      stream.on('error', () => undefined);
+      void this.call(stream, headers);
     });
   }
 
-  private async export(body: Buffer, authorization: unknown[]): Promise<Outcome | Unauthorized> {
-    const given = authorization.length === 1 ? String(authorization[0]) : undefined;
-    const admitted = this.ingest.admit(given);
-    if (admitted) return admitted;
-    // grpc-js has read the message already: charge what it holds, or refuse it now.
-    if (!this.ingest.budget.tryTake(body.length))
-      return this.ingest.refuse(
-        'over_budget',
-        `the receiver holds its in-flight budget (${this.ingest.budget.max} bytes of request bodies); retry later`,
-      );
+  private async call(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Promise<void> {
+    let release: () => void = () => undefined;
     try {
-      return await this.ingest.ingest('protobuf', body);
+      const refusal = this.admit(headers);
+      if (refusal) throw refusal;
+      const message = await readMessage(stream, headers, this.ingest);
+      release = message.release;
+      answer(stream, await this.ingest.ingest('protobuf', message.body));
+    } catch (err) {
+      const { code, message } =
+        err instanceof CallError ? err : { code: GrpcStatus.INTERNAL, message: String(err) };
+      fail(stream, code, message);
     } finally {
-      this.ingest.budget.release(body.length);
+      release();
     }
+  }
+
+  /** The call's route, encoding and token, from its headers alone: no byte is read before. */
+  private admit(headers: IncomingHttpHeaders): CallError | null {
+    if (headers[':path'] !== EXPORT_PATH)
+      return new CallError(GrpcStatus.UNIMPLEMENTED, `no method ${String(headers[':path'])}`);
+    if (!(headers['content-type'] ?? '').startsWith('application/grpc'))
+      return new CallError(GrpcStatus.INVALID_ARGUMENT, 'content-type is not application/grpc');
+    const encoding = String(headers['grpc-encoding'] ?? 'identity');
+    if (encoding !== 'identity' && !(encoding in INFLATE))
+      return new CallError(GrpcStatus.UNIMPLEMENTED, `grpc-encoding ${encoding} is not supported`);
+    const authorization = headers.authorization;
+    const outcome = this.ingest.admit(
+      typeof authorization === 'string' ? authorization : undefined,
+    );
+    if (!outcome) return null;
+    if (outcome.kind === 'unauthorized')
+      return new CallError(GrpcStatus.UNAUTHENTICATED, outcome.message);
+    if (outcome.kind === 'stored') return null;
+    return new CallError(codeOf(outcome), outcome.message);
   }
 
   /** Listens on host:port (0: any free port); resolves with the port. */
   listen(port: number, host: string): Promise<number> {
-    const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
     return new Promise((resolve, reject) => {
-      this.server.bindAsync(address, ServerCredentials.createInsecure(), (err, bound) => {
-        if (err) reject(new Error(`OTLP/gRPC cannot listen on ${address}: ${err.message}`));
-        else resolve(bound);
+      const failed = (err: Error) => {
+        reject(new Error(`OTLP/gRPC cannot listen on ${host}:${port}: ${err.message}`));
+      };
+      this.server.once('error', failed);
+      this.server.listen(port, host, () => {
+        this.server.off('error', failed);
+        const address = this.server.address();
+        resolve(typeof address === 'object' && address ? address.port : port);
       });
     });
   }
 
-  /** Lets calls in flight finish within `graceMs`, then cancels the rest. */
+  /** Lets calls in flight finish within `graceMs` (GOAWAY to every client), then ends the rest. */
   close(graceMs = 5000): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        this.server.forceShutdown();
-        resolve();
+        for (const session of this.sessions) session.destroy();
       }, graceMs).unref();
-      this.server.tryShutdown(() => {
+      this.server.close(() => {
         clearTimeout(timer);
         resolve();
       });
+      for (const session of this.sessions) session.close();
     });
   }
 }
 
-type Unauthorized = { kind: 'unauthorized'; message: string };
+const codeOf = (outcome: Exclude<Outcome, { kind: 'stored' }>): number =>
+  outcome.kind === 'refused'
+    ? GrpcStatus.UNAVAILABLE
+    : outcome.tooLarge
+      ? GrpcStatus.RESOURCE_EXHAUSTED
+      : GrpcStatus.INVALID_ARGUMENT;
 
-function answer(outcome: Outcome | Unauthorized, done: sendUnaryData<Buffer>): void {
-  switch (outcome.kind) {
-    case 'stored': {
-      const response =
-        outcome.rejected > 0
-          ? { partialSuccess: { rejectedSpans: outcome.rejected, errorMessage: outcome.message } }
-          : {};
-      const message = ExportTraceServiceResponse.fromObject(response);
-      done(null, Buffer.from(ExportTraceServiceResponse.encode(message).finish()));
-      return;
-    }
-    case 'refused':
-      done({ code: status.UNAVAILABLE, details: outcome.message });
-      return;
-    case 'invalid':
-      done({
-        code: outcome.tooLarge ? status.RESOURCE_EXHAUSTED : status.INVALID_ARGUMENT,
-        details: outcome.message,
-      });
-      return;
-    case 'unauthorized':
-      done({ code: status.UNAUTHENTICATED, details: outcome.message });
+const RESPONSE_HEADERS = {
+  [constants.HTTP2_HEADER_STATUS]: 200,
+  [constants.HTTP2_HEADER_CONTENT_TYPE]: 'application/grpc+proto',
+  'grpc-accept-encoding': ACCEPT_ENCODING,
+};
+
+/**
+ * A refusal as Trailers-Only (the status in the only HEADERS frame), then RST_STREAM(NO_ERROR) if
+ * the client is still sending: it stops, and what it would have sent is never read.
+ */
+function fail(stream: ServerHttp2Stream, code: number, message: string): void {
+  if (stream.destroyed || stream.closed) return;
+  if (!stream.headersSent)
+    stream.respond(
+      { ...RESPONSE_HEADERS, 'grpc-status': String(code), 'grpc-message': encodeURI(message) },
+      { endStream: true },
+    );
+  stream.close(constants.NGHTTP2_NO_ERROR);
+}
+
+function answer(stream: ServerHttp2Stream, outcome: Outcome): void {
+  if (outcome.kind !== 'stored') {
+    fail(stream, codeOf(outcome), outcome.message);
+    return;
   }
+  if (stream.destroyed || stream.closed) return;
+  const response =
+    outcome.rejected > 0
+      ? { partialSuccess: { rejectedSpans: outcome.rejected, errorMessage: outcome.message } }
+      : {};
+  const payload = ExportTraceServiceResponse.encode(
+    ExportTraceServiceResponse.fromObject(response),
+  ).finish();
+  const frame = Buffer.alloc(5 + payload.length);
+  frame.writeUInt32BE(payload.length, 1);
+  frame.set(payload, 5);
+  stream.respond(RESPONSE_HEADERS, { waitForTrailers: true });
+  stream.once('wantTrailers', () => {
+    stream.sendTrailers({ 'grpc-status': String(GrpcStatus.OK) });
+  });
+  stream.end(frame);
 }
