@@ -84,15 +84,14 @@ async function startExporter(
     ACKTRAIL_API_TOKEN: TOKEN,
     ACKTRAIL_PORT: '0',
     ACKTRAIL_CONFIG: configPath,
-    // As the image and `npm run exporter` run it (its young generation: docs/benchmarks.md).
-    NODE_OPTIONS: EXPORTER_NODE_OPTIONS,
-    ...EXPORTER_MALLOC_ENV,
   };
   const exporter = new RoleProcess(
     'exporter',
     baseline
-      ? baselineEnv({
+      ? // A baseline from before runtime/flags.ts is given the settings the exporter now gives itself.
+        baselineEnv({
           ...env,
+          ...EXPORTER_MALLOC_ENV,
           NODE_OPTIONS: [EXPORTER_NODE_OPTIONS, ...baselineNodeFlags()].join(' '),
         })
       : env,

@@ -64,11 +64,11 @@ export async function startBenchExporter(
   const dir = mkdtempSync(join(tmpdir(), 'acktrail-bench-'));
   const file = join(dir, 'acktrail.json');
   writeFileSync(file, JSON.stringify(config));
-  // docs/metrics.md says why the flags; BENCH_NODE_FLAGS come after them (the last wins), to
-  // compare others.
+  // As `npm start` runs it: the exporter gives itself its flags (runtime/flags.ts), before these;
+  // BENCH_NODE_FLAGS come after them (the last wins), to compare others. A baseline from before
+  // it did is given them here.
   const flags = [
-    '--expose-gc',
-    EXPORTER_NODE_OPTIONS,
+    ...(baseline ? EXPORTER_NODE_OPTIONS.split(' ') : []),
     ...(nodeFlags?.split(' ').filter(Boolean) ?? []),
     'exporter/dist/main.js',
   ];
@@ -77,7 +77,7 @@ export async function startBenchExporter(
     ACKTRAIL_PORT: String(port),
     ACKTRAIL_CONFIG: file,
     LOG_LEVEL: 'warn',
-    ...EXPORTER_MALLOC_ENV,
+    ...(baseline ? EXPORTER_MALLOC_ENV : {}),
     ...env,
   };
   const exporter = spawn(process.execPath, flags, {

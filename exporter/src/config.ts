@@ -98,6 +98,8 @@ export interface ValidatedConfig extends FileConfig {
   /** How long an idle HTTP connection is kept, as advertised (closed KEEP_ALIVE_BUFFER later). */
   keepAliveTimeoutMs: number;
   logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
+  /** Whether the process starts itself again with acktrail's V8 and allocator settings (runtime/flags.ts). */
+  runtimeFlags: boolean;
   /** The pipeline's database, read with a read-only role; null turns the SQL collectors off. */
   databaseUrl: string | null;
   /** The journey store (read-write); defaults to databaseUrl. null turns journeys off. */
@@ -244,6 +246,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
     shutdownTimeoutMs: e.data.ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS * 1000,
     keepAliveTimeoutMs: e.data.ACKTRAIL_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
     logLevel: e.data.LOG_LEVEL,
+    runtimeFlags: e.data.ACKTRAIL_RUNTIME_FLAGS === 'on',
     databaseUrl: e.data.DATABASE_URL ?? null,
     storeUrl: f.data.journeys.enabled
       ? (e.data.ACKTRAIL_DATABASE_URL ?? e.data.DATABASE_URL ?? null)

@@ -5,10 +5,14 @@ import type { ValidatedConfig } from '../config.js';
 import { listen } from '../listen.js';
 import { coerceError, createLogger } from '../log.js';
 import { createExporter } from '../server.js';
+import { applyRuntimeFlags } from '../runtime/flags.js';
 import { lowerHelperThreads } from '../threads.js';
 
 export async function serve(config: ValidatedConfig): Promise<void> {
+  const runtime = applyRuntimeFlags(config.runtimeFlags);
   const log = createLogger(config.logLevel);
+  if (runtime.kind === 'as-started')
+    log.warn({ reason: runtime.reason }, "running without acktrail's V8 and allocator settings");
   // Garbage collection beside the isolates can wait; the event loop's answers cannot (threads.ts).
   lowerHelperThreads();
   process.on('unhandledRejection', (err) => {

@@ -1,5 +1,6 @@
 // Runs the exporter in-process for a test, on a free port, with its own config file and a log
 // that the test can read.
+import { MALLOC_ENV, NODE_FLAGS } from '../runtime/flags.js';
 import type { Server } from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -179,19 +180,11 @@ export async function partUp(url: string, part: string): Promise<boolean | null>
 }
 
 /**
- * Node's flags for the exporter, as the image's CMD gives them: a young generation of 16 MB
- * semi-spaces. Node 24 sizes it by the machine's memory, and on 24 GB that kept about 100 MB more
- * resident under an ingest flood (docs/benchmarks.md, "Memory").
+ * The runtime settings the exporter gives itself (runtime/flags.ts), as flags and variables: for
+ * baselines built before it did, which must be started with them to be compared alike.
  */
-export const EXPORTER_NODE_OPTIONS = '--max-semi-space-size=16';
-
-/**
- * glibc's allocator as the image's environment sets it: at most two arenas (libuv's threads gzip
- * the expositions, and each would keep an arena of its own) and a fixed trim threshold, which also
- * fixes the mmap threshold at 128 kB (glibc otherwise raises it after a large buffer is freed, and
- * megabyte answers then stay in the heap once freed). docs/benchmarks.md, "Memory".
- */
-export const EXPORTER_MALLOC_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_TRIM_THRESHOLD_: '131072' };
+export const EXPORTER_NODE_OPTIONS = NODE_FLAGS.join(' ');
+export const EXPORTER_MALLOC_ENV = MALLOC_ENV;
 
 /**
  * The exporter as its own process (`exporter/src/main.ts`), as it runs in production: for what
@@ -205,8 +198,6 @@ export async function startExporterProcess(
   const proc = new RoleProcess(
     'exporter',
     {
-      NODE_OPTIONS: EXPORTER_NODE_OPTIONS,
-      ...EXPORTER_MALLOC_ENV,
       ACKTRAIL_PORT: '0',
       ACKTRAIL_CONFIG: writeConfig(fileConfig),
       ...env,
