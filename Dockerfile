@@ -46,18 +46,17 @@ RUN npm ci --omit=dev --no-audit --no-fund -w examples/orders --include-workspac
 FROM ${NODE_IMAGE} AS exporter
 ENV NODE_ENV=production ACKTRAIL_LISTEN_HOST=0.0.0.0
 WORKDIR /app
-COPY --from=exporter-deps --chown=node:node /app /app
-COPY --from=build --chown=node:node /app/conventions/dist conventions/dist
-COPY --from=build --chown=node:node /app/exporter/dist exporter/dist
-COPY --chown=node:node exporter/migrations exporter/migrations
-COPY --chown=node:node exporter/acktrail.schema.json exporter/acktrail.schema.json
+COPY --from=exporter-deps /app /app
+COPY --from=build /app/conventions/dist conventions/dist
+COPY --from=build /app/exporter/dist exporter/dist
+COPY exporter/migrations exporter/migrations
+COPY exporter/acktrail.schema.json exporter/acktrail.schema.json
+# The files belong to root, readable by all: the user that runs them cannot rewrite them.
 USER node
 EXPOSE 9470
-# 16 MB semi-spaces: Node 24 sizes the young generation by the machine's memory, which kept about
-# 100 MB more resident under load; glibc's allocator with two arenas and a fixed trim threshold
-# hands freed megabytes back (docs/benchmarks.md, "Memory").
-ENV MALLOC_ARENA_MAX=2 MALLOC_TRIM_THRESHOLD_=131072
-CMD ["node", "--expose-gc", "--max-semi-space-size=16", "exporter/dist/main.js"]
+# The exporter gives itself its V8 and allocator settings (exporter/src/runtime/flags.ts), as it
+# does when started any other way.
+CMD ["node", "exporter/dist/main.js"]
 
 FROM ${NODE_IMAGE} AS dashboard
 # KEEP_ALIVE_TIMEOUT (ms, read by Next's standalone server): idle connections outlive the 60 s of
@@ -66,7 +65,7 @@ ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000 HOSTNAME=0.0.0.0 KEE
 WORKDIR /app
 # The standalone server with the node_modules it traces and the static files (the build copies
 # them in): no npm install at all.
-COPY --from=build --chown=node:node /app/dashboard/.next/standalone ./
+COPY --from=build /app/dashboard/.next/standalone ./
 USER node
 EXPOSE 3000
 CMD ["node", "dashboard/server.js"]
@@ -75,11 +74,11 @@ CMD ["node", "dashboard/server.js"]
 FROM ${NODE_IMAGE} AS pipeline
 ENV NODE_ENV=production LISTEN_HOST=0.0.0.0
 WORKDIR /app
-COPY --from=pipeline-deps --chown=node:node /app /app
-COPY --chown=node:node tsconfig.json ./
-COPY --chown=node:node conventions conventions
-COPY --chown=node:node instrument instrument
-COPY --chown=node:node examples/orders examples/orders
+COPY --from=pipeline-deps /app /app
+COPY tsconfig.json ./
+COPY conventions conventions
+COPY instrument instrument
+COPY examples/orders examples/orders
 USER node
 ENTRYPOINT ["node", "--import", "tsx", "examples/orders/src/main.ts"]
 CMD ["worker"]

@@ -23,11 +23,15 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   restart?: string;
   ports?: string[];
+  read_only?: boolean;
+  cap_drop?: string[];
+  security_opt?: string[];
 }
 
 /** The secrets the stack needs from whoever starts it (it has no defaults). */
 const SECRETS = {
   ACKTRAIL_API_TOKEN: 'a'.repeat(48),
+  ACKTRAIL_INGEST_TOKEN: '1'.repeat(48),
   DASHBOARD_SECRET: 'b'.repeat(48),
   POSTGRES_PASSWORD: 'c'.repeat(48),
   ACKTRAIL_STORE_PASSWORD: 'd'.repeat(48),
@@ -146,6 +150,17 @@ test('the Dockerfile: the built targets exist, run as node, build with the READM
   assert.match(pkg.scripts.exporter!, /npm run build -w exporter/);
 });
 
+test("acktrail's containers: read-only, no capabilities, no new privileges", async () => {
+  const { services } = await config();
+  const ours = Object.entries(services).filter(([, s]) => s.build);
+  assert.ok(ours.length >= 3);
+  for (const [name, s] of ours) {
+    assert.equal(s.read_only, true, `${name}: read_only`);
+    assert.deepEqual(s.cap_drop, ['ALL'], `${name}: cap_drop`);
+    assert.deepEqual(s.security_opt, ['no-new-privileges:true'], `${name}: security_opt`);
+  }
+});
+
 test('each runtime image holds its production dependencies only, and runs as node', () => {
   const targets = stages(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
   for (const [image, workspace] of [
@@ -159,6 +174,9 @@ test('each runtime image holds its production dependencies only, and runs as nod
     );
     const lines = targets.get(image)!;
     assert.ok(lines.includes('USER node'), `${image} runs as node`);
+    // Its files belong to root: the user it runs as cannot rewrite its own code.
+    for (const l of lines.filter((c) => c.startsWith('COPY')))
+      assert.doesNotMatch(l, /--chown/, `${image}: ${l}`);
     const copies = lines.filter((l) => l.startsWith('COPY --from='));
     assert.ok(copies.some((l) => l.includes(`--from=${image}-deps `) && l.endsWith(' /app /app')));
     // From the full install or the build, only built files: never its node_modules.
@@ -170,7 +188,7 @@ test('each runtime image holds its production dependencies only, and runs as nod
   assert.ok(dashboard.includes('USER node'), 'dashboard runs as node');
   assert.deepEqual(
     dashboard.filter((l) => l.startsWith('COPY')),
-    ['COPY --from=build --chown=node:node /app/dashboard/.next/standalone ./'],
+    ['COPY --from=build /app/dashboard/.next/standalone ./'],
   );
   assert.ok(dashboard.includes('CMD ["node", "dashboard/server.js"]'));
 });

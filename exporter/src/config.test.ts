@@ -238,6 +238,16 @@ test('the operator token must differ from the read token and the ingest token', 
   assert.equal(c.operatorToken, `${token}-op`);
 });
 
+test('the ingest token must differ from the read token: an SDK that sends spans reads nothing', () => {
+  const token = 'the-same-token-0123456789';
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_API_TOKEN: token, ACKTRAIL_INGEST_TOKEN: token })),
+    /ACKTRAIL_INGEST_TOKEN: must differ from ACKTRAIL_API_TOKEN/,
+  );
+  const c = loadConfig({ ACKTRAIL_API_TOKEN: token, ACKTRAIL_INGEST_TOKEN: `${token}-in` });
+  assert.equal(c.journeys.ingestToken, `${token}-in`);
+});
+
 test('every secret variable also has a _FILE form', () => {
   const tokenFile = file('operator-token', 'operator-token-from-a-file-01\n');
   const urlFile = file('store-url', 'postgres://acktrail:s3cret@db:5432/acktrail\n');

@@ -70,6 +70,10 @@ function checkDistinctPorts(e: z.output<typeof envSchema>): void {
 
 /** Tokens of different powers must differ: a token shared with a weaker role gives it more. */
 function checkDistinctTokens(e: z.output<typeof envSchema>, ingest: string | null): void {
+  if (ingest && ingest === e.ACKTRAIL_API_TOKEN)
+    throw new ConfigError(
+      'ACKTRAIL_INGEST_TOKEN: must differ from ACKTRAIL_API_TOKEN (every SDK that sends spans could read every journey)',
+    );
   const operator = e.ACKTRAIL_OPERATOR_TOKEN;
   if (!operator) return;
   if (operator === e.ACKTRAIL_API_TOKEN)
