@@ -54,7 +54,7 @@ const config = (replay: object = {}) => ({
     url: vhost.url,
     queues: [{ queue: DLQ }],
     // Replayed messages come straight back (the work queue expires them): never a reason to stop.
-    replay: { stopAfterFailedShare: 1, ratePerSecond: 200, ...replay },
+    replay: { stopAfterFailedShare: 1, ratePerSecond: 200, sourceQueues: ['jobs.work'], ...replay },
   },
 });
 const env = {
@@ -217,10 +217,15 @@ test('a message the store refuses is set aside as unstorable; the other 199 park
   }
 });
 
-test('allDeadLetterQueues parks dead-letter targets only, not a queue named like one', async () => {
+test('allDeadLetterQueues parks dead-letter targets by policy only: not a queue named like one, not a work queue an app user aims its own queue at', async () => {
   const conn = await amqp.connect(vhost.url);
   const ch = await conn.createConfirmChannel();
   ch.sendToQueue('email.errors', Buffer.from('work'), { messageId: 'decoy-1' });
+  // An app user's queue that "dead-letters" to Celery's work queue by its own arguments.
+  await ch.assertQueue('trap.aimed', {
+    arguments: { 'x-dead-letter-exchange': '', 'x-dead-letter-routing-key': 'celery' },
+  });
+  ch.sendToQueue('celery', Buffer.from('a task'), { messageId: 'task-1' });
   await ch.waitForConfirms();
   await conn.close();
   const exporter = await start({
@@ -237,6 +242,16 @@ test('allDeadLetterQueues parks dead-letter targets only, not a queue named like
       'email.errors is left alone',
     );
     assert.deepEqual(await states('decoy-'), []);
+    const celery = await check('celery');
+    assert.deepEqual(
+      [celery.messageCount, celery.consumerCount],
+      [1, 0],
+      "Celery's queue is left to its workers",
+    );
+    assert.deepEqual(await states('task-'), []);
+    await management(`/queues/${encodeURIComponent(vhost.name)}/celery/contents`, {
+      method: 'DELETE',
+    });
     // Out of the way of the replay test's group (same queue, same reason).
     const [found] = await idsOf('found-');
     await api(exporter.url, '/api/dead-letters/discard', OPERATOR, {

@@ -62,7 +62,7 @@ const config = () =>
       enabled: true,
       url: bench.vhost.url,
       queues: [{ queue: DLQ }],
-      replay: { stopAfterFailedShare: 1, ratePerSecond: 200 },
+      replay: { stopAfterFailedShare: 1, ratePerSecond: 200, sourceQueues: ['jobs.work'] },
     },
   });
 

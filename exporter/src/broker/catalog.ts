@@ -2,12 +2,11 @@
 // the message at its head (for the fast depth collector), and what the queue does with a message
 // its consumer rejects (for journeys: dead-lettered or discarded). Shared by the two rabbitmq
 // collectors and the journey API.
-import type { ValidatedConfig } from '../config.js';
 import { queueKey, type QueueDepth } from './queue.js';
 import type { Evaluation } from './status.js';
 import { roleFromName, type BindingInfo, type Role } from './roles.js';
 import { ExchangeIndex, routesByQueue, type ExchangeInfo, type Routes } from './routes.js';
-import { deadLetterSources } from './dead-lettering.js';
+import { deadLetterSources, routesReach } from './dead-lettering.js';
 
 /** What the broker does with a message this queue's consumer rejects or nacks without requeue. */
 export interface QueueFacts {
@@ -21,6 +20,11 @@ export interface QueueFacts {
   deadLetterRoutingKey: string | null;
   /** Deliveries a message may have before the broker dead-letters (or drops) it; quorum only. */
   deliveryLimit: number | null;
+  /**
+   * Its dead-letter exchange comes from a policy (an operator's), not from an argument of the
+   * queue's declaration (any app user's).
+   */
+  deadLetterByPolicy?: boolean;
 }
 
 /** The facts of a queue by name, null where they are not known. */
@@ -86,6 +90,8 @@ export class QueueCatalog {
   private facts = new Map<string, QueueFacts[]>();
   /** Per queue key: the queues whose dead-lettering reaches it. */
   private sources = new Map<string, string[]>();
+  /** The same, counting only dead-lettering set by a policy. */
+  private policySources = new Map<string, string[]>();
   private isLoaded = false;
   /** The waits for the first refresh still running (each one's end). */
   private readonly waits = new Set<() => void>();
@@ -123,9 +129,11 @@ export class QueueCatalog {
     const byName = new Map<string, QueueFacts[]>();
     for (const { name, ...f } of u.facts ?? []) byName.set(name, [...(byName.get(name) ?? []), f]);
     this.facts = byName;
-    this.sources = deadLetterSources(
-      (u.facts ?? []).map((f) => ({ ...f, name: f.name })),
+    this.sources = deadLetterSources(u.facts ?? [], this.routes);
+    this.policySources = deadLetterSources(
+      u.facts ?? [],
       this.routes,
+      (f) => f.deadLetterByPolicy === true,
     );
     this.isLoaded = true;
     for (const stop of this.waits) stop();
@@ -210,8 +218,10 @@ export class QueueCatalog {
 
   /**
    * The dead-letter queues of one vhost (dead-letter parking's allDeadLetterQueues): queues that
-   * some queue dead-letters into and that dead-letter nowhere themselves (a target that does is
-   * a retry queue). Never by name: a work queue called `email.errors` is not one.
+   * some queue dead-letters into by a policy and that dead-letter nowhere themselves (a target
+   * that does is a retry queue). Never by name: a work queue called `email.errors` is not one;
+   * never by a queue's own arguments: an app user who declares a queue dead-lettering to the
+   * default exchange with the key `celery` must not make acktrail consume Celery's tasks.
    */
   deadLetterQueues(vhost: string): string[] {
     return [...this.facts].flatMap(([name, all]) =>
@@ -219,7 +229,7 @@ export class QueueCatalog {
         (f) =>
           f.vhost === vhost &&
           f.deadLetterExchange === null &&
-          (this.sources.get(queueKey(vhost, name))?.length ?? 0) > 0,
+          (this.policySources.get(queueKey(vhost, name))?.length ?? 0) > 0,
       )
         ? [name]
         : [],
@@ -235,6 +245,14 @@ export class QueueCatalog {
   /** Which queues a publish reaches, by exchange and key (the receiver's inferred queues). */
   get exchangeIndex(): ExchangeIndex {
     return this.exchanges;
+  }
+
+  /** The queues of a vhost a publish to `exchange` with `routingKey` reaches. */
+  queuesReached(vhost: string, exchange: string, routingKey: string): string[] {
+    const prefix = queueKey(vhost, '');
+    return [...this.routes].flatMap(([k, r]) =>
+      k.startsWith(prefix) && routesReach(r, exchange, routingKey) ? [k.slice(prefix.length)] : [],
+    );
   }
 
   /** The routes (bindings) that reach a queue, where the broker listed any. */
@@ -278,17 +296,4 @@ export class QueueCatalog {
   role(vhost: string, queue: string, key = queueKey(vhost, queue)): Role {
     return this.roles.get(key) ?? roleFromName(queue);
   }
-}
-
-/** The queues the configuration puts in scope (vhosts, include and exclude patterns). */
-export function scopeFilter(
-  c: ValidatedConfig['rabbitmq'],
-): (vhost: string, queue: string) => boolean {
-  const vhosts = new Set(c.vhosts);
-  const include = c.include.map((p) => new RegExp(p));
-  const exclude = c.exclude.map((p) => new RegExp(p));
-  return (vhost, queue) =>
-    (vhosts.size === 0 || vhosts.has(vhost)) &&
-    (include.length === 0 || include.some((r) => r.test(queue))) &&
-    !exclude.some((r) => r.test(queue));
 }

@@ -40,9 +40,11 @@ function exchangeReaches(routes: Routes | undefined, exchange: string, routingKe
  * dead-letters to the default exchange without a routing key of its own sends each message by
  * the key it was published with: no target can be named, so none is.
  */
-export function deadLetterSources(
-  queues: readonly DeadLetterFacts[],
+export function deadLetterSources<F extends DeadLetterFacts>(
+  queues: readonly F[],
   routes: ReadonlyMap<string, Routes>,
+  /** Which queues count as sources (all by default); every queue may be a target. */
+  counts: (q: F) => boolean = () => true,
 ): Map<string, string[]> {
   const sources = new Map<string, string[]>();
   const add = (target: string, source: DeadLetterFacts) => {
@@ -50,7 +52,7 @@ export function deadLetterSources(
   };
   for (const q of queues) {
     const dlx = q.deadLetterExchange;
-    if (dlx === null) continue;
+    if (dlx === null || !counts(q)) continue;
     for (const t of queues) {
       if (t === q || t.vhost !== q.vhost) continue;
       const reached =

@@ -23,7 +23,8 @@ import {
 import type { Piece } from '../exposition/encoding.js';
 import type { ValidatedConfig } from '../config.js';
 import type { Collector } from './collector.js';
-import { scopeFilter, type QueueCatalog } from '../broker/catalog.js';
+import type { QueueCatalog } from '../broker/catalog.js';
+import { scopeFilter } from '../broker/scope.js';
 import { queueKey } from './rabbitmq/detailed.js';
 import { getText, type ManagementApi } from './rabbitmq/http.js';
 import {

@@ -11,7 +11,8 @@ import type { Piece } from '../exposition/encoding.js';
 import type { ValidatedConfig } from '../config.js';
 import { errorMessage } from '../log.js';
 import type { Collector } from './collector.js';
-import { scopeFilter, type QueueCatalog } from '../broker/catalog.js';
+import type { QueueCatalog } from '../broker/catalog.js';
+import { scopeFilter } from '../broker/scope.js';
 import {
   DETAILED_PATH,
   checkIdentity,

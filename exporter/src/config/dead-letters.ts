@@ -64,6 +64,13 @@ export const deadLetters = z.strictObject({
         )
         .max(1000)
         .default([]),
+      /**
+       * The work queues whose dead letters may be replayed to where the broker's own record
+       * (x-death) says they were published: patterns, `*` matching any run of characters. Such a
+       * target must reach that queue and no other. A queue not named here gets no replay target
+       * from x-death: an app user may declare a queue that dead-letters here and bind it anywhere.
+       */
+      sourceQueues: z.array(z.string().min(1).max(255)).max(1000).default([]),
       /** A replayed message's sealed content is deleted this many hours after the confirm. */
       keepContentHours: z
         .number()
@@ -80,6 +87,7 @@ export const deadLetters = z.strictObject({
       minReplays: 10,
       maxMessages: 10_000,
       allowedTargets: [],
+      sourceQueues: [],
       keepContentHours: 24,
       maxRunningJobs: 2,
     }),

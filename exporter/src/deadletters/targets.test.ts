@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../config.js';
 import { routesByQueue } from '../broker/routes.js';
-import { deadLetterSources } from '../broker/dead-lettering.js';
+import { deadLetterSources, routesReach } from '../broker/dead-lettering.js';
 import type { Death, ReplayTarget } from './message.js';
 import { globMatch, replayTarget, type Topology } from './targets.js';
 
@@ -13,6 +13,9 @@ const queues = [
   { vhost, name: 'jobs.work', deadLetterExchange: 'jobs.dlx', deadLetterRoutingKey: null },
   { vhost, name: 'jobs.dlq', deadLetterExchange: null, deadLetterRoutingKey: null },
   { vhost, name: 'celery', deadLetterExchange: null, deadLetterRoutingKey: null },
+  // An app user's: dead-letters into the shared DLX, bound beside the refunds queue.
+  { vhost, name: 'trap', deadLetterExchange: 'jobs.dlx', deadLetterRoutingKey: null },
+  { vhost, name: 'payments.refunds', deadLetterExchange: null, deadLetterRoutingKey: null },
 ];
 const bindings = [
   {
@@ -36,10 +39,18 @@ const bindings = [
     destination_type: 'queue',
     routing_key: 'celery',
   },
+  ...['trap', 'payments.refunds'].map((destination) => ({
+    vhost,
+    source: 'payments.commands',
+    destination,
+    destination_type: 'queue',
+    routing_key: 'refund.all',
+  })),
 ];
 const exchanges = [
   { vhost, name: 'jobs', type: 'direct' },
   { vhost, name: 'jobs.dlx', type: 'fanout' },
+  { vhost, name: 'payments.commands', type: 'direct' },
 ];
 const routes = routesByQueue(bindings, exchanges);
 const sources = deadLetterSources(queues, routes);
@@ -48,6 +59,10 @@ const topology: Topology = {
   deadLetterQueues: () => [],
   deadLetterSources: (_v, q) => sources.get(key(q)) ?? [],
   routesOf: (_v, q) => routes.get(key(q)),
+  queuesReached: (_v, exchange, rk) =>
+    [...routes].flatMap(([k, r]) =>
+      routesReach(r, exchange, rk) ? [k.slice(k.indexOf('\u0000') + 1)] : [],
+    ),
 };
 
 const death = (queue: string, exchange: string, rk: string): Death => ({
@@ -59,7 +74,12 @@ const death = (queue: string, exchange: string, rk: string): Death => ({
   time: null,
 });
 const defaults = loadConfig({}).deadLetters;
-const settings = (over: object = {}): typeof defaults => ({ ...defaults, ...over });
+/** jobs.work is the configured source queue, as an operator of this pipeline would name it. */
+const settings = (over: object = {}): typeof defaults => ({
+  ...defaults,
+  replay: { ...defaults.replay, sourceQueues: ['jobs.work'] },
+  ...over,
+});
 const row = (replayTo: ReplayTarget | null, deaths: Death[]) => ({
   vhost,
   queue: 'jobs.dlq',
@@ -146,7 +166,11 @@ test('config allows: replayTo wins; allowedTargets patterns; the default exchang
     );
   assert.equal(listed([{ exchange: '', routingKey: 'celery' }]).allowed, true);
   assert.equal(listed([{ exchange: 'jobs', routingKey: '*' }]).allowed, false);
-  assert.equal(listed([{ exchange: '*', routingKey: 'cel*' }]).allowed, true);
+  assert.equal(
+    listed([{ exchange: '*', routingKey: 'cel*' }]).allowed,
+    false,
+    'a pattern never admits the default exchange',
+  );
   assert.equal(
     replayTarget(
       row({ exchange: 'jobs', routingKey: 'job', source: 'headers' }, [real]),
@@ -156,4 +180,31 @@ test('config allows: replayTo wins; allowedTargets patterns; the default exchang
     false,
     'without the catalog nothing checks x-death',
   );
+});
+
+test('x-death vouches only for a configured source queue, and only for a target that reaches it alone', () => {
+  // An app user declared `trap` (dead-letters into the shared DLX), bound it to
+  // payments.commands with refund.all, and published straight to the DLX with this x-death.
+  const forged = death('trap', 'payments.commands', 'refund.all');
+  const named: ReplayTarget = {
+    exchange: 'payments.commands',
+    routingKey: 'refund.all',
+    source: 'x-death',
+  };
+  const unnamed = replayTarget(row(named, [forged]), settings(), topology);
+  if (unnamed.allowed) assert.fail('a queue sourceQueues does not name vouched for a target');
+  assert.match(
+    unnamed.reason,
+    /x-death names queue "trap", which deadLetters\.replay\.sourceQueues does not/,
+  );
+
+  const everything = settings({ replay: { ...defaults.replay, sourceQueues: ['*'] } });
+  const wide = replayTarget(row(named, [forged]), everything, topology);
+  if (wide.allowed) assert.fail('a target that reaches another queue was allowed');
+  assert.match(wide.reason, /reaches "payments\.refunds" besides "trap"/);
+  assert.equal(replayTarget(row(null, [forged]), everything, topology).allowed, false);
+
+  // The real record still replays, and the default settings trust no x-death at all.
+  assert.equal(replayTarget(row(null, [real]), everything, topology).allowed, true);
+  assert.equal(replayTarget(row(null, [real]), defaults, topology).allowed, false);
 });

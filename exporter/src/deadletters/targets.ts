@@ -1,10 +1,13 @@
 // Where a replay may publish. acktrail replays with a broker user of its own, which may publish
 // where the message's producer may not, so what the message says is never enough: a target is
 // allowed when the config names it (the queue's replayTo, or replay.allowedTargets) or when it is
-// the broker's own record of where the message was published before it died (an x-death entry of
-// a queue that dead-letters into this one, whose exchange and routing key reach that queue by
-// the broker's bindings). The x-original-* headers only choose among allowed targets, and the
-// default exchange (which reaches every queue of the vhost by name) only when configured.
+// the broker's own record of where the message was published before it died: an x-death entry of
+// a queue that replay.sourceQueues names and that dead-letters into this one, whose exchange and
+// routing key reach that queue and no other by the broker's bindings. The topology alone is no
+// credential: an app user may declare queues and bindings, and a queue it declares that
+// dead-letters here, bound where it likes, would otherwise vouch for a forged x-death. The
+// x-original-* headers only choose among allowed targets, and the default exchange (which
+// reaches every queue of the vhost by name) only when listed by name.
 import type { Routes } from '../broker/routes.js';
 import { routesReach } from '../broker/dead-lettering.js';
 import type { ValidatedConfig } from '../config.js';
@@ -17,6 +20,8 @@ export interface Topology {
   /** The queues whose dead-lettering reaches `queue`; null: not known yet. */
   deadLetterSources(vhost: string, queue: string): string[] | null;
   routesOf(vhost: string, queue: string): Routes | undefined;
+  /** The queues of a vhost a publish to `exchange` with `routingKey` reaches. */
+  queuesReached(vhost: string, exchange: string, routingKey: string): string[];
 }
 
 type Settings = ValidatedConfig['deadLetters'];
@@ -41,30 +46,49 @@ export function globMatch(pattern: string, text: string): boolean {
   return text.length - last.length >= at && text.endsWith(last);
 }
 
+/** The default exchange ('') only by its own name: `*` would reach every queue by name. */
 const listed = (t: ReplayTarget, s: Settings) =>
   s.replay.allowedTargets.some(
-    (a) => globMatch(a.exchange, t.exchange) && globMatch(a.routingKey, t.routingKey),
+    (a) =>
+      (t.exchange === '' ? a.exchange === '' : globMatch(a.exchange, t.exchange)) &&
+      globMatch(a.routingKey, t.routingKey),
   );
 
 /**
- * The x-death entries the broker wrote when a queue that dead-letters into this one let the
- * message go, as targets that reach that queue again. An entry a producer forged for another
- * queue, or with an exchange and key that do not reach it, is not one.
+ * The x-death entries the broker wrote when a configured source queue that dead-letters into this
+ * one let the message go, as targets that reach that queue again and no other. An entry forged
+ * for another queue, one whose exchange and key do not reach it, or reach more than it, is not
+ * one; `notes` says why each entry was passed over.
  */
 function brokerRecords(
   row: { vhost: string; queue: string; deaths: Death[] },
+  settings: Settings,
   topology: Topology | null,
+  notes: string[] = [],
 ): ReplayTarget[] {
   const sources = topology?.deadLetterSources(row.vhost, row.queue);
   if (!topology || !sources) return [];
-  return row.deaths.flatMap((d) =>
-    sources.includes(d.queue) && d.exchange !== ''
-      ? d.routingKeys
-          .filter((k) => routesReach(topology.routesOf(row.vhost, d.queue), d.exchange, k))
-          .slice(0, 1)
-          .map((routingKey) => ({ exchange: d.exchange, routingKey, source: 'x-death' as const }))
-      : [],
-  );
+  return row.deaths.flatMap((d) => {
+    if (!settings.replay.sourceQueues.some((p) => globMatch(p, d.queue))) {
+      notes.push(
+        `x-death names queue "${d.queue}", which deadLetters.replay.sourceQueues does not`,
+      );
+      return [];
+    }
+    if (!sources.includes(d.queue) || d.exchange === '') return [];
+    for (const routingKey of d.routingKeys) {
+      if (!routesReach(topology.routesOf(row.vhost, d.queue), d.exchange, routingKey)) continue;
+      const others = topology
+        .queuesReached(row.vhost, d.exchange, routingKey)
+        .filter((q) => q !== d.queue);
+      if (others.length === 0)
+        return [{ exchange: d.exchange, routingKey, source: 'x-death' as const }];
+      notes.push(
+        `exchange "${d.exchange}", routing key "${routingKey}" reaches ${others.map((q) => `"${q}"`).join(', ')} besides "${d.queue}"`,
+      );
+    }
+    return [];
+  });
 }
 
 const same = (a: ReplayTarget, b: ReplayTarget) =>
@@ -87,7 +111,8 @@ export function replayTarget(
 ): TargetDecision {
   const configured = settings.queues.find((q) => q.queue === row.queue)?.replayTo;
   if (configured) return { allowed: true, target: { ...configured, source: 'config' } };
-  const records = brokerRecords(row, topology);
+  const notes: string[] = [];
+  const records = brokerRecords(row, settings, topology, notes);
   const candidate = row.replayTo;
   if (!candidate) {
     const record = records[0];
@@ -95,7 +120,7 @@ export function replayTarget(
     return {
       allowed: false,
       target: null,
-      reason: `nothing says where to replay it (no x-death, no x-original-exchange): set deadLetters.queues[].replayTo for ${row.queue}`,
+      reason: `nothing says where to replay it (${notes.length ? notes.join('; ') : 'no x-death, no x-original-exchange'}): set deadLetters.queues[].replayTo for ${row.queue}`,
     };
   }
   if (listed(candidate, settings) || records.some((r) => same(r, candidate)))
@@ -104,7 +129,7 @@ export function replayTarget(
     candidate.exchange === ''
       ? 'the default exchange reaches every queue of the vhost by name and is refused unless configured'
       : topology
-        ? 'it is neither configured nor the broker’s record of a queue that dead-letters here'
+        ? `it is neither configured nor the broker’s record of a configured source queue that dead-letters here${notes.length ? ` (${notes.join('; ')})` : ''}`
         : 'it is not configured, and without the queue catalog (rabbitmq.enabled) x-death cannot be checked';
   return {
     allowed: false,

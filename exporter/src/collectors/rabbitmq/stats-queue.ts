@@ -47,6 +47,9 @@ export function queueFacts(q: StatsQueue, role: Role, brokerMajor: number): Queu
     deadLetterRoutingKey:
       str(q.arguments['x-dead-letter-routing-key']) ?? str(policy['dead-letter-routing-key']),
     deliveryLimit,
+    deadLetterByPolicy:
+      exchange(q.arguments['x-dead-letter-exchange']) === null &&
+      exchange(policy['dead-letter-exchange']) !== null,
   };
 }
 

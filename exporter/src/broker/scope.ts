@@ -1,0 +1,15 @@
+// Which queues acktrail looks at: the configuration's vhosts and include and exclude patterns.
+import type { ValidatedConfig } from '../config.js';
+
+/** The queues the configuration puts in scope (vhosts, include and exclude patterns). */
+export function scopeFilter(
+  c: ValidatedConfig['rabbitmq'],
+): (vhost: string, queue: string) => boolean {
+  const vhosts = new Set(c.vhosts);
+  const include = c.include.map((p) => new RegExp(p));
+  const exclude = c.exclude.map((p) => new RegExp(p));
+  return (vhost, queue) =>
+    (vhosts.size === 0 || vhosts.has(vhost)) &&
+    (include.length === 0 || include.some((r) => r.test(queue))) &&
+    !exclude.some((r) => r.test(queue));
+}
