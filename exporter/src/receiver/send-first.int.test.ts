@@ -35,8 +35,12 @@ async function sendFirst(bytes: number, headers: Record<string, string>): Promis
   // A server that neither reads nor closes leaves the writes waiting: bounded, and said.
   const deadline = setTimeout(() => socket.destroy(new Error('no answer within 30 s')), 30_000);
   const ended = new Promise<string>((resolve) => {
-    socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
-    socket.once('close', () => resolve(answer.split('\r\n')[0] ?? ''));
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      resolve(err.code ?? err.message);
+    });
+    socket.once('close', () => {
+      resolve(answer.split('\r\n')[0] ?? '');
+    });
   }).finally(() => {
     clearTimeout(deadline);
   });
