@@ -87,6 +87,8 @@ function exporterConfig(): string {
         : []),
       ...(withPayments ? [{ queue: 'payments.dead' }] : []),
     ],
+    // The payments work queues whose x-death names where to replay (docs/dead-letters.md).
+    ...(withPayments ? { replay: { sourceQueues: ['payments.ledger', 'payments.receipts'] } } : {}),
   };
   mkdirSync('.demo', { recursive: true });
   writeFileSync(`.demo/acktrail.${pipeline}.yaml`, stringifyYaml(config));

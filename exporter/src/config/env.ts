@@ -51,7 +51,7 @@ export const envSchema = z.object({
   RABBITMQ_MANAGEMENT_URL: z.url().default('http://guest:guest@127.0.0.1:15672'),
   /** The Celery broker (overrides celery.url), as Celery's broker_url. */
   CELERY_BROKER_URL: celeryBrokerUrl.optional(),
-  /** `on`: the exporter starts itself again, once, with the V8 and allocator settings it is measured with (docs/operations.md); `off`: it runs as it was started. */
+  /** `on`: the exporter starts itself again, once, with the V8 and allocator settings it is measured with (docs/metrics.md, "Running"); `off`: it runs as it was started. */
   ACKTRAIL_RUNTIME_FLAGS: z.enum(['on', 'off']).default('on'),
   /** pino's level for the exporter's JSON log lines on stdout. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

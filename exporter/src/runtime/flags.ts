@@ -1,6 +1,6 @@
 // What acktrail needs of V8 and of glibc's allocator, applied by the program itself, so that
 // `acktrail serve`, `npm start`, `npm run demo`, the benches and the image run the same process
-// (docs/operations.md):
+// (docs/metrics.md, "Running"):
 // - `--max-semi-space-size=16`: Node 24 sizes the young generation by the machine's memory; on
 //   24 GB that kept about 100 MB more resident under an ingest flood (docs/benchmarks.md, "Memory").
 // - `--expose-gc`: the last-resort collection after a burst (api/idle-collect.ts).
