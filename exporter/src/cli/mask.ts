@@ -5,6 +5,11 @@ const SECRET_KEY = /token|secret|password/i;
 const SECRET_PARAM = /pass(word|wd)?|pwd|secret|token|key/i;
 const MASK = '****';
 
+/** Each URL of a list too: Kombu's sentinel and failover brokers are `;`-separated URLs. */
+function maskUrls(value: string): string {
+  return value.includes(';') ? value.split(';').map(maskUrl).join(';') : maskUrl(value);
+}
+
 function maskUrl(value: string): string {
   if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return value;
   try {
@@ -22,7 +27,7 @@ function maskUrl(value: string): string {
 export function masked(value: unknown, key = ''): unknown {
   // Key material (the dead-letter key) is never printed, whatever its key is called.
   if (Buffer.isBuffer(value)) return MASK;
-  if (typeof value === 'string') return SECRET_KEY.test(key) ? MASK : maskUrl(value);
+  if (typeof value === 'string') return SECRET_KEY.test(key) ? MASK : maskUrls(value);
   if (Array.isArray(value)) return value.map((v) => masked(v));
   if (value instanceof RegExp) return value.source;
   if (value !== null && typeof value === 'object')
