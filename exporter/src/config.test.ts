@@ -248,6 +248,19 @@ test('the ingest token must differ from the read token: an SDK that sends spans 
   assert.equal(c.journeys.ingestToken, `${token}-in`);
 });
 
+test('the metrics token must differ from every other token: a scraper reads nothing more', () => {
+  const token = 'the-same-token-0123456789';
+  for (const other of ['ACKTRAIL_API_TOKEN', 'ACKTRAIL_OPERATOR_TOKEN', 'ACKTRAIL_INGEST_TOKEN'])
+    assert.match(
+      errorOf(() => loadConfig({ [other]: token, ACKTRAIL_METRICS_TOKEN: token })),
+      /ACKTRAIL_METRICS_TOKEN: must differ from the API, operator and ingest tokens/,
+      other,
+    );
+  const c = loadConfig({ ACKTRAIL_API_TOKEN: token, ACKTRAIL_METRICS_TOKEN: `${token}-m` });
+  assert.equal(c.metricsToken, `${token}-m`);
+  assert.equal(loadConfig({}).metricsToken, null);
+});
+
 test('every secret variable also has a _FILE form', () => {
   const tokenFile = file('operator-token', 'operator-token-from-a-file-01\n');
   const urlFile = file('store-url', 'postgres://acktrail:s3cret@db:5432/acktrail\n');

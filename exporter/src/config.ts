@@ -16,6 +16,7 @@ const SECRET_VARIABLES = [
   'ACKTRAIL_INGEST_TOKEN',
   'ACKTRAIL_API_TOKEN',
   'ACKTRAIL_OPERATOR_TOKEN',
+  'ACKTRAIL_METRICS_TOKEN',
   'ACKTRAIL_DEAD_LETTER_KEY',
   'ACKTRAIL_DEAD_LETTER_KEYS',
   'DATABASE_URL',
@@ -74,6 +75,11 @@ function checkDistinctTokens(e: z.output<typeof envSchema>, ingest: string | nul
     throw new ConfigError(
       'ACKTRAIL_INGEST_TOKEN: must differ from ACKTRAIL_API_TOKEN (every SDK that sends spans could read every journey)',
     );
+  const scrape = e.ACKTRAIL_METRICS_TOKEN;
+  if (scrape && [e.ACKTRAIL_API_TOKEN, e.ACKTRAIL_OPERATOR_TOKEN, ingest].includes(scrape))
+    throw new ConfigError(
+      'ACKTRAIL_METRICS_TOKEN: must differ from the API, operator and ingest tokens (whatever scrapes the metrics would read journeys, operate or send spans)',
+    );
   const operator = e.ACKTRAIL_OPERATOR_TOKEN;
   if (!operator) return;
   if (operator === e.ACKTRAIL_API_TOKEN)
@@ -118,6 +124,8 @@ export interface ValidatedConfig extends FileConfig {
   apiToken: string | null;
   /** Bearer token that may also operate (dead-letter replay and discard); null: nobody may. */
   operatorToken: string | null;
+  /** Bearer token /metrics and /status need; null: they are open to whoever reaches the port. */
+  metricsToken: string | null;
   /** The key that seals parked dead letters; set whenever deadLetters.enabled. */
   deadLetterKey: Buffer | null;
   /** Earlier keys: what they sealed can still be opened (and resealed), nothing new is sealed. */
@@ -262,6 +270,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
     pooler: e.data.ACKTRAIL_DATABASE_POOLER,
     apiToken: e.data.ACKTRAIL_API_TOKEN ?? null,
     operatorToken: e.data.ACKTRAIL_OPERATOR_TOKEN ?? null,
+    metricsToken: e.data.ACKTRAIL_METRICS_TOKEN ?? null,
     deadLetterKey,
     deadLetterOldKeys: f.data.deadLetters.enabled
       ? (e.data.ACKTRAIL_DEAD_LETTER_KEYS ?? '')

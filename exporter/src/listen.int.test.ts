@@ -91,6 +91,34 @@ test('a store that never answers: /readyz 503 with the reason, /healthz alive', 
   }
 });
 
+test('with ACKTRAIL_METRICS_TOKEN, /metrics and /status want it, forged or borrowed tokens are refused, the probes stay open', async () => {
+  const scrape = 'scrape-token-0123456789abcdef';
+  const api = 'listen-api-token-0123456789';
+  const guarded = await TestExporter.start(
+    { ACKTRAIL_METRICS_TOKEN: scrape, ACKTRAIL_API_TOKEN: api, ACKTRAIL_METRICS_PORT: '0' },
+    { rabbitmq: { enabled: false } },
+  );
+  try {
+    const { main, metrics } = guarded.ports;
+    const bearer = (t: string): RequestInit => ({ headers: { authorization: `Bearer ${t}` } });
+    for (const url of [`${on(metrics)}/metrics`, `${on(main)}/status`, `${on(metrics)}/status`]) {
+      assert.equal(await status(url), 401, `${url} without a token`);
+      assert.equal(await status(url, bearer(`${scrape}x`)), 401, `${url} with a forged token`);
+      assert.equal(await status(url, bearer(api)), 401, `${url} with the API's token`);
+      assert.equal(await status(url, { headers: { authorization: scrape } }), 401, 'not Bearer');
+      assert.equal(await status(url, bearer(scrape)), 200, url);
+    }
+    const text = await (await fetch(`${on(metrics)}/metrics`, bearer(scrape))).text();
+    assert.match(text, /^# HELP acktrail_/m);
+    for (const port of [main, metrics]) {
+      assert.equal(await status(`${on(port)}/healthz`), 200);
+      assert.equal(await status(`${on(port)}/readyz`), 200);
+    }
+  } finally {
+    await guarded.close();
+  }
+});
+
 test('a keep-alive connection idle a little past the timeout its answers advertise still takes the next request', async (t) => {
   const socket = connect(exporter.ports.ingest!, '127.0.0.1');
   t.after(() => socket.destroy());

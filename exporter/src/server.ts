@@ -31,6 +31,7 @@ import { Parking } from './deadletters/index.js';
 import { deadLettersRouter } from './api/dead-letters.js';
 import { Exemplars } from './exposition/exemplars.js';
 import { metricsHandler } from './api/metrics.js';
+import { requireScrapeToken } from './api/auth.js';
 import { probesRouter } from './api/probes.js';
 
 /** Journey API reads of the pipeline's rows end after this long. */
@@ -197,7 +198,8 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     }),
   );
 
-  (metricsApp ?? app).get('/metrics', metricsHandler(registry, runner, exemplars));
+  const scrapeGuard = requireScrapeToken(config.metricsToken);
+  (metricsApp ?? app).get('/metrics', scrapeGuard, metricsHandler(registry, runner, exemplars));
 
   let listening = false;
   const probes = probesRouter({
@@ -208,6 +210,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     runner,
     configFile: config.configFile,
     replica: store?.reads ?? null,
+    guard: scrapeGuard,
   });
   for (const a of [app, metricsApp, ingestApp]) a?.use(probes);
   const otlpGrpc = config.otlpGrpcPort === null ? null : new OtlpGrpcReceiver(ingest);

@@ -51,6 +51,26 @@ export function requireToken(tokens: Tokens, scope: Scope = 'read') {
   };
 }
 
+/**
+ * /metrics and /status with ACKTRAIL_METRICS_TOKEN set: the bearer token, or 401. Without one
+ * they are open to whoever reaches the port (the NetworkPolicy's job).
+ */
+export function requireScrapeToken(token: string | null) {
+  const expected = token ? digest(token) : null;
+  return (req: Request, res: Response, next: NextFunction) => {
+    const given = /^Bearer (.+)$/i.exec(req.get('authorization') ?? '')?.[1];
+    if (!expected || (given && matches(digest(given), expected))) {
+      next();
+      return;
+    }
+    res
+      .status(401)
+      .set('www-authenticate', 'Bearer realm="acktrail"')
+      .type('text/plain')
+      .send('missing or wrong bearer token (Authorization: Bearer <ACKTRAIL_METRICS_TOKEN>)\n');
+  };
+}
+
 /** The permission the request's token carries (after requireToken). */
 export const scopeOf = (res: Response): Scope =>
   res.locals.scope === 'operate' ? 'operate' : 'read';

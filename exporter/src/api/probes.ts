@@ -20,6 +20,8 @@ export interface ProbeOptions {
   configFile: string | null;
   /** The journey store's read replica, when there is one. */
   replica: StoreReads | null;
+  /** Guards /status (internal hosts, the config path): ACKTRAIL_METRICS_TOKEN. */
+  guard: express.RequestHandler;
 }
 
 export function probesRouter(o: ProbeOptions): express.Router {
@@ -40,7 +42,7 @@ export function probesRouter(o: ProbeOptions): express.Router {
     res.status(r.status === 'ready' ? 200 : 503).json(r);
   });
   // Every dependency's state, with its last error (what /readyz answered before 0.6).
-  probes.get('/status', (_req, res) => {
+  probes.get('/status', o.guard, (_req, res) => {
     const r = readiness(o.runner.status(), o.parts.health(), o.accepting());
     res.json({
       ...r,

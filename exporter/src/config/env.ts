@@ -21,6 +21,8 @@ export const envSchema = z.object({
     .default('127.0.0.1'),
   /** With a token, POST /v1/traces and OTLP/gRPC need `Bearer <token>`. */
   ACKTRAIL_INGEST_TOKEN: ownSecret.optional(),
+  /** With a token, /metrics and /status need `Bearer <token>` (a ServiceMonitor's `authorization`, Prometheus' `authorization.credentials_file`); /healthz and /readyz stay open. It must differ from the other tokens. */
+  ACKTRAIL_METRICS_TOKEN: ownSecret.optional(),
   /** On SIGTERM, in-flight requests get this long to finish before the exporter exits. */
   ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(25),
   /** An idle HTTP connection is kept this long (its answers advertise it) and closed 10 s later: longer than the idle timeout of a proxy in front (ingress-nginx and AWS ALB: 60 s), which otherwise reuses a connection the exporter has just closed. */
