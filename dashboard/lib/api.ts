@@ -13,7 +13,7 @@ import type {
 } from './types';
 import { config } from './config';
 import { requireReader } from './access';
-import type { Session } from './session';
+import { actorHeaders, type Actor } from './actor';
 
 export interface EventSummary {
   eventId: string;
@@ -49,9 +49,7 @@ async function fetchApi<T>(
       headers: {
         authorization: `Bearer ${init.token ?? config.apiToken}`,
         ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(init.actor?.name ? { 'x-acktrail-actor': init.actor.name } : {}),
-        // The exporter believes this only with the operator token, which only we hold.
-        ...(init.actor?.verified ? { 'x-acktrail-actor-verified': 'proxy' } : {}),
+        ...actorHeaders(init.actor),
       },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
       cache: 'no-store',
@@ -191,7 +189,6 @@ export async function planReplay(selection: { group: string } | { ids: string[] 
 }
 
 /** Who acts, for the exporter's audit log: a name, verified by a trusted proxy or typed. */
-export type Actor = Pick<Session, 'name' | 'verified'>;
 
 /** A change made by an operator (the caller checked the role), named for the audit log. */
 export const operate = <T>(path: string, body: unknown, actor: Actor) =>

@@ -42,12 +42,25 @@ export interface DeadLetterApiOptions {
  * Only the operator token's bearer (the dashboard) can say either.
  */
 function actorOf(req: Request): Actor {
-  const named = req.get('x-acktrail-actor');
+  const named = decodedActor(req.get('x-acktrail-actor'));
   if (!named || !ACTOR.test(named)) return { name: 'operator', verified: false };
   return {
     name: `operator (${named})`,
     verified: req.get('x-acktrail-actor-verified') === 'proxy',
   };
+}
+
+/**
+ * The name as the dashboard sends it, percent-encoded (a header carries Latin-1 only); a name
+ * sent as it is (an older dashboard, a script) reads the same unless it holds a `%`.
+ */
+function decodedActor(header: string | undefined): string | null {
+  if (!header || header.length > 600) return null;
+  try {
+    return decodeURIComponent(header);
+  } catch {
+    return null;
+  }
 }
 
 /** Who is asking: the operator's name for the audit log, and the token's scope. */
@@ -124,7 +137,8 @@ export function deadLetterHandlers(opts: Omit<DeadLetterApiOptions, 'tokens'>) {
 
     job: handle(JOB, async (p, id) => jobReply(await p.jobs.job(id))),
 
-    stop: handle(JOB, async (p, id) => jobReply(await p.jobs.stop(id))),
+    stop: (id: unknown, asker: Asker) =>
+      handle(JOB, async (p, job) => jobReply(await p.jobs.stop(job, asker.actor)))(id),
 
     list: handle(listQuery, async (p, q) => {
       const rows = await p.store.list(
@@ -239,7 +253,7 @@ export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
   router.post(
     '/api/dead-letters/jobs/:id/stop',
     ...changes,
-    send((req) => h.stop(req.params.id)),
+    send((req, res) => h.stop(req.params.id, asker(req, res))),
   );
   router.get(
     '/api/dead-letters',

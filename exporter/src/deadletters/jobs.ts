@@ -175,19 +175,32 @@ export class BulkReplays {
    * Asks a running job to stop after the replay in hand; its replica reads the flag within
    * CHECK_EVERY_MS. A job whose replica went away is marked stopped at once.
    */
-  async stop(id: string): Promise<Job | null> {
+  async stop(id: string, actor: Actor): Promise<Job | null> {
     const res = await this.pool.query<Row>(
       `UPDATE dead_letter_jobs SET stop_requested = true,
-              stop_reason = COALESCE(stop_reason, 'stopped by an operator'),
+              stop_reason = COALESCE(stop_reason, 'stopped by ' || $3),
               state = CASE WHEN heartbeat_at < now() - make_interval(secs => $2)
                            THEN 'stopped' ELSE state END,
               finished_at = CASE WHEN heartbeat_at < now() - make_interval(secs => $2)
                                  THEN now() ELSE finished_at END
         WHERE id = $1 AND state = 'running'
         RETURNING ${COLUMNS}`,
-      [id, STALE_SECONDS],
+      [id, STALE_SECONDS, actor.name],
     );
-    return res.rows[0] ? toJob(res.rows[0]) : this.job(id);
+    const stopped = res.rows[0];
+    if (!stopped) return this.job(id);
+    // Audited like a replay: who stopped which job, and how far it had come.
+    await this.store.audit({
+      actor: actor.name,
+      actorVerified: actor.verified,
+      action: 'stop_replay_job',
+      deadLetterId: null,
+      eventId: null,
+      queue: null,
+      outcome: 'stop_requested',
+      detail: `job ${id}: ${stopped.done} of ${stopped.total} done`,
+    });
+    return toJob(stopped);
   }
 
   private async markInterrupted(client: pg.PoolClient): Promise<void> {
