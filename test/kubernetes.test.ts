@@ -116,7 +116,23 @@ test('the exporter: probes, Service and NetworkPolicy name its ports; its variab
   };
   const allowed = policy.spec.ingress.map((r) => r.ports.map((p) => p.port));
   assert.deepEqual(allowed, [['metrics'], ['api'], ['otlp-http', 'otlp-grpc']]);
-  for (const c2 of [c, containerOf(find('Deployment', 'acktrail-dashboard'))]) {
+  // The dashboard believes its proxy's identity headers: only the ingress reaches it.
+  const dashboard = containerOf(find('Deployment', 'acktrail-dashboard'));
+  const dashboardPolicy = find('NetworkPolicy', 'acktrail-dashboard') as {
+    spec: {
+      podSelector: { matchLabels: Record<string, string> };
+      ingress: { ports: { port: string }[] }[];
+    };
+  };
+  assert.deepEqual(
+    dashboardPolicy.spec.ingress.map((r) => r.ports.map((p) => p.port)),
+    [['http']],
+  );
+  assert.ok(dashboard.ports.some((p) => p.name === 'http'));
+  assert.deepEqual(dashboardPolicy.spec.podSelector.matchLabels, {
+    'app.kubernetes.io/name': 'acktrail-dashboard',
+  });
+  for (const c2 of [c, dashboard]) {
     assert.equal(c2.securityContext.readOnlyRootFilesystem, true);
     assert.equal(c2.securityContext.allowPrivilegeEscalation, false);
   }

@@ -25,6 +25,16 @@ function seconds(name: string, fallback: number): number {
   return n;
 }
 
+/** A whole number from the environment, within bounds. */
+function whole(name: string, fallback: number, max: number): number {
+  const value = process.env[name];
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw new Error(`${name} must be a whole number from 1 to ${max}, got ${JSON.stringify(value)}`);
+  return n;
+}
+
 /** A secret from the environment, or from the file its `_FILE` form names (Docker, Kubernetes). */
 function secretEnv(name: string): string {
   const file = process.env[`${name}_FILE`];
@@ -211,6 +221,13 @@ export const config = {
    * null: no proxy is trusted, those headers are ignored.
    */
   trustedProxy: addresses('DASHBOARD_TRUSTED_PROXY'),
+  /**
+   * How many proxies in a row append to X-Forwarded-For before the trusted one's request reaches
+   * the dashboard (DASHBOARD_TRUSTED_HOPS, default 1): the client is that many entries from the
+   * right. Behind a load balancer and an ingress, 2; with 1 every client would share the load
+   * balancer's sign-in limit.
+   */
+  trustedHops: whole('DASHBOARD_TRUSTED_HOPS', 1, 10),
   /** The headers a trusted proxy names its user in (oauth2-proxy's by default). */
   identity: {
     user: headerName('DASHBOARD_USER_HEADER', 'x-forwarded-user'),

@@ -18,7 +18,8 @@ export function fromTrustedProxy(headers: Headers): boolean {
 
 /**
  * The client's address, the key of the sign-in limits: the TCP peer; behind a trusted proxy, the
- * last address in X-Forwarded-For (the one the proxy saw; earlier ones the client wrote).
+ * address DASHBOARD_TRUSTED_HOPS entries from the right of X-Forwarded-For (the one the outermost
+ * proxy saw; entries left of it the client wrote), or its first when the chain is shorter.
  */
 export function clientAddress(req: NextRequest): string {
   const peer = peerOf(req.headers) || 'unknown';
@@ -27,7 +28,7 @@ export function clientAddress(req: NextRequest): string {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  return forwarded.at(-1)?.slice(0, 64) ?? peer;
+  return (forwarded.at(-config.trustedHops) ?? forwarded[0])?.slice(0, 64) ?? peer;
 }
 
 /** Whether the browser reached us over https (only a trusted proxy can say so). */

@@ -219,6 +219,33 @@ describe('sign-in limits', () => {
   });
 });
 
+test('behind a load balancer and a trusted proxy (DASHBOARD_TRUSTED_HOPS=2): per client, and what the client wrote does not count', async () => {
+  const d = await startDashboard({
+    ...NOWHERE,
+    DASHBOARD_SECRET: SECRET,
+    DASHBOARD_TRUSTED_PROXY: '127.0.0.1',
+    DASHBOARD_TRUSTED_HOPS: '2',
+  });
+  try {
+    // The load balancer (192.0.2.50) appends the client, the ingress appends the load balancer.
+    const from = (ip: string, forged = '198.51.100.1') => ({
+      'x-forwarded-for': `${forged}, ${ip}, 192.0.2.50`,
+    });
+    for (let i = 0; i < 10; i++)
+      await signIn(d.url, 'wrong-secret-wrong', from('10.0.0.1', `198.51.100.${i}`));
+    const limited = await signIn(d.url, SECRET, from('10.0.0.1', '198.51.100.99'));
+    assert.match(
+      limited.headers.get('location') ?? '',
+      /error=slow/,
+      'a forged entry escapes nothing',
+    );
+    const other = await signIn(d.url, SECRET, from('10.0.0.2'));
+    assert.equal(other.headers.get('location'), '/', 'the load balancer is not one shared bucket');
+  } finally {
+    await d.close();
+  }
+});
+
 describe('identity from a trusted proxy', () => {
   let d: DashboardServer;
   let proxy: Awaited<ReturnType<typeof startIdentityProxy>>;
