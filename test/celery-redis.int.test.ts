@@ -228,6 +228,47 @@ test('two replicas: one subscribes, each event is counted once; the other takes 
   }
 });
 
+test('a lease key set for good by something else (a squatter on a shared Redis) is taken, and said', async () => {
+  const db = 4;
+  const squatter = new Redis(PORT, '127.0.0.1', { db, lazyConnect: true, maxRetriesPerRequest: 1 });
+  squatter.on('error', () => undefined);
+  await squatter.connect();
+  const key = 'tenant-a.acktrail.subscriber';
+  await squatter.set(key, 'squatted'); // no expiry: no replica of acktrail writes that
+  await squatter.set('acktrail.celery.subscriber', 'squatted');
+  const e = await TestExporter.start(
+    { ACKTRAIL_API_TOKEN: TOKEN },
+    {
+      rabbitmq: { enabled: false },
+      journeys: { enabled: false },
+      celery: {
+        enabled: true,
+        url: `redis://127.0.0.1:${PORT}/${db}`,
+        redis: { leaseSeconds: 2, leaseKey: key },
+      },
+    },
+  );
+  try {
+    await waitFor('it subscribed despite the squatter', () => subscribed(e) === 1);
+    assert.ok(
+      e.logs.some((l) =>
+        /took the Redis subscriber lease from a key set by something else/.test(l.msg),
+      ),
+      'and said so',
+    );
+    assert.notEqual(await squatter.get(key), 'squatted');
+    assert.ok((await squatter.pttl(key)) > 0, 'its own lease expires');
+    assert.equal(
+      await squatter.get('acktrail.celery.subscriber'),
+      'squatted',
+      'the configured key only',
+    );
+  } finally {
+    await e.close();
+    squatter.disconnect();
+  }
+});
+
 test('queue lengths equal LLEN with the priority lists; nobody consumes `idle`', async () => {
   await send('idle', '7', '4');
   const lists = ['idle', 'idle\x06\x163', 'idle\x06\x166', 'idle\x06\x169'];

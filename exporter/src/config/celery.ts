@@ -19,6 +19,8 @@ const celeryRedis = z.strictObject({
   unackedIndexKey: z.string().min(1).max(255).default('unacked_index'),
   /** One replica subscribes at a time, holding a lease of this length in Redis. */
   leaseSeconds: z.number().min(1).max(300).default(15),
+  /** The lease's key: in a Redis shared with others, a name only acktrail's user may write (an ACL key pattern). */
+  leaseKey: z.string().min(1).max(255).default('acktrail.celery.subscriber'),
   /** Sentinel brokers (sentinel://): the master's name, kombu's master_name. */
   masterName: z.string().min(1).max(255).optional(),
 });
