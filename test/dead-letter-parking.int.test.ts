@@ -167,8 +167,61 @@ test('store down: dead letters stay in the queue until it is back, then are park
   }
 });
 
-test('sealed at rest; a too-large message stays in the queue, listed once; bodies for operators only', async () => {
-  const exporter = await inProcess(env(), config({ maxMessageBytes: 4096 }));
+test('more too-large messages than the prefetch: each is set aside (a confirmed copy, then acked), parking goes on', async () => {
+  const exporter = await inProcess(env(), config({ maxMessageBytes: 4096, prefetch: 4 }));
+  const aside = 'acktrail.dead-letters.set-aside';
+  try {
+    const ids = Array.from({ length: 15 }, (_, i) => `aside-${i}`);
+    const big = (id: string) => Number(id.split('-')[1]) % 3 !== 2; // 10 big, 5 small
+    await deadLetter(
+      ids,
+      (id) => Buffer.from(JSON.stringify({ id, pad: big(id) ? 'x'.repeat(10_000) : '' })),
+      null,
+    );
+    await waitFor('5 parked, 10 set aside', async () => {
+      const r = await db.query<{ state: string; n: number }>(
+        `SELECT state, count(*)::int AS n FROM dead_letters WHERE event_id LIKE 'aside-%' GROUP BY state ORDER BY state`,
+      );
+      return (
+        JSON.stringify(r.rows) ===
+        JSON.stringify([
+          { state: 'parked', n: 5 },
+          { state: 'set_aside', n: 10 },
+        ])
+      );
+    });
+    await waitFor(`${DLQ} empty: every one acked`, async () => (await depth()) === 0);
+    // The copies, whole, with where they came from.
+    const conn = await amqp.connect(vhost.url);
+    try {
+      const ch = await conn.createChannel();
+      const copies: amqp.GetMessage[] = [];
+      for (let m = await ch.get(aside); m; m = await ch.get(aside)) copies.push(m);
+      assert.deepEqual(
+        copies.map((c) => c.properties.messageId as string).sort(),
+        ids.filter(big).sort(),
+      );
+      for (const c of copies) {
+        const headers = c.properties.headers!;
+        assert.equal(headers['x-acktrail-set-aside-from'], DLQ);
+        assert.equal(headers['x-app-note'], 'kept');
+        assert.equal((headers['x-death'] as { queue: string }[])[0]!.queue, 'jobs.work');
+        assert.ok(c.content.length > 10_000);
+      }
+      ch.ackAll();
+    } finally {
+      await conn.close();
+    }
+    const scrape = await exporter.scrape();
+    assert.equal(scrape.value('acktrail_dead_letters_set_aside_total', { queue: DLQ }), 10);
+    assert.equal(scrape.value('acktrail_dead_letters_too_large', { queue: DLQ }), 0);
+  } finally {
+    await exporter.close();
+  }
+});
+
+test('sealed at rest; without a set-aside queue a too-large message stays in the queue, listed once; bodies for operators only', async () => {
+  const exporter = await inProcess(env(), config({ maxMessageBytes: 4096, setAsideQueue: null }));
   try {
     await deadLetter(
       // The large one between the others: acking the one after it must not take it along.

@@ -7,6 +7,7 @@ export const STATE_BADGE: Record<string, string> = {
   replayed: 'ok',
   discarded: 'muted',
   too_large: 'bad',
+  set_aside: 'muted',
   unstorable: 'bad',
 };
 

@@ -10,6 +10,7 @@ const STATES: Record<string, string> = {
   replayed: 'replayed',
   discarded: 'discarded by an operator',
   too_large: 'too large to park: listed, left in its queue',
+  set_aside: 'too large to park: moved to the set-aside queue',
   unstorable: 'set aside: the store refused it',
 };
 

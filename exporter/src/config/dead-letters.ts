@@ -23,13 +23,19 @@ export const deadLetters = z.strictObject({
    * policy) and dead-letters nowhere itself, as the broker's topology says (not by its name).
    */
   allDeadLetterQueues: z.boolean().default(false),
-  /** Body and headers past this size stay in the dead-letter queue, listed as too large. */
+  /** Body and headers past this size are not parked: they are set aside (setAsideQueue), listed as set_aside. */
   maxMessageBytes: z
     .number()
     .int()
     .min(1024)
     .max(64 * 1024 * 1024)
     .default(256 * 1024),
+  /**
+   * Where a message over maxMessageBytes goes (published with confirms, then acked, so it never
+   * stops its queue's parking): this queue, declared durable by acktrail when missing. null: held
+   * unacknowledged in its own queue, as before 0.1 (each takes a prefetch slot for good).
+   */
+  setAsideQueue: z.string().min(1).max(255).nullable().default('acktrail.dead-letters.set-aside'),
   /** Parked messages, and the audit log, are deleted this many days after they were parked. */
   retentionDays: z.number().int().min(1).max(3650).default(30),
   /** Messages held from each queue at once: with maxMessageBytes, what bounds parking's memory. */

@@ -50,3 +50,17 @@ test('a single committed delivery is acked without multiple', () => {
   window.committed([m(1)]);
   assert.deepEqual(calls, ['1']);
 });
+
+test('a delivery being set aside waits like a pending one; held when it could not be, the others behind it are acked alone', () => {
+  const { msgs, acked, calls, window, m } = channel(5);
+  for (const msg of msgs) window.received(msg);
+  window.committed([m(1), m(3), m(4)]); // 2 is being set aside
+  assert.deepEqual(calls, ['1'], 'nothing past the one in flight');
+  window.hold(m(2)); // its copy was not confirmed: it stays in the queue
+  assert.deepEqual(calls, ['1', '4', '3']);
+  window.committed([m(5)]);
+  assert.ok(!acked.has(2));
+  assert.deepEqual([...acked].sort(), [1, 3, 4, 5]);
+  window.hold(m(5)); // acked already: nothing to hold
+  assert.equal(window.size, 1);
+});

@@ -1,6 +1,6 @@
 // The acks of one consuming channel. Parking commits batches out of order (two in flight), and a
 // message may only be acked once its row is committed; a too-large one is never acked (it stays
-// in the queue). So each delivery is tracked in delivery-tag order, and after a commit the longest
+// in the queue; one being set aside is pending until its copy is confirmed). So each delivery is tracked in delivery-tag order, and after a commit the longest
 // run of committed deliveries at the front is acked with one `multiple` ack; a committed delivery
 // behind one still pending waits for it, and one behind a held (too-large) delivery is acked alone,
 // since a `multiple` ack would take the held one with it.
@@ -22,6 +22,14 @@ export class AckWindow {
   /** A delivery received: pending until its row commits, or held for good (never acked). */
   received(msg: ConsumeMessage, held = false): void {
     this.outstanding.push({ msg, state: held ? 'held' : 'pending' });
+  }
+
+  /** A delivery that could not be set aside: held for good from now on. */
+  hold(msg: ConsumeMessage): void {
+    const d = this.outstanding.find((o) => o.msg === msg);
+    if (d?.state !== 'pending') return;
+    d.state = 'held';
+    this.committed([]);
   }
 
   /** Deliveries whose rows are committed: acks every one that can be acked now. */

@@ -2,9 +2,11 @@
 // it consumes each queue, parks every message in the store and acks it only after the commit, so
 // nothing is lost between the queue and the store (a crash before the ack leaves the message in
 // the queue; its redelivery is parked once); parker.ts commits and acks. While the store is down,
-// messages stay unacked and the consumer waits; a message larger than maxMessageBytes is held
-// unacked (so it stays in the queue) and listed once as too large. Replays publish on a confirm
-// channel of the same connection.
+// messages stay unacked and the consumer waits. A message larger than maxMessageBytes is set
+// aside: published to setAsideQueue on the confirm channel, then listed and acked, so that no
+// number of them stops a queue's parking; without that queue (null, or the broker refuses it) it
+// is held unacked, so it stays in its queue, and listed once as too large. Replays publish on the
+// same confirm channel.
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import type { ValidatedConfig } from '../config.js';
 import type { Health } from '../health.js';
@@ -14,6 +16,7 @@ import type { DeadLetterMetrics } from './metrics.js';
 import { REPLAY_HEADERS } from './message.js';
 import { Parker } from './parker.js';
 import { parkRowOf } from './row-of.js';
+import { SET_ASIDE_HEADERS, declareSetAside, setAside } from './set-aside.js';
 import type { DeadLetterStore } from './store.js';
 
 export const PART = 'dead_letters';
@@ -31,6 +34,8 @@ export class DeadLetterBroker {
   private readonly consuming = new Map<string, Channel>();
   private readonly returned = new Set<string>();
   private readonly tooLarge = new Map<string, Set<number>>();
+  /** setAsideQueue once it is known to exist on this connection; null: hold instead. */
+  private asideQueue: string | null = null;
   private readonly parker: Parker;
   private conn: Recovering | null = null;
   private closed = false;
@@ -133,6 +138,9 @@ export class DeadLetterBroker {
     this.lost();
     this.model = model;
     await this.openPublisher();
+    this.asideQueue = await declareSetAside(model, this.settings.setAsideQueue, (err) => {
+      this.health.error(PART, err, 'dead letters: too-large messages are held, not set aside');
+    });
     await this.consumeAll();
     this.health.up(PART);
     this.log.info({ queues: this.queues() }, 'parking dead letters');
@@ -153,7 +161,8 @@ export class DeadLetterBroker {
       if (this.publisher === pub) this.publisher = null;
     });
     pub.on('return', (msg: ConsumeMessage) => {
-      const id = msg.properties.headers?.[REPLAY_HEADERS.id] as unknown;
+      const headers = msg.properties.headers ?? {};
+      const id = (headers[SET_ASIDE_HEADERS.id] ?? headers[REPLAY_HEADERS.id]) as unknown;
       if (typeof id === 'string') this.returned.add(id);
     });
     this.publisher = pub;
@@ -204,13 +213,28 @@ export class DeadLetterBroker {
 
   private receive(ch: Channel, queue: string, msg: ConsumeMessage): void {
     const { row, large } = parkRowOf(msg, queue, this.vhost, this.key, this.settings);
-    if (large) {
-      // Held unacked: it stays in the queue, listed (once) as too large to park.
-      const held = this.tooLarge.get(queue) ?? new Set<number>();
-      held.add(msg.fields.deliveryTag);
-      this.tooLarge.set(queue, held);
-      this.metrics.tooLarge.set({ queue }, held.size);
+    if (!large) {
+      this.parker.received(ch, msg, row);
+      return;
     }
-    this.parker.received(ch, msg, row, large);
+    const target = this.asideQueue;
+    const aside = target
+      ? setAside(this, target, queue, msg).catch((err: unknown) => {
+          this.health.error(PART, err, `dead letters: cannot set aside a message of ${queue}`);
+          return null;
+        })
+      : Promise.resolve(null);
+    void aside.then((where) => {
+      if (where === null) this.hold(queue, msg);
+    });
+    this.parker.settingAside(ch, msg, row, aside);
+  }
+
+  /** Held unacked: it stays in the queue, listed (once) as too large to park. */
+  private hold(queue: string, msg: ConsumeMessage): void {
+    const held = this.tooLarge.get(queue) ?? new Set<number>();
+    held.add(msg.fields.deliveryTag);
+    this.tooLarge.set(queue, held);
+    this.metrics.tooLarge.set({ queue }, held.size);
   }
 }

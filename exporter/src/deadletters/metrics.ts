@@ -13,6 +13,7 @@ export class DeadLetterMetrics {
   readonly replays: Counter<'queue' | 'outcome'>;
   readonly discards: Counter<'queue'>;
   readonly unstorable: Counter<'queue'>;
+  readonly setAside: Counter<'queue'>;
   readonly reasons: BoundedLabel;
   private oldest = new Map<string, number>();
 
@@ -44,7 +45,7 @@ export class DeadLetterMetrics {
     });
     this.tooLarge = new Gauge({
       name: 'acktrail_dead_letters_too_large',
-      help: 'Dead letters too large to park, held unacknowledged in their queue, by queue.',
+      help: 'Dead letters too large to park, held unacknowledged in their queue (no setAsideQueue, or it refused them), by queue.',
       labelNames: ['queue'],
       registers,
     });
@@ -57,6 +58,12 @@ export class DeadLetterMetrics {
     this.unstorable = new Counter({
       name: 'acktrail_dead_letters_unstorable_total',
       help: 'Dead letters the store refused for their content, set aside (state unstorable) so that the others park, by queue.',
+      labelNames: ['queue'],
+      registers,
+    });
+    this.setAside = new Counter({
+      name: 'acktrail_dead_letters_set_aside_total',
+      help: 'Dead letters too large to park, published to deadLetters.setAsideQueue and acked, by queue.',
       labelNames: ['queue'],
       registers,
     });
@@ -76,6 +83,7 @@ export class DeadLetterMetrics {
     this.tooLarge.set({ queue }, 0);
     this.discards.inc({ queue }, 0);
     this.unstorable.inc({ queue }, 0);
+    this.setAside.inc({ queue }, 0);
     for (const outcome of ['confirmed', 'unroutable', 'nacked', 'refused', 'error'])
       this.replays.inc({ queue, outcome }, 0);
   }

@@ -31,6 +31,8 @@ export interface ParkRow {
    * (state unstorable) and this text as its reason, so that it never blocks the others.
    */
   unstorable?: string;
+  /** Too large to park, and published to this queue (deadLetters.setAsideQueue): listed, acked. */
+  setAside?: string;
 }
 
 /**
@@ -73,7 +75,14 @@ export async function parkRows(
       queue: r.queue,
       event_id: r.eventId,
       message_key: r.messageKey,
-      state: given.unstorable !== undefined ? 'unstorable' : r.sealed ? 'parked' : 'too_large',
+      state:
+        given.unstorable !== undefined
+          ? 'unstorable'
+          : r.sealed
+            ? 'parked'
+            : r.setAside
+              ? 'set_aside'
+              : 'too_large',
       reason: r.reason,
       reason_source: r.reasonSource,
       reason_group: r.reasonGroup,
@@ -115,7 +124,7 @@ export async function parkRows(
             dedupe boolean)
       WHERE NOT (r.dedupe AND EXISTS (SELECT 1 FROM dead_letters d
               WHERE d.vhost = r.vhost AND d.queue = r.queue AND d.fingerprint = r.fingerprint
-                AND d.state IN ('parked', 'replaying', 'too_large', 'unstorable')))
+                AND d.state IN ('parked', 'replaying', 'too_large', 'set_aside', 'unstorable')))
      RETURNING fingerprint`,
     [JSON.stringify(records), retentionDays, Buffer.concat(sealed)],
   );

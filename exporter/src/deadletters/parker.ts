@@ -59,11 +59,32 @@ export class Parker {
     this.closed = true;
   }
 
-  /** A delivery to park; a large one is parked as a listing and held unacked for good. */
-  received(ch: Channel, msg: ConsumeMessage, row: ParkRow, large: boolean): void {
-    this.live.get(ch)?.received(msg, large);
+  /** A delivery to park. */
+  received(ch: Channel, msg: ConsumeMessage, row: ParkRow): void {
+    this.live.get(ch)?.received(msg);
     this.pending.push({ ch, msg, row });
     this.flush();
+  }
+
+  /**
+   * A too-large delivery being set aside: tracked now, in delivery order, so that no `multiple`
+   * ack takes it along; once `aside` says where its copy went (confirmed) it is listed and acked
+   * like a parked one; when it could not be set aside, listed and held unacked for good.
+   */
+  settingAside(
+    ch: Channel,
+    msg: ConsumeMessage,
+    row: ParkRow,
+    aside: Promise<string | null>,
+  ): void {
+    const window = this.live.get(ch);
+    window?.received(msg);
+    void aside.then((queue) => {
+      if (queue) row.setAside = queue;
+      else window?.hold(msg);
+      this.pending.push({ ch, msg, row });
+      this.flush();
+    });
   }
 
   /** Starts a flusher when fewer than IN_FLIGHT run and messages wait. */
@@ -141,8 +162,9 @@ export class Parker {
     const committed = new Map<Channel, ConsumeMessage[]>();
     for (const { held, fresh } of parked) {
       const { ch, msg, row } = held;
-      if (row.sealed === null) continue; // too large: held unacked
-      if (fresh)
+      if (row.sealed === null && !row.setAside) continue; // too large: held unacked
+      if (row.setAside) this.metrics.setAside.inc({ queue: row.queue });
+      else if (fresh)
         this.metrics.parked.inc({
           queue: row.queue,
           reason: this.metrics.reasons.of(row.reasonGroup),

@@ -8,6 +8,7 @@ export const STATES = [
   'replayed',
   'discarded',
   'too_large',
+  'set_aside',
   'unstorable',
 ] as const;
 export type State = (typeof STATES)[number];

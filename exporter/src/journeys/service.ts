@@ -30,7 +30,7 @@ export interface ParkedMessage {
   /** The queue it was dead-lettered from (x-death's latest entry). */
   from: string | null;
   reason: string;
-  /** parked, replaying, replayed, discarded, too_large, unstorable. */
+  /** parked, replaying, replayed, discarded, too_large, set_aside, unstorable. */
   state: string;
   stateAt: string;
   parkedAt: string;

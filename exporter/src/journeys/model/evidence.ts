@@ -16,7 +16,7 @@ export interface ParkedRecord {
   from: string | null;
   /** x-death's reason (rejected, expired, maxlen, delivery_limit) or the application's. */
   reason: string;
-  /** parked, replaying, replayed, discarded, too_large, unstorable. */
+  /** parked, replaying, replayed, discarded, too_large, set_aside, unstorable. */
   state: string;
   parkedAt: Date;
 }
