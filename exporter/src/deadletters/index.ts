@@ -39,7 +39,7 @@ export class Parking implements Part {
     const s = config.deadLetters;
     const key = config.deadLetterKey!;
     this.metrics = new DeadLetterMetrics(registry);
-    this.store = new DeadLetterStore(journeys.pool, s.retentionDays);
+    this.store = new DeadLetterStore(journeys.pool, s.retentionDays, journeys.primaryReads);
     const discover = (vhost: string) => topology?.deadLetterQueues(vhost) ?? [];
     this.broker = new DeadLetterBroker(s, key, this.store, this.metrics, discover, reports, log);
     const keys = [key, ...config.deadLetterOldKeys];
@@ -53,7 +53,14 @@ export class Parking implements Part {
       topology,
       log,
     );
-    this.jobs = new BulkReplays(journeys.pool, this.replayer, this.store, s.replay, log);
+    this.jobs = new BulkReplays(
+      journeys.pool,
+      this.replayer,
+      this.store,
+      s.replay,
+      log,
+      journeys.primaryReads,
+    );
     this.keepContentHours = s.replay.keepContentHours;
   }
 

@@ -95,6 +95,8 @@ export class BulkReplays {
     private readonly store: DeadLetterStore,
     private readonly settings: ValidatedConfig['deadLetters']['replay'],
     private readonly log: Logger,
+    /** The API's reads (a job, the list): the primary's read pool, apart from the writes. */
+    private readonly reads: pg.Pool = pool,
   ) {}
 
   /**
@@ -152,7 +154,7 @@ export class BulkReplays {
   }
 
   async job(id: string): Promise<Job | null> {
-    const res = await this.pool.query<Row>(
+    const res = await this.reads.query<Row>(
       `SELECT ${COLUMNS} FROM dead_letter_jobs WHERE id = $1`,
       [id],
     );
@@ -161,7 +163,7 @@ export class BulkReplays {
 
   /** The running jobs and the latest others, newest first. */
   async list(): Promise<Job[]> {
-    const res = await this.pool.query<Row>(
+    const res = await this.reads.query<Row>(
       `SELECT ${COLUMNS} FROM dead_letter_jobs
         WHERE state = 'running' OR id IN (
           SELECT id FROM dead_letter_jobs ORDER BY started_at DESC LIMIT $1)

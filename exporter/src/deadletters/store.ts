@@ -21,6 +21,8 @@ export class DeadLetterStore {
   constructor(
     private readonly pool: pg.Pool,
     private readonly retentionDays: number,
+    /** The API's reads (lists, groups, one message, the audit log): the primary's read pool. */
+    private readonly reads: pg.Pool = pool,
   ) {}
 
   /** Parks messages (park.ts); resolves once they are committed, with whether each was new. */
@@ -30,7 +32,7 @@ export class DeadLetterStore {
 
   /** Failure groups of what is parked now, largest first. */
   async groups(limit: number): Promise<Group[]> {
-    const res = await this.pool.query<{
+    const res = await this.reads.query<{
       queue: string;
       reason_group: string;
       count: number;
@@ -66,7 +68,7 @@ export class DeadLetterStore {
     },
     limit: number,
   ): Promise<DeadLetter[]> {
-    const res = await this.pool.query<Row>(
+    const res = await this.reads.query<Row>(
       `SELECT ${COLUMNS} FROM dead_letters
         WHERE ($1::text IS NULL OR queue = $1) AND ($2::text IS NULL OR reason_group = $2)
           AND ($3::text IS NULL OR state = $3) AND ($4::text IS NULL OR event_id = $4)
@@ -87,7 +89,7 @@ export class DeadLetterStore {
   /** The messages parked for these journeys (event ids or message keys), oldest first. */
   async ofEvents(eventIds: string[], limit = 20): Promise<ParkedMessage[]> {
     if (eventIds.length === 0) return [];
-    const res = await this.pool.query<Row>(
+    const res = await this.reads.query<Row>(
       `SELECT * FROM (SELECT ${COLUMNS} FROM dead_letters WHERE event_id = ANY($1)
                       UNION
                       SELECT ${COLUMNS} FROM dead_letters WHERE message_key = ANY($1)) m
@@ -128,14 +130,14 @@ export class DeadLetterStore {
   }
 
   async get(id: string): Promise<DeadLetter | null> {
-    const res = await this.pool.query<Row>(`SELECT ${COLUMNS} FROM dead_letters WHERE id = $1`, [
+    const res = await this.reads.query<Row>(`SELECT ${COLUMNS} FROM dead_letters WHERE id = $1`, [
       id,
     ]);
     return res.rows[0] ? toDeadLetter(res.rows[0]) : null;
   }
 
   async sealed(id: string): Promise<{ keyId: string; sealed: Buffer; queue: string } | null> {
-    const res = await this.pool.query<{ key_id: string; sealed: Buffer; queue: string }>(
+    const res = await this.reads.query<{ key_id: string; sealed: Buffer; queue: string }>(
       'SELECT key_id, sealed, queue FROM dead_letters WHERE id = $1 AND sealed IS NOT NULL',
       [id],
     );
@@ -215,7 +217,7 @@ export class DeadLetterStore {
   }
 
   async auditLog(filter: { beforeId?: string; eventId?: string }, limit: number) {
-    const res = await this.pool.query<{
+    const res = await this.reads.query<{
       id: string;
       at: Date;
       actor: string;

@@ -52,8 +52,11 @@ export class JourneyStore implements Part {
   readonly reads: StoreReads;
   readonly queries: StepQueries;
   private readonly readPool: pg.Pool | null;
-  /** The API's reads on the primary: a pool apart, so that reads never starve writes. */
-  private readonly primaryReads: pg.Pool;
+  /**
+   * The API's reads on the primary: a pool apart, so that reads never starve writes (the dead
+   * letters' API reads too: their state lives on the primary).
+   */
+  readonly primaryReads: pg.Pool;
   /** Sessions of their own (partition drops): on migrateUrl when there is one. */
   private readonly maintenance: pg.Pool | null;
   private migrated = false;
