@@ -22,6 +22,8 @@ const MB = 1024 * 1024;
 const RSS_BOUND_MB = 640;
 /** journeys.bodyIdleTimeoutSeconds of this file's exporter. */
 const IDLE_SECONDS = 2;
+/** journeys.bodyTimeoutSeconds of this file's exporter. */
+const BODY_SECONDS = 8;
 
 let store: TestDatabase;
 let exporter: { proc: RoleProcess; url: string };
@@ -34,7 +36,11 @@ before(async () => {
     { ACKTRAIL_DATABASE_URL: store.url, ACKTRAIL_INGEST_TOKEN: TOKEN },
     {
       rabbitmq: { enabled: false },
-      journeys: { maxSpansPerRequest: 2000, bodyIdleTimeoutSeconds: IDLE_SECONDS },
+      journeys: {
+        maxSpansPerRequest: 2000,
+        bodyIdleTimeoutSeconds: IDLE_SECONDS,
+        bodyTimeoutSeconds: BODY_SECONDS,
+      },
     },
   );
 });
@@ -192,6 +198,30 @@ describe('limits checked before the work', () => {
     assert.match(metrics, /^acktrail_ingest_inflight_bytes 0$/m);
   });
 
+  test('a slow drip (all of 8 MiB but a few bytes, then one byte a second, under the idle bound) is dropped at bodyTimeoutSeconds, its budget freed', async () => {
+    const drips = [0, 1, 2].map(() => openUpload(8 * MB, 8 * MB - 64));
+    await Promise.all(drips.map((d) => d.sent));
+    await waitFor('24 MiB held', async () => {
+      const text = await (await fetch(`${exporter.url}/metrics`)).text();
+      return Number(/^acktrail_ingest_inflight_bytes (\d+)/m.exec(text)?.[1]) >= 24 * MB - 192;
+    });
+    const timers = drips.map((d) => setInterval(d.drip, 1000));
+    try {
+      await waitFor('the drips dropped', () => drips.every((d) => d.closed()), {
+        timeoutMs: (BODY_SECONDS + 20) * 1000,
+      });
+    } finally {
+      for (const t of timers) clearInterval(t);
+    }
+    const metrics = await (await fetch(`${exporter.url}/metrics`)).text();
+    assert.match(metrics, /acktrail_ingest_refused_total\{reason="slow_body"\} 3$/m);
+    assert.match(metrics, /^acktrail_ingest_inflight_bytes 0$/m);
+    assert.ok(
+      drips.every((d) => d.dripped() >= IDLE_SECONDS + 1),
+      'each kept sending past the idle bound: the idle watch alone would not have dropped it',
+    );
+  });
+
   test('past the in-flight budget: 503 with Retry-After, read by a client that sends its body', async () => {
     // Four uploads that send all but the last byte of 8 MiB hold the whole 32 MiB budget.
     const held = [0, 1, 2, 3].map(() => openUpload(8 * MB, 8 * MB - 1));
@@ -245,7 +275,14 @@ function openUpload(size: number, send = 1) {
       resolve();
     });
   });
-  return { abort: () => req.destroy(), sent, closed: () => closed };
+  let dripped = 0;
+  /** One more byte of the body, while the connection lasts. */
+  const drip = () => {
+    if (closed) return;
+    dripped++;
+    req.write(' ');
+  };
+  return { abort: () => req.destroy(), sent, closed: () => closed, drip, dripped: () => dripped };
 }
 
 describe('a flood', () => {
@@ -260,7 +297,7 @@ describe('a flood', () => {
       { ACKTRAIL_DATABASE_URL: store.url, ACKTRAIL_INGEST_TOKEN: TOKEN },
       {
         rabbitmq: { enabled: false },
-        journeys: { maxSpansPerRequest: 2000, bodyIdleTimeoutSeconds: 60 },
+        journeys: { maxSpansPerRequest: 2000, bodyIdleTimeoutSeconds: 60, bodyTimeoutSeconds: 120 },
       },
     );
   });

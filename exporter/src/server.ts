@@ -146,7 +146,11 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     store,
     metrics,
     log,
-    limits: { ...config.journeys, bodyIdleMs: config.journeys.bodyIdleTimeoutSeconds * 1000 },
+    limits: {
+      ...config.journeys,
+      bodyIdleMs: config.journeys.bodyIdleTimeoutSeconds * 1000,
+      bodyMs: config.journeys.bodyTimeoutSeconds * 1000,
+    },
     retentionDays: config.journeys.retentionDays,
     ingestToken: config.journeys.ingestToken,
     accepting: () => accepting,

@@ -32,6 +32,13 @@ export const journeys = z.strictObject({
    */
   bodyIdleTimeoutSeconds: z.number().positive().max(300).default(10),
   /**
+   * A request body (or gRPC message) must arrive whole within this long of its first byte being
+   * asked for, or it is dropped (408, DEADLINE_EXCEEDED) and its budget freed: a client that sends
+   * most of a body and then a byte every few seconds holds the budget this long at most. The
+   * OpenTelemetry SDKs give a whole export 10 s (OTEL_EXPORTER_OTLP_TIMEOUT).
+   */
+  bodyTimeoutSeconds: z.number().positive().max(120).default(30),
+  /**
    * OTLP bodies this large or larger (after inflation) are decoded and turned into journey steps
    * in worker threads, off the event loop that answers /metrics and /healthz (on Linux at 10 nice
    * steps below it); smaller ones where they arrive.

@@ -26,6 +26,7 @@ export const REFUSAL_REASONS = [
   'store_unavailable',
   'shutting_down',
   'idle_body',
+  'slow_body',
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 

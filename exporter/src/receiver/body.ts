@@ -1,7 +1,7 @@
 // Reads an OTLP request body within three bounds: the body's own size after inflation
 // (maxBodyBytes, 413 beyond), the bytes of every body being read or worked on at once (the
-// in-flight budget, 503 with Retry-After beyond) and time without a byte (bodyIdleTimeout, the
-// body dropped). The budget is charged by bytes received (after inflation), never by what a
+// in-flight budget, 503 with Retry-After beyond), time without a byte (bodyIdleTimeout) and time in
+// all (bodyTimeout: a body sent but for a byte dripped every few seconds), the body dropped. The budget is charged by bytes received (after inflation), never by what a
 // client declares: a connection that declares 8 MiB and sends nothing holds nothing. A body
 // whose declared size does not fit what is free now is refused before it is read. A refused
 // body is read and thrown away (discard.ts), so the client sees the answer, not a reset.
@@ -42,6 +42,8 @@ export class BodyError extends Error {
   constructor(
     readonly status: 400 | 408 | 413 | 415 | 503,
     message: string,
+    /** A 408 for a body that kept sending but too slowly (bodyTimeout), not an idle one. */
+    readonly slow = false,
   ) {
     super(message);
   }
@@ -73,7 +75,7 @@ export async function readBody(
   req: IncomingMessage,
   budget: ByteBudget,
   maxBodyBytes: number,
-  idleMs: number,
+  { idleMs, totalMs }: { idleMs: number; totalMs: number },
   /** Called once the declared size is within the bounds, before the first byte is read. */
   beforeRead: () => void = () => undefined,
 ): Promise<Body> {
@@ -97,6 +99,7 @@ export async function readBody(
   const chunks: Buffer[] = [];
   let idle: IdleWatch | undefined;
   let cleanup: () => void = () => undefined;
+  let done = false;
   const sink = inflate ? inflate() : null;
   const source = sink ?? req;
   try {
@@ -109,11 +112,20 @@ export async function readBody(
         }
         reject(err);
       };
-      idle = new IdleWatch(idleMs, () => {
-        const err = new BodyError(408, `the request body sent nothing for ${idleMs / 1000} s`);
+      const drop = (err: BodyError) => {
         stop(err);
         req.destroy(err);
+      };
+      idle = new IdleWatch(idleMs, () => {
+        drop(new BodyError(408, `the request body sent nothing for ${idleMs / 1000} s`));
       });
+      // After setImmediate, as the idle watch: bytes that came during a stall are read first.
+      const deadline = setTimeout(() => {
+        setImmediate(() => {
+          if (!done)
+            drop(new BodyError(408, `the request body took over ${totalMs / 1000} s`, true));
+        });
+      }, totalMs);
       const quiet = () => {
         idle?.touch();
       };
@@ -132,6 +144,8 @@ export async function readBody(
         chunks.push(chunk);
       };
       cleanup = () => {
+        done = true;
+        clearTimeout(deadline);
         idle?.stop();
         req.off('data', quiet);
         source.off('data', take);

@@ -20,8 +20,6 @@ export const GrpcStatus = {
   UNAUTHENTICATED: 16,
 } as const;
 
-/** A call must have sent its whole message within this long, however steadily it drips. */
-const CALL_DEADLINE_MS = 60_000;
 export const INFLATE = { gzip: promisify(gunzip), deflate: promisify(inflate) } as const;
 
 export class CallError extends Error {
@@ -81,10 +79,10 @@ export function readMessage(
       stop(
         new CallError(
           GrpcStatus.DEADLINE_EXCEEDED,
-          `the message did not arrive within ${CALL_DEADLINE_MS / 1000} s`,
+          `the message did not arrive within ${limits.bodyMs / 1000} s`,
         ),
       );
-    }, CALL_DEADLINE_MS);
+    }, limits.bodyMs);
     const take = (chunk: Buffer) => {
       idle.touch();
       size += chunk.length;

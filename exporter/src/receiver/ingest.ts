@@ -28,6 +28,8 @@ export interface IngestLimits {
   maxSpansPerRequest: number;
   /** A body idle this long is dropped (ms). */
   bodyIdleMs: number;
+  /** A body not whole this long after its first byte was asked for is dropped (ms). */
+  bodyMs: number;
 }
 
 export interface IngestOptions {

@@ -135,14 +135,15 @@ export function receiverRouter(ingest: Ingest): express.Router {
     }
     let body;
     try {
-      body = await readBody(req, ingest.budget, maxBodyBytes, bodyIdleMs, () => {
+      const times = { idleMs: bodyIdleMs, totalMs: ingest.limits.bodyMs };
+      body = await readBody(req, ingest.budget, maxBodyBytes, times, () => {
         sendContinue(res);
       });
     } catch (err) {
       if (!(err instanceof BodyError)) throw err;
       if (err.status === 503) answer(req, res, ingest.refuse('over_budget', err.message));
       else if (err.status === 408)
-        ingest.refuse('idle_body', err.message); // the connection is gone
+        ingest.refuse(err.slow ? 'slow_body' : 'idle_body', err.message); // the connection is gone
       else {
         const outcome = ingest.unreadable(err.message, err.status === 413);
         // An unknown content-encoding is the one 415 found while reading.
