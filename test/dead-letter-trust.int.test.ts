@@ -217,6 +217,18 @@ test('a message the store refuses is set aside as unstorable; the other 199 park
     const scrape = await exporter.scrape();
     assert.equal(scrape.value('acktrail_dead_letters_unstorable_total', { queue: DLQ }), 1);
     assert.equal(await partUp(exporter.url, 'dead_letters'), true, 'parking is not "down"');
+    // Its sealed content is kept for an operator to read, and goes when one discards it.
+    const { id } = (aside.body.deadLetters as { id: string }[])[0]!;
+    const discarded = await api(exporter.url, '/api/dead-letters/discard', OPERATOR, {
+      ids: [id],
+      reason: 'unstorable: read and handled',
+    });
+    assert.deepEqual(discarded.body, { discarded: 1 });
+    const row = await db.query<{ state: string; sealed: Buffer | null }>(
+      'SELECT state, sealed FROM dead_letters WHERE id = $1',
+      [id],
+    );
+    assert.deepEqual(row.rows[0], { state: 'discarded', sealed: null });
   } finally {
     await db.query('ALTER TABLE dead_letters DROP CONSTRAINT refuse_poison');
     await exporter.close();

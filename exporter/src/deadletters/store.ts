@@ -178,11 +178,11 @@ export class DeadLetterStore {
     );
   }
 
-  /** Discards parked messages; returns those that were parked (and now are not). */
+  /** Discards parked (or unstorable) messages, their sealed content with them; returns those. */
   async discard(ids: string[]): Promise<DeadLetter[]> {
     const res = await this.pool.query<Row>(
       `UPDATE dead_letters SET state = 'discarded', state_at = now(), sealed = NULL
-        WHERE id = ANY($1::bigint[]) AND state = 'parked' RETURNING ${COLUMNS}`,
+        WHERE id = ANY($1::bigint[]) AND state IN ('parked', 'unstorable') RETURNING ${COLUMNS}`,
       [ids],
     );
     return res.rows.map(toDeadLetter);
