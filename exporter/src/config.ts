@@ -6,8 +6,9 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { envSchema } from './config/env.js';
 import { fileSchema, type FileConfig } from './config/sections.js';
+import { ConfigError, checkDistinctPorts, checkDistinctTokens } from './config/checks.js';
 
-export { envSchema };
+export { envSchema, ConfigError };
 
 export type { FileConfig };
 
@@ -48,48 +49,6 @@ function withSecretFiles(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
     }
   }
   return out;
-}
-
-/** Each listener has a port of its own (0, any free port, may repeat). */
-function checkDistinctPorts(e: z.output<typeof envSchema>): void {
-  const seen = new Map<number, string>([[e.ACKTRAIL_PORT, 'ACKTRAIL_PORT']]);
-  for (const key of [
-    'ACKTRAIL_METRICS_PORT',
-    'ACKTRAIL_INGEST_PORT',
-    'ACKTRAIL_OTLP_GRPC_PORT',
-  ] as const) {
-    const port = e[key];
-    if (port === undefined || port === 0) continue;
-    const other = seen.get(port);
-    if (other)
-      throw new ConfigError(
-        `${key}: ${port} is already ${other}; each listener needs its own port`,
-      );
-    seen.set(port, key);
-  }
-}
-
-/** Tokens of different powers must differ: a token shared with a weaker role gives it more. */
-function checkDistinctTokens(e: z.output<typeof envSchema>, ingest: string | null): void {
-  if (ingest && ingest === e.ACKTRAIL_API_TOKEN)
-    throw new ConfigError(
-      'ACKTRAIL_INGEST_TOKEN: must differ from ACKTRAIL_API_TOKEN (every SDK that sends spans could read every journey)',
-    );
-  const scrape = e.ACKTRAIL_METRICS_TOKEN;
-  if (scrape && [e.ACKTRAIL_API_TOKEN, e.ACKTRAIL_OPERATOR_TOKEN, ingest].includes(scrape))
-    throw new ConfigError(
-      'ACKTRAIL_METRICS_TOKEN: must differ from the API, operator and ingest tokens (whatever scrapes the metrics would read journeys, operate or send spans)',
-    );
-  const operator = e.ACKTRAIL_OPERATOR_TOKEN;
-  if (!operator) return;
-  if (operator === e.ACKTRAIL_API_TOKEN)
-    throw new ConfigError(
-      'ACKTRAIL_OPERATOR_TOKEN: must differ from ACKTRAIL_API_TOKEN (the read token would operate)',
-    );
-  if (operator === ingest)
-    throw new ConfigError(
-      'ACKTRAIL_OPERATOR_TOKEN: must differ from the ingest token (every SDK that sends spans would operate)',
-    );
 }
 
 const brand: unique symbol = Symbol('validated');
@@ -133,10 +92,6 @@ export interface ValidatedConfig extends FileConfig {
   managementUrl: string;
   prometheusUrl: string;
   configFile: string | null;
-}
-
-export class ConfigError extends Error {
-  readonly code = 'CONFIG_INVALID';
 }
 
 function describe(error: z.ZodError, where: string): string {

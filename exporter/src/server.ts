@@ -1,6 +1,7 @@
 // Wires the collectors, the registry, the journey store, the Celery consumer, dead-letter parking
 // and the receivers into the exporter's apps: the main one (the APIs, the probes, and /metrics and
-// POST /v1/traces unless they have ports of their own: metricsApp, ingestApp), and OTLP/gRPC.
+// POST /v1/traces unless they have ports of their own), metricsApp, and OTLP/gRPC. With a port of
+// its own (ACKTRAIL_INGEST_PORT) OTLP, HTTP and gRPC, runs on the ingest thread (receiver/thread/).
 // listen.ts puts them on their ports.
 import express from 'express';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
@@ -32,7 +33,8 @@ import { deadLettersRouter } from './api/dead-letters.js';
 import { Exemplars } from './exposition/exemplars.js';
 import { metricsHandler } from './api/metrics.js';
 import { requireScrapeToken } from './api/auth.js';
-import { probesRouter } from './api/probes.js';
+import { probesRouter, threadProbes } from './api/probes.js';
+import { IngestThread, threadData } from './receiver/thread/main.js';
 
 /** Journey API reads of the pipeline's rows end after this long. */
 const PIPELINE_READ_TIMEOUT_MS = 5000;
@@ -42,9 +44,9 @@ export interface Exporter {
   app: express.Express;
   /** /metrics and the probes, when ACKTRAIL_METRICS_PORT is set; null: /metrics is on `app`. */
   metricsApp: express.Express | null;
-  /** POST /v1/traces and the probes, when ACKTRAIL_INGEST_PORT is set; null: on `app`. */
-  ingestApp: express.Express | null;
-  /** OTLP/gRPC, when ACKTRAIL_OTLP_GRPC_PORT is set. */
+  /** OTLP/HTTP and gRPC on their own event loop, when ACKTRAIL_INGEST_PORT is set. */
+  ingestThread: IngestThread | null;
+  /** OTLP/gRPC on this loop, when ACKTRAIL_OTLP_GRPC_PORT is set and there is no ingest thread. */
   otlpGrpc: OtlpGrpcReceiver | null;
   /** Told by listen() once every configured listener is up: /readyz waits for it. */
   listening(): void;
@@ -161,8 +163,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   });
   const app = newApp(() => accepting);
   const metricsApp = config.metricsPort === null ? null : newApp(() => accepting);
-  const ingestApp = config.ingestPort === null ? null : newApp(() => accepting);
-  (ingestApp ?? app).use(receiverRouter(ingest));
+  if (config.ingestPort === null) app.use(receiverRouter(ingest));
   const tokens = { read: config.apiToken, operate: config.operatorToken };
   app.use(coverageRouter({ tokens, coverage }));
   app.use(queuesRouter({ tokens, catalog }));
@@ -206,7 +207,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   (metricsApp ?? app).get('/metrics', scrapeGuard, metricsHandler(registry, runner, exemplars));
 
   let listening = false;
-  const probes = probesRouter({
+  const probing = {
     listening: () => listening,
     accepting: () => accepting,
     store: store !== null,
@@ -214,15 +215,25 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     runner,
     configFile: config.configFile,
     replica: store?.reads ?? null,
-    guard: scrapeGuard,
-  });
-  for (const a of [app, metricsApp, ingestApp]) a?.use(probes);
-  const otlpGrpc = config.otlpGrpcPort === null ? null : new OtlpGrpcReceiver(ingest);
+  };
+  const probes = probesRouter({ ...probing, guard: scrapeGuard });
+  for (const a of [app, metricsApp]) a?.use(probes);
+  const ingestThread =
+    config.ingestPort === null
+      ? null
+      : new IngestThread(
+          ingest,
+          threadProbes(probing, config.metricsToken),
+          threadData(config),
+          log,
+        );
+  const otlpGrpc =
+    config.otlpGrpcPort === null || ingestThread ? null : new OtlpGrpcReceiver(ingest);
 
   return {
     app,
     metricsApp,
-    ingestApp,
+    ingestThread,
     otlpGrpc,
     listening: () => {
       listening = true;
@@ -233,9 +244,11 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     ready: store ? store.whenReady() : Promise.resolve(),
     stopAccepting: () => {
       accepting = false;
+      ingestThread?.stopAccepting();
     },
     close: async () => {
       accepting = false;
+      await ingestThread?.close(config.shutdownTimeoutMs);
       await otlpGrpc?.close();
       await parts.stop();
       await pools?.end();

@@ -56,10 +56,9 @@ export function requireToken(tokens: Tokens, scope: Scope = 'read') {
  * they are open to whoever reaches the port (the NetworkPolicy's job).
  */
 export function requireScrapeToken(token: string | null) {
-  const expected = token ? digest(token) : null;
+  const granted = scrapeGrant(token);
   return (req: Request, res: Response, next: NextFunction) => {
-    const given = /^Bearer (.+)$/i.exec(req.get('authorization') ?? '')?.[1];
-    if (!expected || (given && matches(digest(given), expected))) {
+    if (granted(req.get('authorization'))) {
       next();
       return;
     }
@@ -67,7 +66,19 @@ export function requireScrapeToken(token: string | null) {
       .status(401)
       .set('www-authenticate', 'Bearer realm="acktrail"')
       .type('text/plain')
-      .send('missing or wrong bearer token (Authorization: Bearer <ACKTRAIL_METRICS_TOKEN>)\n');
+      .send(`${SCRAPE_REFUSAL}\n`);
+  };
+}
+
+export const SCRAPE_REFUSAL =
+  'missing or wrong bearer token (Authorization: Bearer <ACKTRAIL_METRICS_TOKEN>)';
+
+/** Whether an Authorization value may read /metrics and /status (always, without a token). */
+export function scrapeGrant(token: string | null): (authorization: string | undefined) => boolean {
+  const expected = token ? digest(token) : null;
+  return (authorization) => {
+    const given = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1];
+    return !expected || (given !== undefined && matches(digest(given), expected));
   };
 }
 

@@ -26,6 +26,7 @@ import {
   type CelerySettings,
   type CeleryTransport,
 } from './intake.js';
+import { releaseLease, takeLease } from './redis-lease.js';
 import {
   envelope,
   envelopeBody,
@@ -39,18 +40,6 @@ import {
 const RECENT_TAGS = 1000;
 /** Steps held while the store is away; past it the oldest are dropped (counted). */
 const MAX_PENDING_STEPS = 200_000;
-// Take the lease when nobody holds it; renew it only while it is still ours (another replica may
-// hold it after a long pause); take it again when nobody has it (Redis restarted empty), keeping
-// the subscription. A replica's lease always expires: a key without expiry is not one (anyone
-// who can write to a shared Redis could set it for good and silence acktrail), so it is taken
-// and said (2).
-const ELECT = `local v = redis.call('get', KEYS[1])
-if v == ARGV[1] then redis.call('pexpire', KEYS[1], ARGV[2]) return 1 end
-if not v then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 end
-if redis.call('pttl', KEYS[1]) == -1 then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 2 end
-return 0`;
-const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
-
 export class CeleryRedisConsumer implements CeleryTransport {
   readonly name = PART;
   private readonly settings: CelerySettings;
@@ -148,14 +137,14 @@ export class CeleryRedisConsumer implements CeleryTransport {
     if (!cmd || this.closed || cmd.status !== 'ready') return;
     try {
       const key = this.settings.redis.leaseKey;
-      const taken = await cmd.eval(ELECT, 1, key, this.token, leaseMs);
-      if (taken === 2)
+      const taken = await takeLease(cmd, key, this.token, leaseMs);
+      if (taken === 'from a squatter')
         this.reports.error(
           PART,
           new Error(`the lease key ${key} was held without expiry, so not by acktrail`),
           'celery: took the Redis subscriber lease from a key set by something else',
         );
-      const mine = taken === 1 || taken === 2;
+      const mine = taken !== 'held by another';
       if (mine && !this.sub) await this.subscribe();
       if (!mine && this.sub) {
         this.log.warn('celery: another replica holds the Redis subscription now; standing by');
@@ -302,7 +291,7 @@ export class CeleryRedisConsumer implements CeleryTransport {
     await this.flush();
     const cmd = this.cmd;
     if (cmd?.status === 'ready')
-      await cmd.eval(RELEASE, 1, this.settings.redis.leaseKey, this.token).catch(() => undefined);
+      await releaseLease(cmd, this.settings.redis.leaseKey, this.token).catch(() => undefined);
     cmd?.disconnect();
   }
 }

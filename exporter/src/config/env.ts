@@ -10,7 +10,7 @@ export const envSchema = z.object({
   ACKTRAIL_PORT: z.coerce.number().int().min(0).max(65535).default(9470),
   /** Unset: /metrics on ACKTRAIL_PORT. Set: /metrics (and the probes) on this port only. */
   ACKTRAIL_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  /** Unset: POST /v1/traces on ACKTRAIL_PORT. Set: OTLP/HTTP (and the probes) on this port only. */
+  /** Unset: POST /v1/traces on ACKTRAIL_PORT. Set: OTLP/HTTP (and the probes) on this port only, read with OTLP/gRPC on a thread of their own, off the event loop that answers the probes, /metrics and the API. */
   ACKTRAIL_INGEST_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** OTLP/gRPC (4317 by convention); unset: off. */
   ACKTRAIL_OTLP_GRPC_PORT: z.coerce.number().int().min(0).max(65535).optional(),

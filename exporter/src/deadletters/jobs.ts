@@ -10,27 +10,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import type { ValidatedConfig } from '../config.js';
 import { errorMessage, type Logger } from '../log.js';
-import type { Actor, ReplayResult, Replayer } from './replay.js';
+import type { Actor, Replayer } from './replay.js';
 import type { DeadLetterStore } from './store.js';
+import { COLUMNS, toJob, type Job, type Row } from './job-rows.js';
 
-export interface Job {
-  id: string;
-  actor: string;
-  actorVerified: boolean;
-  total: number;
-  done: number;
-  replayed: number;
-  /** Replays that did not go out (not parked, refused, returned, nacked, an error). */
-  failed: number;
-  /** Replayed messages that came back to a dead-letter queue. */
-  failedAgain: number;
-  state: 'running' | 'done' | 'stopped' | 'interrupted';
-  stopReason: string | null;
-  startedAt: string;
-  finishedAt: string | null;
-  /** The latest results, at most 100. */
-  results: ReplayResult[];
-}
+export type { Job };
 
 const LISTED_JOBS = 50;
 const KEPT_RESULTS = 100;
@@ -38,41 +22,6 @@ const CHECK_EVERY_MS = 500;
 const STALE_SECONDS = 60;
 /** Serialises job starts across replicas, so the running cap holds. */
 const START_LOCK = 7_461_200_005;
-
-const COLUMNS = `id::text, actor, actor_verified, total, done, replayed, failed, failed_again, state,
-  stop_reason, started_at, finished_at, results`;
-
-interface Row {
-  id: string;
-  actor: string;
-  actor_verified: boolean;
-  total: number;
-  done: number;
-  replayed: number;
-  failed: number;
-  failed_again: number;
-  state: Job['state'];
-  stop_reason: string | null;
-  started_at: Date;
-  finished_at: Date | null;
-  results: ReplayResult[];
-}
-
-const toJob = (r: Row): Job => ({
-  id: r.id,
-  actor: r.actor,
-  actorVerified: r.actor_verified,
-  total: r.total,
-  done: r.done,
-  replayed: r.replayed,
-  failed: r.failed,
-  failedAgain: r.failed_again,
-  state: r.state,
-  stopReason: r.stop_reason,
-  startedAt: r.started_at.toISOString(),
-  finishedAt: r.finished_at?.toISOString() ?? null,
-  results: r.results,
-});
 
 export class JobLimitReached extends Error {
   readonly code = 'JOB_LIMIT';

@@ -6,7 +6,7 @@ import type { ServerHttp2Stream, IncomingHttpHeaders } from 'node:http2';
 import { promisify } from 'node:util';
 import { gunzip, inflate } from 'node:zlib';
 import { IdleWatch } from './idle.js';
-import type { Ingest } from './ingest.js';
+import type { IngestGate } from './gate.js';
 
 /** The gRPC status codes this service answers (grpc/doc/statuscodes.md). */
 export const GrpcStatus = {
@@ -40,7 +40,7 @@ export class CallError extends Error {
 export function readMessage(
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
-  ingest: Ingest,
+  ingest: IngestGate,
 ): Promise<{ body: Buffer; release: () => void }> {
   const { budget, limits } = ingest;
   let held = 0;
@@ -133,7 +133,7 @@ export function readMessage(
 }
 
 /** The message of a unary call's one length-prefixed frame, inflated if its flag says so. */
-async function unframe(frame: Buffer, encoding: string, limits: Ingest['limits']): Promise<Buffer> {
+async function unframe(frame: Buffer, encoding: string, limits: IngestGate['limits']): Promise<Buffer> {
   if (frame.length < 5) throw new CallError(GrpcStatus.INVALID_ARGUMENT, 'no message in the call');
   const length = frame.readUInt32BE(1);
   if (frame.length !== 5 + length)

@@ -25,7 +25,7 @@ import {
   type ServerHttp2Stream,
 } from 'node:http2';
 import { CallError, GrpcStatus, INFLATE, readMessage } from './grpc-message.js';
-import type { Ingest, Outcome } from './ingest.js';
+import type { IngestGate, Outcome } from './gate.js';
 import { ExportTraceServiceResponse } from './otlp-schema.js';
 
 export const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
@@ -43,7 +43,7 @@ export class OtlpGrpcReceiver {
   private readonly server: Http2Server;
   private readonly sessions = new Set<Http2Session>();
 
-  constructor(private readonly ingest: Ingest) {
+  constructor(private readonly ingest: IngestGate) {
     this.server = createServer({
       settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS },
       // nghttp2's own buffers for one connection (headers, frames not yet read): small, since

@@ -2,7 +2,6 @@
 // normalising and the store write, shared by OTLP/HTTP (route.ts) and OTLP/gRPC (grpc.ts). Each
 // transport reads its body its own way, then asks this for an Outcome and answers it in its own
 // terms (HTTP status or gRPC status code); what is refused, stored or rejected is decided here only.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../log.js';
 import { errorMessage } from '../log.js';
 import type { JourneyMetrics, RefusalReason } from '../journeys/metrics.js';
@@ -16,21 +15,19 @@ import { withQueueAnomalies } from './convert.js';
 import type { ExchangeIndex } from '../broker/routes.js';
 import { applyDeliveryLimits, limitedReturns } from '../journeys/model/index.js';
 import { DecodeError } from './spans.js';
+import type { Converted } from './convert.js';
+import {
+  admission,
+  tokenDigest,
+  type Admission,
+  type IngestGate,
+  type IngestLimits,
+  type Outcome,
+} from './gate.js';
+
+export type { IngestLimits, Outcome };
 
 const DAY_US = 86_400_000_000;
-
-export interface IngestLimits {
-  /** Largest body after inflation (413 / RESOURCE_EXHAUSTED beyond). */
-  maxBodyBytes: number;
-  /** Bytes of bodies read or worked on at once, over all requests of both transports. */
-  maxInflightBytes: number;
-  /** Spans in one request (413 / RESOURCE_EXHAUSTED beyond). */
-  maxSpansPerRequest: number;
-  /** A body idle this long is dropped (ms). */
-  bodyIdleMs: number;
-  /** A body not whole this long after its first byte was asked for is dropped (ms). */
-  bodyMs: number;
-}
 
 export interface IngestOptions {
   store: JourneyStore | null;
@@ -52,18 +49,7 @@ export interface IngestOptions {
   decoder: BodyDecoder;
 }
 
-/** Why nothing of a request was stored, and what the client should do. */
-export type Outcome =
-  /** Stored; `rejected` spans (with `message`) were not. */
-  | { kind: 'stored'; rejected: number; message: string }
-  /** Retry later (503 / UNAVAILABLE); nothing was stored. */
-  | { kind: 'refused'; reason: RefusalReason; message: string }
-  /** Do not retry: the body is wrong (400 / INVALID_ARGUMENT) or too large (413 / RESOURCE_EXHAUSTED). */
-  | { kind: 'invalid'; tooLarge: boolean; message: string };
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-export class Ingest {
+export class Ingest implements IngestGate {
   readonly budget: ByteBudget;
   private readonly expected: Buffer | null;
 
@@ -71,42 +57,32 @@ export class Ingest {
     this.budget = new ByteBudget(opts.limits.maxInflightBytes, (inUse) => {
       opts.metrics.inflightBytes.set(inUse);
     });
-    this.expected = opts.ingestToken ? digest(opts.ingestToken) : null;
+    this.expected = tokenDigest(opts.ingestToken);
   }
 
   get limits(): IngestLimits {
     return this.opts.limits;
   }
 
+  /** The journey store, as admission sees it. */
+  get store(): 'none' | 'starting' | 'ready' {
+    const store = this.opts.store;
+    return !store ? 'none' : store.ready ? 'ready' : 'starting';
+  }
+
+  /** Whether the exporter still takes requests. */
+  get accepting(): boolean {
+    return this.opts.accepting();
+  }
+
   /**
    * Whether a request may come in at all, from its `Authorization` value: refused while shutting
    * down, without the token (when one is set), without a store or before it is ready. Counted.
    */
-  admit(
-    authorization: string | undefined,
-  ): Outcome | { kind: 'unauthorized'; message: string } | null {
-    if (!this.opts.accepting())
-      return this.refuse('shutting_down', 'the exporter is shutting down; retry on another');
-    if (this.expected) {
-      const given = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1];
-      if (!given || !timingSafeEqual(digest(given), this.expected)) {
-        this.opts.metrics.refused.inc({ reason: 'unauthorized' });
-        return {
-          kind: 'unauthorized',
-          message: 'missing or wrong bearer token (the ingest token)',
-        };
-      }
-    }
-    const store = this.opts.store;
-    if (!store)
-      return {
-        kind: 'refused',
-        reason: 'store_unavailable',
-        message: 'the journey store is not configured (ACKTRAIL_DATABASE_URL)',
-      };
-    if (!store.ready)
-      return this.refuse('store_unavailable', 'the journey store is not ready yet; retry later');
-    return null;
+  admit(authorization: string | undefined): Admission {
+    const { answer, count } = admission(authorization, this.expected, this.accepting, this.store);
+    if (count) this.opts.metrics.refused.inc({ reason: count });
+    return answer;
   }
 
   /** A refusal, counted by reason. */
@@ -138,6 +114,14 @@ export class Ingest {
       if (!(err instanceof DecodeError) && !(err instanceof RangeError)) throw err;
       return this.unreadable(err.message, err instanceof DecodeError && err.tooMany);
     }
+    return this.accept(converted);
+  }
+
+  /** Stores what a body was decoded into (here, or on the ingest thread: thread/). */
+  async accept(converted: Converted): Promise<Outcome> {
+    const { opts } = this;
+    const store = opts.store;
+    if (!store) throw new Error('ingest without a store: admit() first');
     const { steps, accepted, ignored } = converted;
     opts.coverage?.add(converted.coverage);
     if (opts.queues) withQueueAnomalies(steps, opts.queues, opts.exchanges?.() ?? null);

@@ -10,7 +10,7 @@ import express, { type Request, type Response } from 'express';
 import { BodyError, readBody } from './body.js';
 import { discardBody, discardLimit } from './discard.js';
 import { OTLP_TRACES_PATH, bodyHeldBack, sendContinue } from './continue.js';
-import type { Ingest, Outcome } from './ingest.js';
+import type { IngestGate, Outcome } from './gate.js';
 import { ExportTraceServiceResponse, RpcStatus } from './otlp-schema.js';
 
 const PROTOBUF = ['application/x-protobuf', 'application/protobuf'];
@@ -68,7 +68,7 @@ function send(req: Request, res: Response, status: number, body: object) {
   }
 }
 
-export function receiverRouter(ingest: Ingest): express.Router {
+export function receiverRouter(ingest: IngestGate): express.Router {
   const router = express.Router();
   const { maxBodyBytes, bodyIdleMs } = ingest.limits;
   const discardBytes = discardLimit(maxBodyBytes);

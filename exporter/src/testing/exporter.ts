@@ -194,7 +194,7 @@ export async function startExporterProcess(
   env: Record<string, string>,
   fileConfig: unknown = {},
   { waitForStore = true } = {},
-): Promise<{ proc: RoleProcess; url: string }> {
+): Promise<{ proc: RoleProcess; url: string; ingestUrl: string }> {
   const proc = new RoleProcess(
     'exporter',
     {
@@ -210,13 +210,16 @@ export async function startExporterProcess(
     throw err;
   });
   const url = `http://127.0.0.1:${String(ready.port)}`;
+  // POST /v1/traces: on its own port (the ingest thread) when ACKTRAIL_INGEST_PORT is set.
+  const ingestUrl =
+    typeof ready.ingest === 'number' ? `http://127.0.0.1:${String(ready.ingest)}` : url;
   // With a store, ready for spans once it is migrated (it migrates in the background).
   if (env.ACKTRAIL_DATABASE_URL && waitForStore)
     await waitFor(
       'the journey store to be up',
       async () => (await partUp(url, 'journey_store')) === true,
     );
-  return { proc, url };
+  return { proc, url, ingestUrl };
 }
 
 export class Scrape {

@@ -1,0 +1,91 @@
+// What both OTLP transports ask of the receiver, wherever it runs: Ingest (ingest.ts) on the
+// exporter's event loop, or ThreadIngest (thread/worker.ts) on the ingest thread, which decodes
+// there and has the exporter's loop store what it decoded. The admission rule is written once.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { RefusalReason } from '../journeys/metrics.js';
+import type { ByteBudget } from './body.js';
+
+export interface IngestLimits {
+  /** Largest body after inflation (413 / RESOURCE_EXHAUSTED beyond). */
+  maxBodyBytes: number;
+  /** Bytes of bodies read or worked on at once, over all requests of both transports. */
+  maxInflightBytes: number;
+  /** Spans in one request (413 / RESOURCE_EXHAUSTED beyond). */
+  maxSpansPerRequest: number;
+  /** A body idle this long is dropped (ms). */
+  bodyIdleMs: number;
+  /** A body not whole this long after its first byte was asked for is dropped (ms). */
+  bodyMs: number;
+}
+
+/** Why nothing of a request was stored, and what the client should do. */
+export type Outcome =
+  /** Stored; `rejected` spans (with `message`) were not. */
+  | { kind: 'stored'; rejected: number; message: string }
+  /** Retry later (503 / UNAVAILABLE); nothing was stored. */
+  | { kind: 'refused'; reason: RefusalReason; message: string }
+  /** Do not retry: the body is wrong (400 / INVALID_ARGUMENT) or too large (413 / RESOURCE_EXHAUSTED). */
+  | { kind: 'invalid'; tooLarge: boolean; message: string };
+
+export type Admission = Outcome | { kind: 'unauthorized'; message: string } | null;
+
+/** The receiver as the transports (route.ts, grpc.ts) see it. */
+export interface IngestGate {
+  readonly limits: IngestLimits;
+  readonly budget: ByteBudget;
+  /** Whether a request may come in at all, from its `Authorization` value; counted. */
+  admit(authorization: string | undefined): Admission;
+  /** A refusal, counted by reason. */
+  refuse(reason: RefusalReason, message: string): Outcome;
+  /** A body that could not be read at all (counted as one rejected span). */
+  unreadable(message: string, tooLarge: boolean): Outcome;
+  /** Decodes, normalises and stores one body; the caller holds its budget. */
+  ingest(format: 'protobuf' | 'json', bytes: Buffer | Buffer[]): Promise<Outcome>;
+}
+
+/** The journey store as admission sees it. */
+export type StoreState = 'none' | 'starting' | 'ready';
+
+export const tokenDigest = (token: string | null): Buffer | null =>
+  token ? createHash('sha256').update(token).digest() : null;
+
+/**
+ * The admission rule: refused while shutting down, without the token (when one is set), without a
+ * store or before it is ready. Returns what to count (`count`) apart from the answer.
+ */
+export function admission(
+  authorization: string | undefined,
+  expected: Buffer | null,
+  accepting: boolean,
+  store: StoreState,
+): { answer: Admission; count: RefusalReason | null } {
+  const refused = (reason: RefusalReason, message: string) => ({
+    answer: { kind: 'refused' as const, reason, message },
+    count: reason,
+  });
+  if (!accepting) return refused('shutting_down', 'the exporter is shutting down; retry on another');
+  if (expected) {
+    const given = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1];
+    const digest = given ? createHash('sha256').update(given).digest() : null;
+    if (!digest || !timingSafeEqual(digest, expected))
+      return {
+        answer: {
+          kind: 'unauthorized',
+          message: 'missing or wrong bearer token (the ingest token)',
+        },
+        count: 'unauthorized',
+      };
+  }
+  if (store === 'none')
+    return {
+      answer: {
+        kind: 'refused',
+        reason: 'store_unavailable',
+        message: 'the journey store is not configured (ACKTRAIL_DATABASE_URL)',
+      },
+      count: null,
+    };
+  if (store === 'starting')
+    return refused('store_unavailable', 'the journey store is not ready yet; retry later');
+  return { answer: null, count: null };
+}

@@ -1,0 +1,175 @@
+// The ingest thread: OTLP/HTTP on ACKTRAIL_INGEST_PORT and OTLP/gRPC, on an event loop of their
+// own, so that a flood of spans (reading bodies, inflating, decoding) never makes /healthz,
+// /metrics or the API wait. Here requests are admitted, their bodies read within the in-flight
+// budget and decoded into steps (large ones in the decoding workers, decoder.ts); the exporter's
+// loop stores the steps and counts them (Ingest.accept) and says how each ended. A request is
+// answered 200 only once its steps are committed, as on the exporter's own loop.
+import { parentPort, workerData } from 'node:worker_threads';
+import express, { type Request, type Response } from 'express';
+import { listenHttp } from '../http-listener.js';
+import { lowerThisThread } from '../../threads.js';
+import { ByteBudget } from '../body.js';
+import { BodyDecoder } from '../decoder.js';
+import { OtlpGrpcReceiver } from '../grpc.js';
+import { receiverRouter } from '../route.js';
+import { DecodeError } from '../spans.js';
+import {
+  admission,
+  tokenDigest,
+  type Admission,
+  type IngestGate,
+  type Outcome,
+  type StoreState,
+} from '../gate.js';
+import type { FromThread, ProbeAnswer, ThreadData, ToThread } from './messages.js';
+import type { RefusalReason } from '../../journeys/metrics.js';
+
+const DAY_US = 86_400_000_000;
+/** The in-flight gauge is told at most this often (the budget changes with every chunk). */
+const INFLIGHT_EVERY_MS = 100;
+
+const port = parentPort!;
+const data = workerData as ThreadData;
+const post = (m: FromThread) => {
+  port.postMessage(m);
+};
+
+// Ingest waits for the exporter's loop: /healthz, /metrics and the API come first (threads.ts).
+lowerThisThread();
+
+/** Requests to the exporter's loop, answered by id. */
+const waiting = new Map<number, (answer: unknown) => void>();
+let nextId = 1;
+function ask<T>(message: (id: number) => FromThread): Promise<T> {
+  const id = nextId++;
+  return new Promise<T>((resolve) => {
+    waiting.set(id, resolve as (answer: unknown) => void);
+    post(message(id));
+  });
+}
+
+class ThreadIngest implements IngestGate {
+  readonly limits = data.limits;
+  readonly budget: ByteBudget;
+  accepting = true;
+  store: StoreState = 'starting';
+  readonly decoder = new BodyDecoder(data.offThreadBytes, data.limits.maxBodyBytes);
+  private readonly expected = tokenDigest(data.ingestToken);
+  private inflightTimer: NodeJS.Timeout | null = null;
+
+  constructor() {
+    this.budget = new ByteBudget(data.limits.maxInflightBytes, () => {
+      this.inflightTimer ??= setTimeout(() => {
+        this.inflightTimer = null;
+        post({ type: 'inflight', bytes: this.budget.inUse });
+      }, INFLIGHT_EVERY_MS);
+    });
+  }
+
+  admit(authorization: string | undefined): Admission {
+    const { answer, count } = admission(authorization, this.expected, this.accepting, this.store);
+    if (count) post({ type: 'refused', reason: count });
+    return answer;
+  }
+
+  refuse(reason: RefusalReason, message: string): Outcome {
+    post({ type: 'refused', reason });
+    return { kind: 'refused', reason, message };
+  }
+
+  unreadable(message: string, tooLarge: boolean): Outcome {
+    post({ type: 'unreadable' });
+    return { kind: 'invalid', tooLarge, message };
+  }
+
+  async ingest(format: 'protobuf' | 'json', bytes: Buffer | Buffer[]): Promise<Outcome> {
+    const now = Date.now() * 1000;
+    const window = { fromUs: now - data.retentionDays * DAY_US, toUs: now + DAY_US };
+    let converted;
+    try {
+      converted = await this.decoder.convert(format, bytes, data.limits.maxSpansPerRequest, window);
+    } catch (err) {
+      if (!(err instanceof DecodeError) && !(err instanceof RangeError)) throw err;
+      return this.unreadable(err.message, err instanceof DecodeError && err.tooMany);
+    }
+    const outcome = await ask<Outcome | { error: string }>((id) => ({
+      type: 'accept',
+      id,
+      converted,
+    }));
+    if ('error' in outcome) throw new Error(outcome.error);
+    return outcome;
+  }
+}
+
+const ingest = new ThreadIngest();
+const probe = (name: 'readyz' | 'status', authorization?: string) =>
+  ask<ProbeAnswer>((id) => ({ type: 'probe', id, name, authorization }));
+
+const app = express();
+app.disable('x-powered-by');
+app.set('etag', false);
+app.use((_req, res, next) => {
+  if (!ingest.accepting) res.set('connection', 'close');
+  next();
+});
+app.use(receiverRouter(ingest));
+// Liveness answers here: this loop is what takes the spans. Readiness is the exporter's.
+app.get('/healthz', (_req, res) => {
+  res.json({ status: 'ok' });
+});
+// The exporter's own answers; /status checks the metrics token there.
+const answer = (name: 'readyz' | 'status') => async (req: Request, res: Response) => {
+  const a = await probe(name, req.get('authorization'));
+  if (a.status === 401) res.set('www-authenticate', 'Bearer realm="acktrail"');
+  res.status(a.status).json(a.body);
+};
+app.get('/readyz', answer('readyz'));
+app.get('/status', answer('status'));
+
+let inFlight = 0;
+const server = await listenHttp(app, data.httpPort, data.host, data.keepAliveTimeoutMs);
+server.on('request', (_req, res: NodeJS.EventEmitter) => {
+  inFlight++;
+  res.once('close', () => inFlight--);
+});
+const grpc = data.grpcPort === null ? null : new OtlpGrpcReceiver(ingest);
+const grpcPort = grpc ? await grpc.listen(data.grpcPort!, data.host) : null;
+const address = server.address();
+post({
+  type: 'listening',
+  http: typeof address === 'object' && address ? address.port : data.httpPort,
+  grpc: grpcPort,
+});
+
+/** Stops taking requests, lets those in flight end within `graceMs`, then closes the rest. */
+async function close(graceMs: number): Promise<void> {
+  ingest.accepting = false;
+  server.close();
+  server.closeIdleConnections();
+  const grpcClosed = grpc?.close(graceMs);
+  const deadline = Date.now() + graceMs;
+  while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  server.closeAllConnections();
+  await grpcClosed;
+  await ingest.decoder.close();
+  post({ type: 'closed' });
+}
+
+port.on('message', (m: ToThread) => {
+  switch (m.type) {
+    case 'state':
+      ingest.accepting = m.accepting;
+      ingest.store = m.store;
+      return;
+    case 'outcome':
+    case 'probe': {
+      const resolve = waiting.get(m.id);
+      waiting.delete(m.id);
+      resolve?.(m.type === 'outcome' ? m.outcome : m.answer);
+      return;
+    }
+    case 'close':
+      void close(m.graceMs);
+  }
+});
