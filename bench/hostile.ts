@@ -5,11 +5,13 @@
 //            with `Expect: 100-continue` when BENCH_FLOOD_EXPECT=1,
 //            while /healthz is probed every 50 ms and the exporter's RSS sampled every 200 ms;
 //   idle     the same probes and samples with nothing else going on;
-//            both twice: OTLP on the exporter's own port, then on a port of its own
-//            (ACKTRAIL_INGEST_PORT: the ingest thread, receiver/thread/), the flood sent there and
-//            /healthz still asked on the main port;
+//            each round twice, in turn first, each time on a fresh exporter process: OTLP on the
+//            exporter's own port, and on a port of its own (ACKTRAIL_INGEST_PORT: the ingest
+//            thread, receiver/thread/), the flood sent there and /healthz still asked on the main
+//            port (use an even --rounds);
 //            printed: /healthz p50 and p99 and RSS (mean, max) of both, as flood/idle ratios,
 //            the peak RSS (VmHWM) and what the flood's requests were answered;
+//   holds    a gRPC hold and a slow drip (hostile-hold.ts);
 //   big      POST /v1/traces of one span whose name and three attributes are 1 MB each,
 //   short    the same span with short strings; ms per request from the send to the 200 (decoded
 //            and committed), median, as a big/short ratio, in protobuf and in JSON.
@@ -22,6 +24,7 @@ import { runFlood } from '../exporter/src/testing/flood.js';
 import { fmt, machineCpuMs, median, quantile, threadSchedMs } from './lib.js';
 import { target } from './figures.js';
 import { stringBench } from './hostile-strings.js';
+import { holds } from './hostile-hold.js';
 
 const FLOOD_SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 60);
 /** The flood's CPU priority (nice, 0 to 19): 19 by default, see runFlood. */
@@ -101,11 +104,20 @@ interface Phases {
   peak: number;
 }
 
+const emptyPhases = (): Phases => ({
+  idle: { latencies: [], rss: [] },
+  flood: { latencies: [], rss: [] },
+  answers: new Map(),
+  firstIdleRss: [],
+  peak: 0,
+});
+
 /**
- * Rounds of idle then flood against one exporter process, started as the image starts it
- * (exporter/src/main.ts, which applies its own runtime settings), /healthz probed on its main port.
+ * One round of idle then flood against an exporter process of its own, started as the image
+ * starts one (exporter/src/main.ts, which applies its own runtime settings), /healthz probed on its
+ * main port; added to `out`.
  */
-async function phases(store: string, placement: Placement, rounds: number): Promise<Phases> {
+async function round(store: string, placement: Placement, r: number, rounds: number, out: Phases) {
   const { proc, url, ingestUrl } = await startExporterProcess(
     {
       ACKTRAIL_DATABASE_URL: store,
@@ -114,45 +126,35 @@ async function phases(store: string, placement: Placement, rounds: number): Prom
     { rabbitmq: { enabled: false } },
   );
   try {
-    const out: Phases = {
-      idle: { latencies: [], rss: [] },
-      flood: { latencies: [], rss: [] },
-      answers: new Map(),
-      firstIdleRss: [],
-      peak: 0,
-    };
-    for (let r = 1; r <= rounds; r++) {
-      const idleUntil = Date.now() + IDLE_SECONDS * 1000;
-      const quiet = { loop: threadSchedMs(proc.pid), machine: machineCpuMs(), at: Date.now() };
-      const i = await observe(url, proc.pid, () => Date.now() > idleUntil);
-      schedLine(`${placement}, idle`, quiet, threadSchedMs(proc.pid), machineCpuMs());
-      if (r === 1) out.firstIdleRss.push(...i.rss);
-      out.idle.latencies.push(...i.latencies);
-      out.idle.rss.push(...i.rss);
+    const idleUntil = Date.now() + IDLE_SECONDS * 1000;
+    const quiet = { loop: threadSchedMs(proc.pid), machine: machineCpuMs(), at: Date.now() };
+    const i = await observe(url, proc.pid, () => Date.now() > idleUntil);
+    schedLine(`${placement}, idle`, quiet, threadSchedMs(proc.pid), machineCpuMs());
+    if (out.firstIdleRss.length === 0) out.firstIdleRss.push(...i.rss);
+    out.idle.latencies.push(...i.latencies);
+    out.idle.rss.push(...i.rss);
 
-      // The flood comes from a process of its own: this one only measures.
-      const sched = { loop: threadSchedMs(proc.pid), machine: machineCpuMs(), at: Date.now() };
-      const flooding = runFlood(ingestUrl, FLOOD_SECONDS, SENDERS, null, {
-        nice: FLOOD_NICE,
-        expect: FLOOD_EXPECT,
-      });
-      const state = { done: false };
-      const over = () => {
-        state.done = true;
-      };
-      flooding.then(over, over);
-      const f = await observe(url, proc.pid, () => state.done);
-      for (const [k, v] of Object.entries((await flooding).answers))
-        out.answers.set(k, (out.answers.get(k) ?? 0) + v);
-      out.flood.latencies.push(...f.latencies);
-      out.flood.rss.push(...f.rss);
-      schedLine(`${placement}, the flood`, sched, threadSchedMs(proc.pid), machineCpuMs());
-      log(
-        `  ${placement} round ${r}/${rounds}: /healthz p99 idle ${fmt(quantile(i.latencies, 0.99), 1)} ms, flood ${fmt(quantile(f.latencies, 0.99), 1)} ms; RSS max idle ${fmt(Math.max(...i.rss))} MB, flood ${fmt(Math.max(...f.rss))} MB`,
-      );
-    }
-    out.peak = status(proc.pid, 'VmHWM');
-    return out;
+    // The flood comes from a process of its own: this one only measures.
+    const sched = { loop: threadSchedMs(proc.pid), machine: machineCpuMs(), at: Date.now() };
+    const flooding = runFlood(ingestUrl, FLOOD_SECONDS, SENDERS, null, {
+      nice: FLOOD_NICE,
+      expect: FLOOD_EXPECT,
+    });
+    const state = { done: false };
+    const over = () => {
+      state.done = true;
+    };
+    flooding.then(over, over);
+    const f = await observe(url, proc.pid, () => state.done);
+    for (const [k, v] of Object.entries((await flooding).answers))
+      out.answers.set(k, (out.answers.get(k) ?? 0) + v);
+    out.flood.latencies.push(...f.latencies);
+    out.flood.rss.push(...f.rss);
+    schedLine(`${placement}, the flood`, sched, threadSchedMs(proc.pid), machineCpuMs());
+    log(
+      `  ${placement} round ${r}/${rounds}: /healthz p99 idle ${fmt(quantile(i.latencies, 0.99), 1)} ms, flood ${fmt(quantile(f.latencies, 0.99), 1)} ms; RSS max idle ${fmt(Math.max(...i.rss))} MB, flood ${fmt(Math.max(...f.rss))} MB`,
+    );
+    out.peak = Math.max(out.peak, status(proc.pid, 'VmHWM'));
   } finally {
     await proc.stop();
   }
@@ -190,12 +192,22 @@ function summary(placement: Placement, p: Phases): void {
 
 export async function runHostileBench(rounds: number): Promise<void> {
   log(
-    `hostile: ${rounds} round(s) of ${IDLE_SECONDS} s idle and ${FLOOD_SECONDS} s of flood (its process at nice ${FLOOD_NICE}${FLOOD_EXPECT ? ', every request asking Expect: 100-continue' : ''}), OTLP on the exporter's port, then on its own (the ingest thread)`,
+    `hostile: ${rounds} round(s) of ${IDLE_SECONDS} s idle and ${FLOOD_SECONDS} s of flood (its process at nice ${FLOOD_NICE}${FLOOD_EXPECT ? ', every request asking Expect: 100-continue' : ''}), OTLP on the exporter's port and on its own (the ingest thread), in turn first`,
   );
   const store = await freshDatabase();
   try {
-    const shared = await phases(store, 'shared port', rounds);
-    const own = await phases(store, 'own port', rounds);
+    // Each round runs both, in turn first: the one that runs second meets the store still busy
+    // with the first one's flood (its idle p99 was 2 to 3 times higher, whichever it was).
+    const shared = emptyPhases();
+    const own = emptyPhases();
+    for (let r = 1; r <= rounds; r++) {
+      const order: [Placement, Phases][] = [
+        ['shared port', shared],
+        ['own port', own],
+      ];
+      for (const [placement, out] of r % 2 ? order : order.reverse())
+        await round(store, placement, r, rounds, out);
+    }
     summary('shared port', shared);
     summary('own port', own);
     const p99 = (x: number[]) => quantile(x, 0.99);
@@ -220,6 +232,7 @@ export async function runHostileBench(rounds: number): Promise<void> {
       { atMost: 400 },
       'MB',
     );
+    await holds(store);
     const { proc, url } = await startExporterProcess(
       { ACKTRAIL_DATABASE_URL: store },
       { rabbitmq: { enabled: false } },

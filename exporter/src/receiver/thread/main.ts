@@ -56,6 +56,7 @@ export class IngestThread {
   private timer: NodeJS.Timeout | null = null;
   private closing = false;
   private closed: (() => void) | null = null;
+  private told = '';
 
   constructor(
     private readonly ingest: Ingest,
@@ -88,7 +89,7 @@ export class IngestThread {
             this.log.error({ err: errorMessage(err) }, 'the ingest thread failed');
           });
           this.ports = { http: m.http, grpc: m.grpc };
-          this.tell();
+          this.tell(true);
           resolve(this.ports);
           return;
         }
@@ -114,7 +115,7 @@ export class IngestThread {
 
   /** From now on the thread refuses requests (the exporter is shutting down). */
   stopAccepting(): void {
-    this.tell();
+    this.tell(true);
   }
 
   /** Lets the thread's requests in flight end within `graceMs`, then ends it. */
@@ -136,8 +137,13 @@ export class IngestThread {
     this.worker?.postMessage(m);
   }
 
-  private tell(): void {
-    this.send({ type: 'state', accepting: this.ingest.accepting, store: this.ingest.store });
+  /** Tells the thread the exporter's state when it changed (or `always`: a new thread). */
+  private tell(always = false): void {
+    const state = { accepting: this.ingest.accepting, store: this.ingest.store };
+    const key = `${String(state.accepting)} ${state.store}`;
+    if (!always && key === this.told) return;
+    this.told = key;
+    this.send({ type: 'state', ...state });
   }
 
   private async onMessage(m: FromThread): Promise<void> {
