@@ -10,10 +10,9 @@
 // (a gRPC status, an HTTP status, or none), and when the drips' budget was given back.
 import { connect, type ClientHttp2Session } from 'node:http2';
 import { request } from 'node:http';
-import { readFileSync } from 'node:fs';
 import { startExporterProcess } from '../exporter/src/testing/exporter.js';
 import { target } from './figures.js';
-import { fmt } from './lib.js';
+import { fmt, procMemoryMb } from './lib.js';
 
 const MB = 1024 * 1024;
 const TOKEN = 'bench-hold-ingest-token-0123456789';
@@ -22,13 +21,6 @@ const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export
 const HOLD_SECONDS = Number(process.env.BENCH_HOLD_SECONDS ?? 35);
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function mb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith(`${field}:`))!;
-  return Number(/(\d+)/.exec(line)![1]) / 1024;
-}
 
 /** One Export call that sends all of its declared message but a byte; resolves with its status. */
 function heldCall(session: ClientHttp2Session, token: string | null): Promise<string> {
@@ -88,7 +80,7 @@ async function grpcHold(store: string, withToken: boolean): Promise<void> {
   );
   try {
     const ready = proc.lines.find((l) => l.msg === 'ready')!;
-    const before = mb(proc.pid, 'VmRSS');
+    const before = procMemoryMb(proc.pid, 'VmRSS');
     const sessions = Array.from({ length: 6 }, () =>
       connect(`http://127.0.0.1:${String(ready.otlpGrpc)}`),
     );
@@ -99,13 +91,13 @@ async function grpcHold(store: string, withToken: boolean): Promise<void> {
     const rss: number[] = [];
     const until = Date.now() + HOLD_SECONDS * 1000;
     while (Date.now() < until) {
-      rss.push(mb(proc.pid, 'VmRSS'));
+      rss.push(procMemoryMb(proc.pid, 'VmRSS'));
       await sleep(200);
     }
     for (const s of sessions) s.destroy();
     const answers = new Map<string, number>();
     for (const a of await Promise.all(calls)) answers.set(a, (answers.get(a) ?? 0) + 1);
-    const peak = mb(proc.pid, 'VmHWM');
+    const peak = procMemoryMb(proc.pid, 'VmHWM');
     const what = withToken ? 'with the token' : 'without a token';
     const answered = [...answers].filter(([k]) => k !== 'none').reduce((n, [, v]) => n + v, 0);
     log(
@@ -153,7 +145,7 @@ async function slowDrip(store: string): Promise<void> {
     { rabbitmq: { enabled: false } },
   );
   try {
-    const before = mb(proc.pid, 'VmRSS');
+    const before = procMemoryMb(proc.pid, 'VmRSS');
     const started = Date.now();
     const drips = Array.from({ length: 4 }, () => dripUpload(ingestUrl));
     const timer = setInterval(() => {
@@ -177,7 +169,7 @@ async function slowDrip(store: string): Promise<void> {
     const refused = /acktrail_ingest_refused_total\{reason="slow_body"\} (\d+)/.exec(
       await (await fetch(`${url}/metrics`)).text(),
     )?.[1];
-    const peak = mb(proc.pid, 'VmHWM');
+    const peak = procMemoryMb(proc.pid, 'VmHWM');
     log(
       `  slow drip: ${fmt(held / MB, 1)} MiB held at most, given back ${fmt(freedAfter)} s after the uploads began (journeys.bodyTimeoutSeconds 30), ${refused ?? 0} dropped as slow_body; RSS ${fmt(before)} MB before, peak (VmHWM) ${fmt(peak)} MB`,
     );

@@ -15,13 +15,12 @@
 //   big      POST /v1/traces of one span whose name and three attributes are 1 MB each,
 //   short    the same span with short strings; ms per request from the send to the 200 (decoded
 //            and committed), median, as a big/short ratio, in protobuf and in JSON.
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/testing';
 import { startExporterProcess } from '../exporter/src/testing/exporter.js';
 import { runFlood } from '../exporter/src/testing/flood.js';
-import { fmt, machineCpuMs, median, quantile, threadSchedMs } from './lib.js';
+import { fmt, machineCpuMs, median, procMemoryMb, quantile, threadSchedMs } from './lib.js';
 import { target } from './figures.js';
 import { stringBench } from './hostile-strings.js';
 import { holds } from './hostile-hold.js';
@@ -37,18 +36,12 @@ const DB = 'acktrail_bench_hostile';
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith(`${field}:`))!;
-  return Number(/(\d+)/.exec(line)![1]) / 1024;
-}
 
 /** /healthz latencies (ms) and RSS samples (MB) until `until()` says stop. */
 async function observe(url: string, pid: number, until: () => boolean) {
   const latencies: number[] = [];
   const rss: number[] = [];
-  const sampler = setInterval(() => rss.push(status(pid, 'VmRSS')), 200);
+  const sampler = setInterval(() => rss.push(procMemoryMb(pid, 'VmRSS')), 200);
   while (!until()) {
     const t = performance.now();
     const res = await fetch(`${url}/healthz`);
@@ -154,7 +147,7 @@ async function round(store: string, placement: Placement, r: number, rounds: num
     log(
       `  ${placement} round ${r}/${rounds}: /healthz p99 idle ${fmt(quantile(i.latencies, 0.99), 1)} ms, flood ${fmt(quantile(f.latencies, 0.99), 1)} ms; RSS max idle ${fmt(Math.max(...i.rss))} MB, flood ${fmt(Math.max(...f.rss))} MB`,
     );
-    out.peak = Math.max(out.peak, status(proc.pid, 'VmHWM'));
+    out.peak = Math.max(out.peak, procMemoryMb(proc.pid, 'VmHWM'));
   } finally {
     await proc.stop();
   }

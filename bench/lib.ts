@@ -120,3 +120,11 @@ export function baselineEnv(env: Record<string, string>): Record<string, string>
   }
   return Object.fromEntries(out);
 }
+
+/** A process's memory from /proc/<pid>/status, in MB: VmRSS now, or VmHWM (its peak). */
+export function procMemoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`))!;
+  return Number(/(\d+)/.exec(line)![1]) / 1024;
+}

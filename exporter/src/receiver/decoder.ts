@@ -12,6 +12,14 @@ import type { DecodeOutcome, DecodeTask } from './decode-worker.js';
 import type { Window } from './normalize.js';
 import { DecodeError } from './spans.js';
 
+const DAY_US = 86_400_000_000;
+
+/** A body that could not be decoded: what the client is told, and whether it was too large. */
+export interface Undecodable {
+  undecodable: string;
+  tooLarge: boolean;
+}
+
 /** Run from source (tsx) the worker is TypeScript; from dist, JavaScript. */
 const WORKER = new URL(
   import.meta.url.endsWith('.ts') ? './decode-worker.ts' : './decode-worker.js',
@@ -38,6 +46,26 @@ export class BodyDecoder {
     maxBodyBytes: number,
   ) {
     this.oldMb = workerOldMb(maxBodyBytes);
+  }
+
+  /**
+   * Converts a body as a receiver takes it: spans outside `retentionDays` back or a day ahead are
+   * rejected, and a body that does not decode is an Undecodable, not a throw.
+   */
+  async decode(
+    format: DecodeTask['format'],
+    body: Buffer | Buffer[],
+    maxSpans: number,
+    retentionDays: number,
+  ): Promise<Converted | Undecodable> {
+    const now = Date.now() * 1000;
+    const window = { fromUs: now - retentionDays * DAY_US, toUs: now + DAY_US };
+    try {
+      return await this.convert(format, body, maxSpans, window);
+    } catch (err) {
+      if (!(err instanceof DecodeError) && !(err instanceof RangeError)) throw err;
+      return { undecodable: err.message, tooLarge: err instanceof DecodeError && err.tooMany };
+    }
   }
 
   /** Converts a body, whole or as the chunks it was read in (convert.ts). */

@@ -63,7 +63,8 @@ export function admission(
     answer: { kind: 'refused' as const, reason, message },
     count: reason,
   });
-  if (!accepting) return refused('shutting_down', 'the exporter is shutting down; retry on another');
+  if (!accepting)
+    return refused('shutting_down', 'the exporter is shutting down; retry on another');
   if (expected) {
     const given = /^Bearer (.+)$/i.exec(authorization ?? '')?.[1];
     const digest = given ? createHash('sha256').update(given).digest() : null;

@@ -133,7 +133,11 @@ export function readMessage(
 }
 
 /** The message of a unary call's one length-prefixed frame, inflated if its flag says so. */
-async function unframe(frame: Buffer, encoding: string, limits: IngestGate['limits']): Promise<Buffer> {
+async function unframe(
+  frame: Buffer,
+  encoding: string,
+  limits: IngestGate['limits'],
+): Promise<Buffer> {
   if (frame.length < 5) throw new CallError(GrpcStatus.INVALID_ARGUMENT, 'no message in the call');
   const length = frame.readUInt32BE(1);
   if (frame.length !== 5 + length)

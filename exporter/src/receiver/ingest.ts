@@ -14,7 +14,6 @@ import type { BodyDecoder } from './decoder.js';
 import { withQueueAnomalies } from './convert.js';
 import type { ExchangeIndex } from '../broker/routes.js';
 import { applyDeliveryLimits, limitedReturns } from '../journeys/model/index.js';
-import { DecodeError } from './spans.js';
 import type { Converted } from './convert.js';
 import {
   admission,
@@ -26,8 +25,6 @@ import {
 } from './gate.js';
 
 export type { IngestLimits, Outcome };
-
-const DAY_US = 86_400_000_000;
 
 export interface IngestOptions {
   store: JourneyStore | null;
@@ -105,15 +102,10 @@ export class Ingest implements IngestGate {
     const { opts } = this;
     const store = opts.store;
     if (!store) throw new Error('ingest without a store: admit() first');
-    const now = Date.now() * 1000;
-    const window = { fromUs: now - opts.retentionDays * DAY_US, toUs: now + DAY_US };
-    let converted;
-    try {
-      converted = await opts.decoder.convert(format, bytes, opts.limits.maxSpansPerRequest, window);
-    } catch (err) {
-      if (!(err instanceof DecodeError) && !(err instanceof RangeError)) throw err;
-      return this.unreadable(err.message, err instanceof DecodeError && err.tooMany);
-    }
+    const maxSpans = opts.limits.maxSpansPerRequest;
+    const converted = await opts.decoder.decode(format, bytes, maxSpans, opts.retentionDays);
+    if ('undecodable' in converted)
+      return this.unreadable(converted.undecodable, converted.tooLarge);
     return this.accept(converted);
   }
 

@@ -12,7 +12,6 @@ import { ByteBudget } from '../body.js';
 import { BodyDecoder } from '../decoder.js';
 import { OtlpGrpcReceiver } from '../grpc.js';
 import { receiverRouter } from '../route.js';
-import { DecodeError } from '../spans.js';
 import {
   admission,
   tokenDigest,
@@ -24,7 +23,6 @@ import {
 import type { FromThread, ProbeAnswer, ThreadData, ToThread } from './messages.js';
 import type { RefusalReason } from '../../journeys/metrics.js';
 
-const DAY_US = 86_400_000_000;
 /** The in-flight gauge is told at most this often (the budget changes with every chunk). */
 const INFLIGHT_EVERY_MS = 100;
 
@@ -83,15 +81,10 @@ class ThreadIngest implements IngestGate {
   }
 
   async ingest(format: 'protobuf' | 'json', bytes: Buffer | Buffer[]): Promise<Outcome> {
-    const now = Date.now() * 1000;
-    const window = { fromUs: now - data.retentionDays * DAY_US, toUs: now + DAY_US };
-    let converted;
-    try {
-      converted = await this.decoder.convert(format, bytes, data.limits.maxSpansPerRequest, window);
-    } catch (err) {
-      if (!(err instanceof DecodeError) && !(err instanceof RangeError)) throw err;
-      return this.unreadable(err.message, err instanceof DecodeError && err.tooMany);
-    }
+    const maxSpans = data.limits.maxSpansPerRequest;
+    const converted = await this.decoder.decode(format, bytes, maxSpans, data.retentionDays);
+    if ('undecodable' in converted)
+      return this.unreadable(converted.undecodable, converted.tooLarge);
     const outcome = await ask<Outcome | { error: string }>((id) => ({
       type: 'accept',
       id,
