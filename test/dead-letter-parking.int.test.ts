@@ -101,6 +101,20 @@ const parked = async (prefix: string) =>
     )
   ).rows;
 
+/** Waits until the rows of events starting with `prefix` are in exactly these states. */
+async function statesReach(prefix: string, want: Record<string, number>) {
+  await waitFor(`${prefix}* in ${JSON.stringify(want)}`, async () => {
+    const r = await db.query<{ state: string; n: number }>(
+      `SELECT state, count(*)::int AS n FROM dead_letters WHERE event_id LIKE $1 || '%'
+        GROUP BY state ORDER BY state`,
+      [prefix],
+    );
+    return (
+      JSON.stringify(Object.fromEntries(r.rows.map((x) => [x.state, x.n]))) === JSON.stringify(want)
+    );
+  });
+}
+
 test('kill -9 mid-way: every dead letter is parked exactly once, none is lost', async () => {
   const ids = Array.from({ length: 400 }, (_, i) => `kill-${String(i).padStart(3, '0')}`);
   await deadLetter(
@@ -178,18 +192,7 @@ test('more too-large messages than the prefetch: each is set aside (a confirmed 
       (id) => Buffer.from(JSON.stringify({ id, pad: big(id) ? 'x'.repeat(10_000) : '' })),
       null,
     );
-    await waitFor('5 parked, 10 set aside', async () => {
-      const r = await db.query<{ state: string; n: number }>(
-        `SELECT state, count(*)::int AS n FROM dead_letters WHERE event_id LIKE 'aside-%' GROUP BY state ORDER BY state`,
-      );
-      return (
-        JSON.stringify(r.rows) ===
-        JSON.stringify([
-          { state: 'parked', n: 5 },
-          { state: 'set_aside', n: 10 },
-        ])
-      );
-    });
+    await statesReach('aside-', { parked: 5, set_aside: 10 });
     await waitFor(`${DLQ} empty: every one acked`, async () => (await depth()) === 0);
     // The copies, whole, with where they came from.
     const conn = await amqp.connect(vhost.url);
@@ -236,18 +239,7 @@ test('sealed at rest; without a set-aside queue a too-large message stays in the
         ),
       1, // the exporter parks the others as they come
     );
-    await waitFor('two parked, one too large', async () => {
-      const r = await db.query<{ state: string; n: number }>(
-        `SELECT state, count(*)::int AS n FROM dead_letters WHERE event_id LIKE 'seal-%' GROUP BY state ORDER BY state`,
-      );
-      return (
-        JSON.stringify(r.rows) ===
-        JSON.stringify([
-          { state: 'parked', n: 2 },
-          { state: 'too_large', n: 1 },
-        ])
-      );
-    });
+    await statesReach('seal-', { parked: 2, too_large: 1 });
     // The broker's figures lag a little: wait for the acks to show, then look.
     const left = await waitFor('the parked ones acked', async () => {
       const n = await depth();
