@@ -138,6 +138,27 @@ test('the exporter: probes, Service and NetworkPolicy name its ports; its variab
   }
 });
 
+test("the exporter-down alert selects the job prometheus-operator gives the ServiceMonitor's targets", () => {
+  // prometheus-operator: job = the Service's label named by jobLabel, else the Service's name.
+  const monitor = find('ServiceMonitor', 'acktrail-exporter') as {
+    spec: { jobLabel?: string; selector: { matchLabels: Record<string, string> } };
+  };
+  const service = manifests().find(
+    (m) =>
+      m.kind === 'Service' &&
+      Object.entries(monitor.spec.selector.matchLabels).every(
+        ([k, v]) => (m.metadata as { labels?: Record<string, string> }).labels?.[k] === v,
+      ),
+  ) as { metadata: { name: string; labels: Record<string, string> } } | undefined;
+  assert.ok(service, 'the ServiceMonitor selects a Service of the manifests');
+  const job = monitor.spec.jobLabel
+    ? service.metadata.labels[monitor.spec.jobLabel]
+    : service.metadata.name;
+  const rule = readFileSync(join(DIR, 'generated/prometheus-rule.yaml'), 'utf8');
+  const down = /alert: AcktrailExporterDown\s+expr: (.+)/.exec(rule)?.[1] ?? '';
+  assert.match(down, new RegExp(`up\\{job="${job}"\\}`), `the alert selects job="${String(job)}"`);
+});
+
 test("the exporter's config and environment pass its own validation", () => {
   const c = containerOf(find('Deployment', 'acktrail-exporter'));
   const map = find('ConfigMap', 'acktrail-exporter') as { data: Record<string, string> };
