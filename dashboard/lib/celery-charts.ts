@@ -1,6 +1,7 @@
 // What the overview's Celery section draws (ui/overview/CelerySection.tsx): each chart's PromQL
 // over acktrail_celery_* (docs/metrics.md "Celery"), and the query that says Celery is there.
 import type { ChartSpec } from './overview';
+import { oneReplica } from './replicas';
 
 /**
  * The Celery section's charts (docs/metrics.md "Celery"). Task counts come from the events one
@@ -58,7 +59,7 @@ export function celeryCharts(): ChartSpec[] {
       unit: 'count',
       queries: [
         {
-          expr: 'max without (instance) (acktrail_celery_workers_online)',
+          expr: oneReplica('acktrail_celery_workers_online'),
           legend: () => 'workers',
         },
       ],

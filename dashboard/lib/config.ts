@@ -31,7 +31,9 @@ function whole(name: string, fallback: number, max: number): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > max)
-    throw new Error(`${name} must be a whole number from 1 to ${max}, got ${JSON.stringify(value)}`);
+    throw new Error(
+      `${name} must be a whole number from 1 to ${max}, got ${JSON.stringify(value)}`,
+    );
   return n;
 }
 

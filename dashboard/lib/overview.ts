@@ -2,6 +2,8 @@
 // "problems now" strip, whose entries are the alert rules of prometheus/rules/acktrail.rules.yml:
 // the strip evaluates the expressions Prometheus has loaded for those alerts, so the page and the
 // pager can never disagree.
+import { oneReplica } from './replicas';
+
 export type Unit = 'count' | 'seconds' | 'per_second' | 'ratio';
 
 export interface ChartQuery {
@@ -83,7 +85,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       unit: 'count',
       queries: [
         {
-          expr: 'sum by (role, queue) (max without (instance) (acktrail_queue_messages_ready))',
+          expr: `sum by (role, queue) (${oneReplica('acktrail_queue_messages_ready')})`,
           legend: byQueue,
         },
       ],
@@ -96,7 +98,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       unit: 'count',
       queries: [
         {
-          expr: 'sum by (role, queue) (max without (instance) (acktrail_queue_messages_unacked))',
+          expr: `sum by (role, queue) (${oneReplica('acktrail_queue_messages_unacked')})`,
           legend: byQueue,
         },
       ],
@@ -109,7 +111,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       unit: 'count',
       queries: [
         {
-          expr: 'sum by (role, queue) (max without (instance) (acktrail_queue_consumers))',
+          expr: `sum by (role, queue) (${oneReplica('acktrail_queue_consumers')})`,
           legend: byQueue,
         },
       ],
@@ -122,7 +124,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       unit: 'count',
       queries: [
         {
-          expr: 'sum by (role, queue) (max without (instance) (acktrail_queue_messages_ready{role="dead_letter"}))',
+          expr: `sum by (role, queue) (${oneReplica('acktrail_queue_messages_ready{role="dead_letter"}')})`,
           legend: byQueue,
         },
       ],
@@ -135,7 +137,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       unit: 'per_second',
       queries: [
         {
-          expr: 'sum by (role, queue) (max without (instance) (rate(acktrail_queue_messages_redelivered_total[$rw])))',
+          expr: `sum by (role, queue) (${oneReplica('rate(acktrail_queue_messages_redelivered_total[$rw])')})`,
           legend: byQueue,
         },
       ],
@@ -147,7 +149,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       unit: 'count',
       queries: [
         {
-          expr: 'sum by (table) (max without (instance) (acktrail_outbox_unpublished_events))',
+          expr: `sum by (table) (${oneReplica('acktrail_outbox_unpublished_events')})`,
           legend: (l) => l.table ?? 'outbox',
         },
       ],
@@ -181,7 +183,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       unit: 'per_second',
       queries: [
         {
-          expr: 'sum by (provider, outcome) (max without (instance) (rate(acktrail_provider_requests_total[$rw])))',
+          expr: `sum by (provider, outcome) (${oneReplica('rate(acktrail_provider_requests_total[$rw])')})`,
           legend: (l) => `${l.provider ?? '?'} · ${l.outcome ?? '?'}`,
         },
       ],
@@ -193,7 +195,7 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
       unit: 'ratio',
       queries: [
         {
-          expr: `sum by (provider) (max without (instance) (rate(acktrail_provider_requests_total{outcome=~"${ERRORS}"}[$rw]))) / sum by (provider) (max without (instance) (rate(acktrail_provider_requests_total[$rw])))`,
+          expr: `sum by (provider) (${oneReplica(`rate(acktrail_provider_requests_total{outcome=~"${ERRORS}"}[$rw])`)}) / sum by (provider) (${oneReplica('rate(acktrail_provider_requests_total[$rw])')})`,
           legend: (l) => l.provider ?? '?',
         },
       ],

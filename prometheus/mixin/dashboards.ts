@@ -2,7 +2,8 @@
 // in prometheus/mixin/dashboards/: the selector goes into every query (panels and variables), and
 // each group label the source has no variable for gets one (label_values over acktrail_build_info,
 // "All" by default), placed before `job` and matched in every query after it, so that a Grafana
-// reading a Prometheus shared by many clusters shows one cluster (namespace) at a time. Queries
+// reading a Prometheus shared by many clusters shows one cluster (namespace) at a time; a source's
+// `${replicaLabels}` becomes the labels that tell replicas apart (merged with max). Queries
 // are rewritten with the dashboard's own PromQL rewriter (Prometheus' grammar, never a pattern).
 import { withMatchers } from '../../dashboard/lib/promql.js';
 import { checkParams, type Params } from './params.js';
@@ -60,7 +61,9 @@ const groupVariable = (label: string, query: string, datasource: unknown): Varia
 /** The dashboard JSON (text) for these parameters, from its source's text. */
 export function renderDashboard(source: string, p: Params): string {
   checkParams(p);
-  const d = JSON.parse(source) as Dashboard;
+  const d = JSON.parse(
+    source.replaceAll('${replicaLabels}', p.replicaLabels.join(', ')),
+  ) as Dashboard;
   const has = new Set(d.templating.list.map((v) => v.name));
   const added = p.groupLabels.filter((l) => !has.has(l));
   const selector = p.selector.trim();

@@ -2,6 +2,7 @@
 // have them: what to select, what to keep apart, where runbooks live, how alerts are named.
 // scripts/generate.ts fills the template with them.
 import { parse, stringify } from 'yaml';
+import { REPLICA_LABELS } from '../../dashboard/lib/replicas.js';
 
 export interface Params {
   /** PromQL matchers of acktrail's series, e.g. `cluster="eu-1"`; empty: every series. */
@@ -19,7 +20,7 @@ export interface Params {
 export const DEFAULTS: Params = {
   selector: '',
   groupLabels: ['cluster', 'namespace', 'job'],
-  replicaLabels: ['instance', 'pod'],
+  replicaLabels: REPLICA_LABELS,
   runbookURLPattern: 'https://github.com/acktrail/acktrail/blob/main/docs/runbooks/%s.md',
   alertNamePrefix: 'Acktrail',
 };
