@@ -3,6 +3,7 @@
 // ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS, then the parts close and it exits 0.
 import type { ValidatedConfig } from '../config.js';
 import { listen } from '../listen.js';
+import { requestsInFlight } from '../receiver/http-listener.js';
 import { coerceError, createLogger } from '../log.js';
 import { createExporter } from '../server.js';
 import { applyRuntimeFlags } from '../runtime/flags.js';
@@ -33,17 +34,7 @@ export async function serve(config: ValidatedConfig): Promise<void> {
       'listening beyond loopback without an ingest token: anyone who reaches this port can add journey steps (set ACKTRAIL_INGEST_TOKEN; docs/security.md)',
     );
 
-  let inFlight = 0;
-  for (const server of servers)
-    server.on('request', (_req, res: NodeJS.EventEmitter) => {
-      inFlight++;
-      res.once('close', () => inFlight--);
-    });
-
-  async function drained(deadline: number): Promise<boolean> {
-    while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    return inFlight === 0;
-  }
+  const inFlight = requestsInFlight(servers);
 
   let stopping = false;
   async function stop(signal: string): Promise<void> {
@@ -53,14 +44,20 @@ export async function serve(config: ValidatedConfig): Promise<void> {
     }
     stopping = true;
     const deadline = Date.now() + config.shutdownTimeoutMs;
-    log.info({ signal, inFlight }, 'stopping: refusing new requests, draining the ones in flight');
+    log.info(
+      { signal, inFlight: inFlight.count() },
+      'stopping: refusing new requests, draining the ones in flight',
+    );
     exporter.stopAccepting();
     for (const server of servers) {
       server.close();
       server.closeIdleConnections();
     }
-    if (!(await drained(deadline)))
-      log.warn({ inFlight }, 'shutdown deadline reached; closing the connections still open');
+    if (!(await inFlight.drained(deadline)))
+      log.warn(
+        { inFlight: inFlight.count() },
+        'shutdown deadline reached; closing the connections still open',
+      );
     for (const server of servers) server.closeAllConnections();
     const closed = exporter.close().then(
       () => true,

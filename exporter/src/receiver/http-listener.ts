@@ -38,3 +38,21 @@ export async function listenHttp(
   await once(server, 'listening');
   return server;
 }
+
+/** The requests in flight on these servers, for a shutdown that lets them finish. */
+export function requestsInFlight(servers: Server[]) {
+  let count = 0;
+  for (const server of servers)
+    server.on('request', (_req, res: NodeJS.EventEmitter) => {
+      count++;
+      res.once('close', () => count--);
+    });
+  return {
+    count: () => count,
+    /** Waits until none is in flight or `deadline` (ms since the epoch); whether none is. */
+    async drained(deadline: number): Promise<boolean> {
+      while (count > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      return count === 0;
+    },
+  };
+}

@@ -1,6 +1,6 @@
 // The exporter's side of the ingest thread (worker.ts): starts it once OTLP/HTTP has a port of
 // its own (ACKTRAIL_INGEST_PORT), stores what it decoded (Ingest.accept) and counts what it
-// refused, keeps it told whether the exporter accepts requests and the store is ready, and
+// refused, tells it when the exporter stops accepting requests and when the store is ready, and
 // answers its /readyz and /status. A thread that dies is started again on the same ports.
 import { Worker } from 'node:worker_threads';
 import type { ValidatedConfig } from '../../config.js';
@@ -14,8 +14,6 @@ const WORKER = new URL(
   import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js',
   import.meta.url,
 );
-/** How often the thread is told the exporter's state (accepting, the store's readiness). */
-const STATE_EVERY_MS = 250;
 const RESTART_AFTER_MS = 1000;
 /**
  * The thread's heap: bodies are Buffers outside it, large ones decode in the decoding workers;
@@ -53,17 +51,20 @@ export interface ThreadPorts {
 export class IngestThread {
   private worker: Worker | null = null;
   private ports: ThreadPorts | null = null;
-  private timer: NodeJS.Timeout | null = null;
   private closing = false;
   private closed: (() => void) | null = null;
-  private told = '';
 
   constructor(
     private readonly ingest: Ingest,
     private readonly probes: ThreadProbes,
     private readonly data: ThreadData,
     private readonly log: Logger,
-  ) {}
+  ) {
+    // The state changes twice at most: the store becomes ready, the exporter stops accepting.
+    void ingest.opts.store?.whenReady().then(() => {
+      this.tell();
+    });
+  }
 
   /**
    * Starts the thread, listening on `host`; resolves with its ports once it listens, rejects when
@@ -89,7 +90,7 @@ export class IngestThread {
             this.log.error({ err: errorMessage(err) }, 'the ingest thread failed');
           });
           this.ports = { http: m.http, grpc: m.grpc };
-          this.tell(true);
+          this.tell();
           resolve(this.ports);
           return;
         }
@@ -106,22 +107,17 @@ export class IngestThread {
             });
         }, RESTART_AFTER_MS).unref();
       });
-      this.timer ??= setInterval(() => {
-        this.tell();
-      }, STATE_EVERY_MS);
-      this.timer.unref();
     });
   }
 
   /** From now on the thread refuses requests (the exporter is shutting down). */
   stopAccepting(): void {
-    this.tell(true);
+    this.tell();
   }
 
   /** Lets the thread's requests in flight end within `graceMs`, then ends it. */
   async close(graceMs: number): Promise<void> {
     this.closing = true;
-    if (this.timer) clearInterval(this.timer);
     const worker = this.worker;
     if (!worker) return;
     const ended = new Promise<void>((resolve) => {
@@ -137,13 +133,9 @@ export class IngestThread {
     this.worker?.postMessage(m);
   }
 
-  /** Tells the thread the exporter's state when it changed (or `always`: a new thread). */
-  private tell(always = false): void {
-    const state = { accepting: this.ingest.accepting, store: this.ingest.store };
-    const key = `${String(state.accepting)} ${state.store}`;
-    if (!always && key === this.told) return;
-    this.told = key;
-    this.send({ type: 'state', ...state });
+  /** Tells the thread the exporter's state: whether it accepts requests, whether the store is ready. */
+  private tell(): void {
+    this.send({ type: 'state', accepting: this.ingest.accepting, store: this.ingest.store });
   }
 
   private async onMessage(m: FromThread): Promise<void> {

@@ -6,7 +6,7 @@
 // answered 200 only once its steps are committed, as on the exporter's own loop.
 import { parentPort, workerData } from 'node:worker_threads';
 import express, { type Request, type Response } from 'express';
-import { listenHttp } from '../http-listener.js';
+import { listenHttp, requestsInFlight } from '../http-listener.js';
 import { lowerThisThread } from '../../threads.js';
 import { ByteBudget } from '../body.js';
 import { BodyDecoder } from '../decoder.js';
@@ -120,12 +120,8 @@ const answer = (name: 'readyz' | 'status') => async (req: Request, res: Response
 app.get('/readyz', answer('readyz'));
 app.get('/status', answer('status'));
 
-let inFlight = 0;
 const server = await listenHttp(app, data.httpPort, data.host, data.keepAliveTimeoutMs);
-server.on('request', (_req, res: NodeJS.EventEmitter) => {
-  inFlight++;
-  res.once('close', () => inFlight--);
-});
+const inFlight = requestsInFlight([server]);
 const grpc = data.grpcPort === null ? null : new OtlpGrpcReceiver(ingest);
 const grpcPort = grpc ? await grpc.listen(data.grpcPort!, data.host) : null;
 const address = server.address();
@@ -141,8 +137,7 @@ async function close(graceMs: number): Promise<void> {
   server.close();
   server.closeIdleConnections();
   const grpcClosed = grpc?.close(graceMs);
-  const deadline = Date.now() + graceMs;
-  while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await inFlight.drained(Date.now() + graceMs);
   server.closeAllConnections();
   await grpcClosed;
   await ingest.decoder.close();
