@@ -11,7 +11,10 @@ test("an operator's name in any script makes a header fetch can send, and comes 
     assert.equal(decodeURIComponent(headers['x-acktrail-actor']!), name);
     assert.ok(!('x-acktrail-actor-verified' in headers));
   }
-  assert.deepEqual(actorHeaders({ name: 'a', verified: true })['x-acktrail-actor-verified'], 'proxy');
+  assert.deepEqual(
+    actorHeaders({ name: 'a', verified: true })['x-acktrail-actor-verified'],
+    'proxy',
+  );
   assert.deepEqual(actorHeaders({ name: null, verified: true }), {}, 'no name, nothing claimed');
   // What the dashboard sent before: a raw name fetch refuses.
   assert.throws(() => new Headers({ 'x-acktrail-actor': 'Иван' }));

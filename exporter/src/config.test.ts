@@ -309,3 +309,20 @@ test('idle connections outlive a proxy in front (60 s idle at ingress-nginx and 
     /ACKTRAIL_KEEP_ALIVE_TIMEOUT_SECONDS/,
   );
 });
+
+test('the memory budget: at least 64 MiB, and at least four times the OTLP bytes in flight', () => {
+  assert.equal(loadConfig({}).memory.budgetBytes, 512 * 1024 * 1024);
+  const small = file('memory-small.yaml', 'memory:\n  budgetBytes: 1000000\n');
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_CONFIG: small })),
+    /memory\.budgetBytes: /,
+  );
+  const tight = file(
+    'memory-tight.yaml',
+    'memory:\n  budgetBytes: 134217728\njourneys:\n  maxInflightBytes: 67108864\n',
+  );
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_CONFIG: tight })),
+    /journeys\.maxInflightBytes: must be at most a quarter of memory\.budgetBytes/,
+  );
+});

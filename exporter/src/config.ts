@@ -139,6 +139,12 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
           path: ['confirmations', 'aggregates', 'pendingValue'],
           message: 'needed with status: the status value of an aggregate still waiting',
         });
+      if (c.journeys.maxInflightBytes * 4 > c.memory.budgetBytes)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['journeys', 'maxInflightBytes'],
+          message: `must be at most a quarter of memory.budgetBytes (${c.memory.budgetBytes}): bodies in flight are parsed into about 2.5 times their size`,
+        });
       if (c.notifications && !c.notifications.query && !c.confirmations?.aggregates.status)
         ctx.addIssue({
           code: 'custom',

@@ -16,7 +16,8 @@ import { REVISION, VERSION } from './version.js';
 import { eventsRouter } from './api/events.js';
 import { JourneyMetrics } from './journeys/metrics.js';
 import { PipelineReader } from './journeys/assemble/rows.js';
-import { JourneyStore } from './journeys/store/supervisor.js';
+import { journeyStore } from './journeys/store/from-config.js';
+import { MemoryBudget } from './runtime/memory.js';
 import { CeleryIntake } from './celery/intake.js';
 import { celeryTransport } from './celery/transport.js';
 import { CeleryMetrics } from './celery/metrics.js';
@@ -76,6 +77,8 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   for (const name of ['handles', 'requests', 'resources'])
     registry.removeSingleMetric(`nodejs_active_${name}_total`);
   const health = new Health(registry, log);
+  const memory = new MemoryBudget(config.memory.budgetBytes, registry);
+  memory.start();
   const exemplars = new Exemplars();
 
   const pools = config.databaseUrl
@@ -119,11 +122,12 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
         ),
         health,
         log,
+        memory,
       )
     : null;
   const parking =
     config.deadLetters.enabled && store
-      ? new Parking(config, store, catalog, registry, health, log)
+      ? new Parking(config, store, catalog, registry, health, log, memory)
       : null;
   // The background parts, started in this order and stopped in the reverse one. Journeys read
   // the queue catalog: it is kept as fresh as its interval without waiting for scrapes.
@@ -156,6 +160,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     retentionDays: config.journeys.retentionDays,
     ingestToken: config.journeys.ingestToken,
     accepting: () => accepting,
+    memory,
     queues,
     exchanges: () => catalog?.exchangeIndex ?? null,
     coverage,
@@ -253,6 +258,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       await parts.stop();
       await pools?.end();
       await decoder.close();
+      memory.stop();
     },
   };
 }
@@ -268,32 +274,4 @@ function newApp(accepting: () => boolean): express.Express {
     next();
   });
   return app;
-}
-
-function journeyStore(
-  config: ValidatedConfig,
-  health: Health,
-  log: Logger,
-  registry: Registry,
-): JourneyStore {
-  const j = config.journeys;
-  const store = new JourneyStore(
-    {
-      url: config.storeUrl!,
-      migrateUrl: config.storeMigrateUrl,
-      pooler: config.pooler,
-      readUrl: config.storeReadUrl,
-      maxReadLagSeconds: j.maxReadLagSeconds,
-      retentionDays: j.retentionDays,
-      maxPendingSteps: j.maxPendingSteps,
-      readPoolSize: j.readPoolSize,
-      statementTimeoutMs: j.statementTimeoutSeconds * 1000,
-      lockTimeoutMs: j.lockTimeoutSeconds * 1000,
-      results: j.words.results,
-    },
-    health,
-    log,
-    registry,
-  );
-  return store;
 }

@@ -5,7 +5,7 @@
 // broker restart, by amqplib's recovery, with backoff and without end: a broker that is down at
 // start or goes away later is reported down (Health, /readyz), never a reason to restart.
 // Optionally it asks the workers to send events, as Flower does (`enable_events` on the
-// `celery.pidbox` fanout exchange).
+// `celery.pidbox` fanout exchange). Over the memory budget it takes no new events.
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
 import { backoffMs } from '../backoff.js';
@@ -13,6 +13,8 @@ import type { Health, PartStatus } from '../health.js';
 import { connectRecovering, type Recovering } from '../recovering-connection.js';
 import { errorMessage } from '../log.js';
 import type { Step } from '../journeys/steps.js';
+import { PausableConsumer } from '../broker/consumer.js';
+import type { MemoryBudget } from '../runtime/memory.js';
 import {
   Loops,
   PART,
@@ -51,11 +53,15 @@ export class CeleryAmqpConsumer implements CeleryTransport {
   private conn: Recovering | null = null;
   private connects = 0;
   private readonly settings: CelerySettings;
+  private consumer: PausableConsumer | null = null;
+  private unwatch: () => void = () => undefined;
 
   constructor(
     private readonly intake: CeleryIntake,
     private readonly reports: Health,
     private readonly log: Logger,
+    /** Over it, the consumer takes no new events (another replica may take the queue). */
+    private readonly memory: MemoryBudget | null = null,
   ) {
     this.settings = intake.settings;
     reports.register(PART);
@@ -76,6 +82,15 @@ export class CeleryAmqpConsumer implements CeleryTransport {
     }).then((c) => {
       this.conn = c;
     });
+    this.unwatch =
+      this.memory?.onChange((over) => {
+        this.log.warn(
+          over
+            ? 'celery: over the memory budget, events paused'
+            : 'celery: under the memory budget, taking events again',
+        );
+        void this.consumer?.setPaused(over);
+      }) ?? this.unwatch;
     this.loops.every(QUEUE_LENGTH_EVERY_MS, () => this.measureQueues());
     if (this.settings.enableEventsIntervalSeconds > 0)
       this.loops.every(this.settings.enableEventsIntervalSeconds * 1000, () => this.enableEvents());
@@ -119,9 +134,16 @@ export class CeleryAmqpConsumer implements CeleryTransport {
         void model.close().catch(() => undefined);
       }
     });
-    await ch.consume(s.queue, (msg) => {
-      if (msg) this.onMessage(msg);
-    });
+    this.consumer = new PausableConsumer(
+      ch,
+      s.queue,
+      (msg) => {
+        this.onMessage(msg);
+      },
+      {},
+      this.memory?.over ?? false,
+    );
+    await this.consumer.start();
     this.reports.up(PART);
     this.log.info({ exchange: s.exchange, queue: s.queue }, 'celery: consuming events');
     if (s.enableEventsIntervalSeconds > 0) void this.enableEvents();
@@ -239,6 +261,7 @@ export class CeleryAmqpConsumer implements CeleryTransport {
   async stop(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.unwatch();
     this.loops.stop();
     await this.flush();
     await this.conn?.close().catch(() => undefined);

@@ -190,6 +190,22 @@ export const fileSchema = z.strictObject({
    * committed late (its timestamp taken when its transaction began) is still counted, once.
    */
   watermarkLatenessSeconds: z.number().min(0).default(10),
+  /** The exporter's memory, whatever the input (runtime/memory.ts, docs/security.md). */
+  memory: z
+    .strictObject({
+      /**
+       * Resident memory the exporter keeps under: past it every input stops taking more (OTLP
+       * answers 503 or UNAVAILABLE, parking and the Celery consumer over AMQP pause) until it is
+       * below 90 % of it again. Keep it well inside the container's memory limit (the manifest
+       * gives 768 Mi).
+       */
+      budgetBytes: z
+        .number()
+        .int()
+        .min(64 * 1024 * 1024)
+        .default(512 * 1024 * 1024),
+    })
+    .default({ budgetBytes: 512 * 1024 * 1024 }),
 });
 
 export type FileConfig = z.output<typeof fileSchema>;

@@ -6,8 +6,9 @@
 // aside: published to setAsideQueue on the confirm channel, then listed and acked, so that no
 // number of them stops a queue's parking; without that queue (null, or the broker refuses it) it
 // is held unacked, so it stays in its queue, and listed once as too large. Replays publish on the
-// same confirm channel.
+// same confirm channel. Over the memory budget no queue takes new deliveries (setPaused).
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
+import { PausableConsumer } from '../broker/consumer.js';
 import type { ValidatedConfig } from '../config.js';
 import type { Health } from '../health.js';
 import { connectRecovering, type Recovering } from '../recovering-connection.js';
@@ -32,6 +33,9 @@ export class DeadLetterBroker {
   private publisher: ConfirmChannel | null = null;
   /** The queues consumed now, each on a channel of its own. */
   private readonly consuming = new Map<string, Channel>();
+  private readonly consumers = new Map<string, PausableConsumer>();
+  /** No new deliveries while the exporter is over its memory budget. */
+  private paused = false;
   private readonly returned = new Set<string>();
   private readonly tooLarge = new Map<string, Set<number>>();
   /** setAsideQueue once it is known to exist on this connection; null: hold instead. */
@@ -95,6 +99,22 @@ export class DeadLetterBroker {
     await this.conn?.close().catch(() => undefined);
   }
 
+  /**
+   * Stops taking deliveries (what was delivered is still parked and acked) or takes them again:
+   * the memory budget's switch.
+   */
+  setPaused(paused: boolean): void {
+    if (paused === this.paused) return;
+    this.paused = paused;
+    this.log.warn(
+      { queues: this.queues() },
+      paused
+        ? 'dead letters: over the memory budget, parking paused'
+        : 'dead letters: under the memory budget, parking again',
+    );
+    for (const consumer of this.consumers.values()) void consumer.setPaused(paused);
+  }
+
   /** The queues being parked now. */
   queues(): string[] {
     return [...this.consuming.keys()];
@@ -129,6 +149,7 @@ export class DeadLetterBroker {
     this.model = null;
     this.publisher = null;
     this.consuming.clear();
+    this.consumers.clear();
     this.parker.lost();
     this.tooLarge.clear();
   }
@@ -195,20 +216,27 @@ export class DeadLetterBroker {
     ch.on('error', () => undefined);
     ch.on('close', () => {
       this.parker.channelClosed(ch);
-      if (this.consuming.get(queue) === ch) this.consuming.delete(queue);
+      if (this.consuming.get(queue) === ch) {
+        this.consuming.delete(queue);
+        this.consumers.delete(queue);
+      }
       this.tooLarge.delete(queue);
       this.metrics.tooLarge.set({ queue }, 0);
     });
     await ch.prefetch(this.settings.prefetch);
     this.parker.opened(ch);
     this.consuming.set(queue, ch);
-    await ch.consume(
+    const consumer = new PausableConsumer(
+      ch,
       queue,
       (msg) => {
-        if (msg) this.receive(ch, queue, msg);
+        this.receive(ch, queue, msg);
       },
       { noAck: false },
+      this.paused,
     );
+    this.consumers.set(queue, consumer);
+    await consumer.start();
   }
 
   private receive(ch: Channel, queue: string, msg: ConsumeMessage): void {

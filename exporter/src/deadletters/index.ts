@@ -12,6 +12,7 @@ import { DeadLetterMetrics } from './metrics.js';
 import { Replayer } from './replay.js';
 import { DeadLetterStore } from './store.js';
 import type { Topology } from './targets.js';
+import type { MemoryBudget } from '../runtime/memory.js';
 
 const GAUGES_EVERY_MS = 10_000;
 const MAINTAIN_EVERY_MS = 3_600_000;
@@ -24,6 +25,7 @@ export class Parking implements Part {
   readonly jobs: BulkReplays;
   private readonly timers: NodeJS.Timeout[] = [];
   private maintainedAt = 0;
+  private unwatch: () => void = () => undefined;
   private stopped = false;
   private readonly metrics: DeadLetterMetrics;
   private readonly keepContentHours: number;
@@ -35,6 +37,8 @@ export class Parking implements Part {
     registry: Registry,
     private readonly reports: Health,
     private readonly log: Logger,
+    /** Over it, parking takes no new deliveries. */
+    private readonly memory: MemoryBudget | null = null,
   ) {
     const s = config.deadLetters;
     const key = config.deadLetterKey!;
@@ -66,6 +70,12 @@ export class Parking implements Part {
 
   /** Starts consuming once the store's schema is in place; refreshes the gauges meanwhile. */
   start(): void {
+    if (this.memory) {
+      this.broker.setPaused(this.memory.over);
+      this.unwatch = this.memory.onChange((over) => {
+        this.broker.setPaused(over);
+      });
+    }
     void this.journeys.whenReady().then(() => {
       if (!this.stopped) this.broker.start();
     });
@@ -77,6 +87,7 @@ export class Parking implements Part {
   /** Stops parking, and the bulk replays this exporter runs after the message in hand. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unwatch();
     for (const t of this.timers) clearInterval(t);
     await this.jobs.stopAll();
     await this.broker.close();

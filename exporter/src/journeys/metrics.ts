@@ -22,6 +22,7 @@ import { Exemplars, type ExemplarIds } from '../exposition/exemplars.js';
 export const REFUSAL_REASONS = [
   'unauthorized',
   'over_budget',
+  'over_memory',
   'store_busy',
   'store_unavailable',
   'shutting_down',
@@ -76,7 +77,7 @@ export class JourneyMetrics {
       this.spansReceived.inc({ outcome }, 0);
     this.refused = new Counter({
       name: 'acktrail_ingest_refused_total',
-      help: 'Requests to /v1/traces refused before their spans were read: unauthorized (401), over_budget (the in-flight byte budget), store_busy (the write queue is full), store_unavailable, shutting_down (503 with Retry-After for all but unauthorized), idle_body (nothing sent for bodyIdleTimeoutSeconds), slow_body (not whole within bodyTimeoutSeconds).',
+      help: 'Requests to /v1/traces refused before their spans were read: unauthorized (401), over_budget (the in-flight byte budget), over_memory (the exporter over memory.budgetBytes), store_busy (the write queue is full), store_unavailable, shutting_down (503 with Retry-After for all but unauthorized), idle_body (nothing sent for bodyIdleTimeoutSeconds), slow_body (not whole within bodyTimeoutSeconds).',
       labelNames: ['reason'],
       registers,
     });

@@ -51,13 +51,15 @@ export const tokenDigest = (token: string | null): Buffer | null =>
 
 /**
  * The admission rule: refused while shutting down, without the token (when one is set), without a
- * store or before it is ready. Returns what to count (`count`) apart from the answer.
+ * store or before it is ready, over the memory budget. Returns what to count (`count`) apart from the answer.
  */
 export function admission(
   authorization: string | undefined,
   expected: Buffer | null,
   accepting: boolean,
   store: StoreState,
+  /** The exporter is over its memory budget (runtime/memory.ts). */
+  overMemory = false,
 ): { answer: Admission; count: RefusalReason | null } {
   const refused = (reason: RefusalReason, message: string) => ({
     answer: { kind: 'refused' as const, reason, message },
@@ -88,5 +90,7 @@ export function admission(
     };
   if (store === 'starting')
     return refused('store_unavailable', 'the journey store is not ready yet; retry later');
+  if (overMemory)
+    return refused('over_memory', 'the exporter is over its memory budget; retry later');
   return { answer: null, count: null };
 }

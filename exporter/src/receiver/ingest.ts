@@ -23,6 +23,7 @@ import {
   type IngestLimits,
   type Outcome,
 } from './gate.js';
+import type { MemoryBudget } from '../runtime/memory.js';
 
 export type { IngestLimits, Outcome };
 
@@ -36,6 +37,8 @@ export interface IngestOptions {
   ingestToken: string | null;
   /** False once the exporter is shutting down: requests that still arrive are refused. */
   accepting: () => boolean;
+  /** The exporter's memory budget: over it, requests are refused (503 / UNAVAILABLE). */
+  memory?: MemoryBudget;
   /** What the exporter knows about a queue: a reject's anomaly depends on its dead-letter exchange. */
   queues?: QueueLookup;
   /** Which queues an exchange routes to: the queue of a delivery whose span names none. */
@@ -77,7 +80,13 @@ export class Ingest implements IngestGate {
    * down, without the token (when one is set), without a store or before it is ready. Counted.
    */
   admit(authorization: string | undefined): Admission {
-    const { answer, count } = admission(authorization, this.expected, this.accepting, this.store);
+    const { answer, count } = admission(
+      authorization,
+      this.expected,
+      this.accepting,
+      this.store,
+      this.opts.memory?.over,
+    );
     if (count) this.opts.metrics.refused.inc({ reason: count });
     return answer;
   }

@@ -60,8 +60,12 @@ export class IngestThread {
     private readonly data: ThreadData,
     private readonly log: Logger,
   ) {
-    // The state changes twice at most: the store becomes ready, the exporter stops accepting.
+    // The state changes when the store becomes ready, the exporter stops accepting, or memory
+    // crosses the budget.
     void ingest.opts.store?.whenReady().then(() => {
+      this.tell();
+    });
+    ingest.opts.memory?.onChange(() => {
       this.tell();
     });
   }
@@ -133,9 +137,14 @@ export class IngestThread {
     this.worker?.postMessage(m);
   }
 
-  /** Tells the thread the exporter's state: whether it accepts requests, whether the store is ready. */
+  /** Tells the thread the exporter's state: whether it accepts requests, the store is ready, memory is over the budget. */
   private tell(): void {
-    this.send({ type: 'state', accepting: this.ingest.accepting, store: this.ingest.store });
+    this.send({
+      type: 'state',
+      accepting: this.ingest.accepting,
+      store: this.ingest.store,
+      overMemory: this.ingest.opts.memory?.over ?? false,
+    });
   }
 
   private async onMessage(m: FromThread): Promise<void> {

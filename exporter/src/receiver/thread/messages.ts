@@ -33,7 +33,7 @@ export interface ThreadData {
 }
 
 export type ToThread =
-  | { type: 'state'; accepting: boolean; store: StoreState }
+  | { type: 'state'; accepting: boolean; store: StoreState; overMemory: boolean }
   | { type: 'outcome'; id: number; outcome: Outcome | { error: string } }
   | { type: 'probe'; id: number; answer: ProbeAnswer }
   | { type: 'close'; graceMs: number };

@@ -51,6 +51,7 @@ class ThreadIngest implements IngestGate {
   readonly budget: ByteBudget;
   accepting = true;
   store: StoreState = 'starting';
+  overMemory = false;
   readonly decoder = new BodyDecoder(data.offThreadBytes, data.limits.maxBodyBytes);
   private readonly expected = tokenDigest(data.ingestToken);
   private inflightTimer: NodeJS.Timeout | null = null;
@@ -65,7 +66,13 @@ class ThreadIngest implements IngestGate {
   }
 
   admit(authorization: string | undefined): Admission {
-    const { answer, count } = admission(authorization, this.expected, this.accepting, this.store);
+    const { answer, count } = admission(
+      authorization,
+      this.expected,
+      this.accepting,
+      this.store,
+      this.overMemory,
+    );
     if (count) post({ type: 'refused', reason: count });
     return answer;
   }
@@ -149,6 +156,7 @@ port.on('message', (m: ToThread) => {
     case 'state':
       ingest.accepting = m.accepting;
       ingest.store = m.store;
+      ingest.overMemory = m.overMemory;
       return;
     case 'outcome':
     case 'probe': {
