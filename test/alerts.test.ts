@@ -139,7 +139,7 @@ test('other parameters: a selector, group labels, a prefix and a runbook address
   );
 });
 
-test('every alert has a severity, a summary, a description and a runbook that exists', () => {
+test('every alert has a severity, a summary, a description, a for: and a runbook that exists', () => {
   assert.ok(alerts.length >= 13);
   for (const a of alerts) {
     assert.match(a.labels?.severity ?? '', /^(critical|warning)$/, `${a.alert} severity`);
@@ -151,6 +151,8 @@ test('every alert has a severity, a summary, a description and a runbook that ex
     assert.match(file, /^docs\/runbooks\/[a-z0-9-]+\.md$/, `${a.alert} runbook_url`);
     assert.ok(existsSync(join(REPO_ROOT, file)), `${a.alert}: ${file} exists`);
     assert.match(a.alert ?? '', /^Acktrail[A-Z]/, 'every name has the prefix');
+    // A blip never pages: every alert holds for a while first.
+    assert.match(a.for ?? '', /^\d+[smh]$/, `${a.alert} has a for:`);
   }
 });
 
