@@ -8,7 +8,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { parseAllDocuments } from 'yaml';
 import * as apps from 'kubernetes-models/apps/v1';
 import * as core from 'kubernetes-models/v1';
 import * as networking from 'kubernetes-models/networking.k8s.io/v1';
@@ -17,15 +16,8 @@ import * as monitoring from '@kubernetes-models/prometheus-operator/monitoring.c
 import { REPO_ROOT } from '@acktrail/testing';
 import { loadConfig } from '../exporter/src/config.js';
 import { generated } from '../scripts/generate.js';
+import { DEPLOY as DIR, manifests, monitored } from './operator.js';
 
-const DIR = join(REPO_ROOT, 'deploy/kubernetes');
-
-interface Manifest {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string };
-  [key: string]: unknown;
-}
 interface Model {
   validate(): void;
 }
@@ -38,17 +30,6 @@ const MODELS: Record<string, new (data: never) => Model> = {
   'monitoring.coreos.com/v1/ServiceMonitor': monitoring.ServiceMonitor,
   'monitoring.coreos.com/v1/PrometheusRule': monitoring.PrometheusRule,
 };
-
-function manifests(): Manifest[] {
-  const kustomization = parseAllDocuments(
-    readFileSync(join(DIR, 'kustomization.yaml'), 'utf8'),
-  )[0]!.toJS() as { resources: string[] };
-  return kustomization.resources.flatMap((file) =>
-    parseAllDocuments(readFileSync(join(DIR, file), 'utf8'))
-      .map((d) => d.toJS() as Manifest | null)
-      .filter((m): m is Manifest => m !== null),
-  );
-}
 
 const find = (kind: string, name: string) => {
   const m = manifests().find((x) => x.kind === kind && x.metadata.name === name);
@@ -140,23 +121,10 @@ test('the exporter: probes, Service and NetworkPolicy name its ports; its variab
 
 test("the exporter-down alert selects the job prometheus-operator gives the ServiceMonitor's targets", () => {
   // prometheus-operator: job = the Service's label named by jobLabel, else the Service's name.
-  const monitor = find('ServiceMonitor', 'acktrail-exporter') as {
-    spec: { jobLabel?: string; selector: { matchLabels: Record<string, string> } };
-  };
-  const service = manifests().find(
-    (m) =>
-      m.kind === 'Service' &&
-      Object.entries(monitor.spec.selector.matchLabels).every(
-        ([k, v]) => (m.metadata as { labels?: Record<string, string> }).labels?.[k] === v,
-      ),
-  ) as { metadata: { name: string; labels: Record<string, string> } } | undefined;
-  assert.ok(service, 'the ServiceMonitor selects a Service of the manifests');
-  const job = monitor.spec.jobLabel
-    ? service.metadata.labels[monitor.spec.jobLabel]
-    : service.metadata.name;
+  const { job } = monitored();
   const rule = readFileSync(join(DIR, 'generated/prometheus-rule.yaml'), 'utf8');
   const down = /alert: AcktrailExporterDown\s+expr: (.+)/.exec(rule)?.[1] ?? '';
-  assert.match(down, new RegExp(`up\\{job="${job}"\\}`), `the alert selects job="${String(job)}"`);
+  assert.match(down, new RegExp(`up\\{job="${job}"\\}`), `the alert selects job="${job}"`);
 });
 
 test("the exporter's config and environment pass its own validation", () => {

@@ -14,6 +14,12 @@ export interface PromSeries {
   value: [number, string];
 }
 
+/** A scrape target with the labels its service discovery gives it. */
+export interface LabelledTarget {
+  url: string;
+  labels: Record<string, string>;
+}
+
 export interface PromExemplars {
   seriesLabels: Record<string, string>;
   exemplars: { labels: Record<string, string>; value: string; timestamp: number }[];
@@ -27,19 +33,29 @@ export class TestPrometheus {
   ) {}
 
   /**
-   * `targets`: job name to base URL (its /metrics is scraped); `remoteWrite`: a URL every sample
-   * is also sent to (a VictoriaMetrics, say); `scrapeInterval`: how often it scrapes (and
-   * evaluates the rules), 1s unless given (the demo's is 10s).
+   * `targets`: job name to base URL (its /metrics is scraped), or to several targets each with
+   * the labels it gets (as a service discovery's relabelling gives them: `job` and `instance`
+   * among them override the defaults); `remoteWrite`: a URL every sample is also sent to (a
+   * VictoriaMetrics, say); `scrapeInterval`: how often it scrapes (and evaluates the rules), 1s
+   * unless given (the demo's is 10s).
    */
   static async start(
-    targets: Record<string, string>,
+    targets: Record<string, string | LabelledTarget[]>,
     { remoteWrite, scrapeInterval = '1s' }: { remoteWrite?: string; scrapeInterval?: string } = {},
   ): Promise<TestPrometheus> {
     const dir = mkdtempSync(join(tmpdir(), 'acktrail-prometheus-'));
-    const jobs = Object.entries(targets).map(([job, url]) => {
-      const u = new URL(url);
-      return `  - job_name: ${job}\n    static_configs:\n      - targets: ['${u.host}']`;
+    const jobs = Object.entries(targets).map(([job, given]) => {
+      const list = typeof given === 'string' ? [{ url: given, labels: {} }] : given;
+      const statics = list.map(
+        ({ url, labels }) =>
+          `      - targets: ['${new URL(url).host}']\n        labels: ${JSON.stringify(labels)}`,
+      );
+      return `  - job_name: ${job}\n    static_configs:\n${statics.join('\n')}`;
     });
+    const targetCount = Object.values(targets).reduce(
+      (n, t) => n + (typeof t === 'string' ? 1 : t.length),
+      0,
+    );
     writeFileSync(
       join(dir, 'prometheus.yml'),
       [
@@ -85,18 +101,17 @@ export class TestPrometheus {
     // Prometheus hands new targets to its scrapers a few seconds after it starts: wait for a
     // first successful scrape of each, so that what the test does next is seen from its start
     // (the exporter's incremental collectors count only rows that appear after their first run).
-    const names = Object.keys(targets);
     await waitFor(
-      `a first scrape of ${names.join(', ')}`,
-      async () => (await prom.query('up == 1')).length === names.length,
+      `a first scrape of ${Object.keys(targets).join(', ')}`,
+      async () => (await prom.query('up == 1')).length === targetCount,
       { timeoutMs: 30_000, intervalMs: 200 },
     );
     return prom;
   }
 
-  /** An instant query; throws on a query Prometheus refuses. */
-  query(expr: string): Promise<PromSeries[]> {
-    return instantQuery(this.url, expr);
+  /** An instant query, now or at `time` (unix seconds); throws on a query Prometheus refuses. */
+  query(expr: string, time?: number): Promise<PromSeries[]> {
+    return instantQuery(this.url, expr, time);
   }
 
   /** The exemplars stored for the series `expr` selects in [start, end] (unix seconds). */
@@ -170,10 +185,14 @@ export async function hasFinitePoints(
 }
 
 /** An instant query against a Prometheus-compatible API at `base`; throws on a refused query. */
-export async function instantQuery(base: string, expr: string): Promise<PromSeries[]> {
-  const res = await fetch(
-    `${base}/api/v1/query?${new URLSearchParams({ query: expr }).toString()}`,
-  );
+export async function instantQuery(
+  base: string,
+  expr: string,
+  time?: number,
+): Promise<PromSeries[]> {
+  const params = new URLSearchParams({ query: expr });
+  if (time !== undefined) params.set('time', String(time));
+  const res = await fetch(`${base}/api/v1/query?${params.toString()}`);
   const body = (await res.json()) as { status: string; error?: string; data: { result: [] } };
   if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
   return body.data.result;
