@@ -204,6 +204,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
         ready: () => store?.ready ?? false,
       },
       maxMessages: config.deadLetters.replay.maxMessages,
+      maxConcurrentReadsPerToken: config.deadLetters.maxConcurrentReadsPerToken,
       log,
     }),
   );

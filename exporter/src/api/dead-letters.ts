@@ -21,6 +21,7 @@ import {
   listQuery,
 } from './dead-letter-inputs.js';
 import { refuseCrossSite, requireToken, scopeOf, type Scope, type Tokens } from './auth.js';
+import { concurrentPerToken } from './per-token.js';
 import { ok, refusal, send, type Reply } from './reply.js';
 
 export interface DeadLetterApiOptions {
@@ -33,6 +34,8 @@ export interface DeadLetterApiOptions {
     ready: () => boolean;
   } | null;
   maxMessages: number;
+  /** GET requests one token may have running at once (429 beyond). */
+  maxConcurrentReadsPerToken: number;
   log: Logger;
 }
 
@@ -77,7 +80,9 @@ const jobReply = (job: Job | null): Reply => (job ? ok(job) : refusal(404, 'no s
  * validated (400 naming what is wrong), parking on (404) and ready (503), a store failure
  * answered 503, a row sealed with a key it lacks 500 naming the key.
  */
-export function deadLetterHandlers(opts: Omit<DeadLetterApiOptions, 'tokens'>) {
+export function deadLetterHandlers(
+  opts: Omit<DeadLetterApiOptions, 'tokens' | 'maxConcurrentReadsPerToken'>,
+) {
   const chosen = {
     ids: z.array(ID).min(1).max(opts.maxMessages).optional(),
     group: group.optional(),
@@ -220,7 +225,13 @@ export function deadLetterHandlers(opts: Omit<DeadLetterApiOptions, 'tokens'>) {
 
 export function deadLettersRouter(opts: DeadLetterApiOptions): express.Router {
   const router = express.Router();
-  const read = requireToken(opts.tokens, 'read');
+  const read = [
+    requireToken(opts.tokens, 'read'),
+    concurrentPerToken(
+      opts.maxConcurrentReadsPerToken,
+      'dead-letter reads (deadLetters.maxConcurrentReadsPerToken)',
+    ),
+  ];
   const operate = requireToken(opts.tokens, 'operate');
   const json = express.json({ limit: '2mb' });
   const h = deadLetterHandlers(opts);

@@ -12,7 +12,8 @@ import type { StepQueries } from '../journeys/store/queries.js';
 import type { JourneyStore } from '../journeys/store/supervisor.js';
 import { errorMessage, type Logger } from '../log.js';
 import { VERSION } from '../version.js';
-import { requireToken, scopeOf, type Scope, type Tokens } from './auth.js';
+import { requireToken, type Tokens } from './auth.js';
+import { concurrentPerToken } from './per-token.js';
 import { ok, refusal, send, type Reply } from './reply.js';
 import {
   ID,
@@ -53,25 +54,13 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
     '/api/events/:eventId',
     send<{ eventId: string }>((req) => journeyReply(opts, req.params.eventId)),
   );
-  const listsRunning = new Map<Scope, number>();
   router.get(
     '/api/events',
-    send(async (req, res) => {
-      const scope = scopeOf(res);
-      const running = listsRunning.get(scope) ?? 0;
-      if (running >= opts.lists.maxConcurrentPerToken)
-        return refusal(
-          429,
-          `${running} event lists of this token are running (journeys.maxConcurrentListsPerToken); retry when one ends`,
-          { 'retry-after': '1' },
-        );
-      listsRunning.set(scope, running + 1);
-      try {
-        return await listReply(opts, req.query);
-      } finally {
-        listsRunning.set(scope, (listsRunning.get(scope) ?? 1) - 1);
-      }
-    }),
+    concurrentPerToken(
+      opts.lists.maxConcurrentPerToken,
+      'event lists (journeys.maxConcurrentListsPerToken)',
+    ),
+    send((req) => listReply(opts, req.query)),
   );
   return router;
 }

@@ -40,6 +40,11 @@ export const deadLetters = z.strictObject({
   retentionDays: z.number().int().min(1).max(3650).default(30),
   /** Messages held from each queue at once: with maxMessageBytes, what bounds parking's memory. */
   prefetch: z.number().int().min(1).max(1000).default(100),
+  /**
+   * Reads of the dead-letter API (`GET /api/dead-letters…`) one token may run at once; 429 with
+   * Retry-After beyond. They share the store's read pool with journey lookups.
+   */
+  maxConcurrentReadsPerToken: z.number().int().min(1).max(100).default(6),
   /** Headers that hold the failure's text, first present wins; then x-death's reason. */
   reasonHeaders: z
     .array(z.string().min(1).max(255))
