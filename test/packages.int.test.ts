@@ -2,8 +2,8 @@
 // @acktrail/exporter, installed from the tarballs into a scratch app outside the workspace (no
 // workspace links, the npm registry for the rest). The app publishes and consumes with amqplib,
 // traced by @acktrail/instrument, once with no SDK of its own and once with one it registered
-// first; the exporter runs from the installed `acktrail` command (check-config, migrate, serve),
-// and the journey of each message is found through its API.
+// first; the exporter runs from the installed `acktrail` command (check-config, migrate, doctor,
+// serve), and the journey of each message is found through its API.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
@@ -121,8 +121,8 @@ test('the install holds one OpenTelemetry API (a peer) and no sdk-node, and no w
   assert.ok(!existsSync(join(app, 'node_modules/@acktrail/instrument/src')), 'no sources shipped');
 });
 
-test('the acktrail command: --help, check-config, schema, migrate', async () => {
-  for (const cmd of [[], ['serve'], ['migrate'], ['check-config'], ['schema']])
+test('the acktrail command: --help, check-config, schema, migrate, doctor', async () => {
+  for (const cmd of [[], ['serve'], ['migrate'], ['check-config'], ['doctor'], ['schema']])
     assert.match(await acktrail([...cmd, '--help']), /Usage: acktrail/);
   // The JSON Schema ships with the package: every key, its default and its description.
   type Node = {
@@ -157,6 +157,12 @@ test('the acktrail command: --help, check-config, schema, migrate', async () => 
   const env = { ACKTRAIL_DATABASE_URL: store!.url };
   assert.match(await acktrail(['migrate'], env), /^applied \d{3}_/);
   assert.match(await acktrail(['migrate'], env), /up to date/);
+  // doctor ships too: the store the package migrated, read as serve will.
+  const doctor = await acktrail(['doctor', '--config', 'acktrail.yaml'], {
+    ...env,
+    ACKTRAIL_PORT: '0',
+  });
+  assert.match(doctor, /^ok {4}journey store \S+: \d+ migrations applied$/m);
 });
 
 test('acktrail serve from the package, then a traced publish and consume: the journey', async () => {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `acktrail` command: serve, migrate, check-config, schema, dead-letters reseal. `acktrail <command> --help` says more.
+// The `acktrail` command: serve, migrate, check-config, doctor, schema, dead-letters reseal. `acktrail <command> --help` says more.
 import { parseArgs } from 'node:util';
 import { configOrExit } from './cli/load.js';
 import { masked } from './cli/mask.js';
@@ -14,6 +14,7 @@ Commands:
   serve               serve /metrics, /v1/traces and the journey API
   migrate             create or update the journey store's schema, then exit
   check-config FILE   validate a configuration file and print the effective configuration
+  doctor              check every configured source as serve would use it, and say the fix
   schema              print the configuration file's JSON Schema (for editors)
   dead-letters reseal seal parked dead letters again under the current key (after a rotation)
 
@@ -57,6 +58,17 @@ bounds, default and description, for completion and checks in an editor
 (\`# yaml-language-server: $schema=acktrail.schema.json\` on a YAML file's first line).
 
 Options:
+  -h, --help      this text`,
+  doctor: `Usage: acktrail doctor [--config FILE]
+
+Checks what the configuration names, as \`acktrail serve\` will use it, each within 5 s: the
+management API (credentials, the user's tags, the vhosts), the rabbitmq_prometheus endpoints and
+the node each answers as, the pipeline's database (read-only role), the journey store (its
+migrations), Celery's broker and event exchange, parking's broker user and queues, and the ports
+to listen on. One line each (ok, warn, FAIL) with the fix. Exit 1 when something fails.
+
+Options:
+  --config FILE   the configuration file (default: ACKTRAIL_CONFIG, else the defaults)
   -h, --help      this text`,
   'check-config': `Usage: acktrail check-config FILE
 
@@ -155,6 +167,13 @@ switch (command) {
     } finally {
       await pool.end();
     }
+    break;
+  }
+  case 'doctor': {
+    const { diagnose, report } = await import('./cli/doctor/index.js');
+    const findings = await diagnose(configOrExit(file));
+    console.log(report(findings));
+    if (findings.some((f) => f.verdict === 'fail')) process.exitCode = 1;
     break;
   }
   case 'schema': {

@@ -1,0 +1,174 @@
+// `acktrail doctor`, continued: Celery's broker (AMQP or Redis) and its event exchange,
+// dead-letter parking's broker user and queues, and the ports acktrail serve will listen on.
+import { createServer } from 'node:net';
+import amqp from 'amqplib';
+import { Redis } from 'ioredis';
+import type { ValidatedConfig } from '../../config.js';
+import { redisTarget } from '../../celery/kombu-redis.js';
+import { errorMessage } from '../../log.js';
+import { TIMEOUT_MS, where, type Finding } from './checks.js';
+
+const bad = (verdict: 'warn' | 'fail', source: string, said: string, fix: string): Finding => ({
+  verdict,
+  source,
+  said,
+  fix,
+});
+
+async function amqpConnect(url: string) {
+  return amqp.connect(url, { timeout: TIMEOUT_MS });
+}
+
+/** Whether an exchange or queue exists, each on a channel of its own (a miss closes it). */
+async function exists(conn: amqp.ChannelModel, kind: 'exchange' | 'queue', name: string) {
+  const ch = await conn.createChannel();
+  ch.on('error', () => undefined);
+  try {
+    if (kind === 'exchange') await ch.checkExchange(name);
+    else await ch.checkQueue(name);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await ch.close().catch(() => undefined);
+  }
+}
+
+/** Celery's broker: reachable; on RabbitMQ, whether workers have declared the event exchange. */
+export async function celery(config: ValidatedConfig): Promise<Finding[]> {
+  const c = config.celery;
+  if (!c.enabled) return [];
+  const scheme = new URL(c.url.split(';')[0]!).protocol;
+  const source = `Celery broker ${c.url.split(';').map(where).join(', ')}`;
+  if (scheme === 'redis:' || scheme === 'rediss:' || scheme === 'sentinel:') {
+    const target = redisTarget(c.url, c.redis.masterName);
+    const options = {
+      lazyConnect: true,
+      connectTimeout: TIMEOUT_MS,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    };
+    const redis =
+      typeof target === 'string'
+        ? new Redis(target, options)
+        : new Redis({ ...target, ...options });
+    redis.on('error', () => undefined);
+    try {
+      await redis.connect();
+      await redis.ping();
+      return [{ verdict: 'ok', source, said: 'Redis answers' }];
+    } catch (err) {
+      return [bad('fail', source, errorMessage(err), 'correct celery.url (or CELERY_BROKER_URL)')];
+    } finally {
+      redis.disconnect();
+    }
+  }
+  try {
+    const conn = await amqpConnect(c.url);
+    try {
+      if (await exists(conn, 'exchange', c.exchange))
+        return [{ verdict: 'ok', source, said: `exchange ${c.exchange} exists` }];
+      return [
+        bad(
+          'warn',
+          source,
+          `no exchange ${c.exchange}: no worker has sent events yet`,
+          'start the workers with -E, or set celery.enableEventsIntervalSeconds',
+        ),
+      ];
+    } finally {
+      await conn.close().catch(() => undefined);
+    }
+  } catch (err) {
+    return [bad('fail', source, errorMessage(err), 'correct celery.url (or CELERY_BROKER_URL)')];
+  }
+}
+
+/** Parking's own broker user, and every queue it is told to park. */
+export async function deadLetters(config: ValidatedConfig): Promise<Finding[]> {
+  const d = config.deadLetters;
+  if (!d.enabled || !d.url) return [];
+  const source = `dead-letter parking ${where(d.url)}`;
+  let conn: amqp.ChannelModel;
+  try {
+    conn = await amqpConnect(d.url);
+  } catch (err) {
+    return [
+      bad(
+        'fail',
+        source,
+        errorMessage(err),
+        "correct deadLetters.url (or ACKTRAIL_DEAD_LETTERS_URL): acktrail's own broker user",
+      ),
+    ];
+  }
+  try {
+    const missing: string[] = [];
+    for (const q of d.queues) if (!(await exists(conn, 'queue', q.queue))) missing.push(q.queue);
+    if (missing.length)
+      return [
+        bad(
+          'fail',
+          source,
+          `no queue ${missing.join(', ')} (or no permission to see it)`,
+          'correct deadLetters.queues, or give the user configure/read permissions on them',
+        ),
+      ];
+    return [
+      {
+        verdict: 'ok',
+        source,
+        said: d.queues.length
+          ? `${d.queues.length} queues to park`
+          : 'the dead-letter queues come from policies',
+      },
+    ];
+  } finally {
+    await conn.close().catch(() => undefined);
+  }
+}
+
+/** Whether a port can be listened on; if not, whether acktrail already answers there. */
+async function port(host: string, portNumber: number, name: string): Promise<Finding> {
+  const source = `${name} ${host}:${portNumber}`;
+  const free = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+    const server = createServer();
+    server.once('error', resolve);
+    server.listen(portNumber, host, () => {
+      server.close(() => {
+        resolve(null);
+      });
+    });
+  });
+  if (!free) return { verdict: 'ok', source, said: 'free' };
+  if (free.code !== 'EADDRINUSE')
+    return bad('fail', source, free.message, `choose another host or port for ${name}`);
+  try {
+    const res = await fetch(
+      `http://${host.includes(':') ? `[${host}]` : host}:${portNumber}/healthz`,
+      {
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      },
+    );
+    if (res.ok)
+      return { verdict: 'ok', source, said: 'in use: an acktrail answers /healthz there' };
+  } catch {
+    // not HTTP, or not answering: another program
+  }
+  return bad('fail', source, 'in use by another program', `stop it, or set ${name} to a free port`);
+}
+
+/** Every port acktrail serve will listen on. */
+export function listeners(config: ValidatedConfig): Promise<Finding[]> {
+  const ports: [string, number | null][] = [
+    ['ACKTRAIL_PORT', config.port],
+    ['ACKTRAIL_METRICS_PORT', config.metricsPort],
+    ['ACKTRAIL_INGEST_PORT', config.ingestPort],
+    ['ACKTRAIL_OTLP_GRPC_PORT', config.otlpGrpcPort],
+  ];
+  return Promise.all(
+    ports
+      .filter((p): p is [string, number] => p[1] !== null && p[1] !== 0)
+      .map(([name, n]) => port(config.listenHost, n, name)),
+  );
+}
