@@ -4,9 +4,13 @@
 //                                    deploy/kubernetes/generated/ with the default parameters
 //   npm run generate -- --check      writes nothing; exits 1 naming each file that differs
 //   npm run generate -- --out DIR --selector 'cluster="eu-1"' --group-labels cluster,job \
-//     --runbook-url-pattern 'https://wiki.example/runbooks/%s' --alert-name-prefix Acktrail
+//     --runbook-url-pattern 'https://wiki.example/runbooks/%s' --alert-name-prefix Acktrail \
+//     --param queueBacklog=5000 --param sloLatencySeconds=10 --param sloObjective=0.995
 //                                    DIR/acktrail.rules.yml for your Prometheus and
-//                                    DIR/dashboards/*.json for your Grafana
+//                                    DIR/dashboards/*.json for your Grafana; --param sets a
+//                                    threshold or the confirmation SLO (THRESHOLDS in
+//                                    prometheus/mixin/params.ts; an unknown name or a bad value
+//                                    exits naming it)
 // deploy/kubernetes/generated/ holds the PrometheusRule and one ConfigMap per Grafana dashboard
 // (labelled for Grafana's dashboard sidecar). It also writes the configuration's JSON Schema
 // (exporter/acktrail.schema.json) and reference (docs/configuration.md) from the zod schema
@@ -17,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse, stringify } from 'yaml';
 import { renderDashboard } from '../prometheus/mixin/dashboards.js';
-import { DEFAULTS, renderRules, type Params } from '../prometheus/mixin/params.js';
+import { DEFAULTS, parseThresholds, renderRules, type Params } from '../prometheus/mixin/params.js';
 import { configReference, configSchema } from './config-reference.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -97,6 +101,7 @@ function main(): number {
       'replica-labels': { type: 'string' },
       'runbook-url-pattern': { type: 'string' },
       'alert-name-prefix': { type: 'string' },
+      param: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -118,6 +123,7 @@ function main(): number {
       replicaLabels: list(values['replica-labels'], DEFAULTS.replicaLabels),
       runbookURLPattern: values['runbook-url-pattern'] ?? DEFAULTS.runbookURLPattern,
       alertNamePrefix: values['alert-name-prefix'] ?? DEFAULTS.alertNamePrefix,
+      thresholds: parseThresholds(values.param ?? []),
     };
     mkdirSync(values.out, { recursive: true });
     const path = join(values.out, 'acktrail.rules.yml');

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '@acktrail/testing';
-import { DEFAULTS, renderRules } from '../prometheus/mixin/params.js';
-import { rulesFile } from '../scripts/generate.js';
+import { DEFAULTS, parseThresholds, renderRules } from '../prometheus/mixin/params.js';
+import { dashboards, rulesFile } from '../scripts/generate.js';
 
 const run = promisify(execFile);
 const RULES = join(REPO_ROOT, 'prometheus/rules/acktrail.rules.yml');
@@ -23,6 +23,7 @@ const RUNBOOKS = 'https://github.com/acktrail/acktrail/blob/main/docs/runbooks/'
 
 interface Rule {
   alert?: string;
+  record?: string;
   expr: string;
   for?: string;
   labels?: Record<string, string>;
@@ -137,6 +138,47 @@ test('other parameters: a selector, group labels, a prefix and a runbook address
     () => renderRules(template, { ...params, runbookURLPattern: 'https://x' }),
     /runbookURLPattern/,
   );
+});
+
+test('thresholds and the SLO as parameters: the rules and the dashboards compare with them', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'acktrail-thresholds-'));
+  const thresholds = parseThresholds([
+    'queueBacklog=5000',
+    'sloLatencySeconds=10',
+    'sloObjective=0.995',
+    'celeryFailureRatio=0.35',
+  ]);
+  const params = { ...DEFAULTS, thresholds };
+  const template = readFileSync(join(REPO_ROOT, 'prometheus/mixin/rules.yml'), 'utf8');
+  const text = renderRules(template, params);
+  writeFileSync(join(dir, 'rules.yml'), text);
+  assert.match(
+    (await run('promtool', ['check', 'rules', join(dir, 'rules.yml')])).stdout,
+    /SUCCESS/,
+  );
+  const generatedRules = (parse(text) as { groups: { rules: Rule[] }[] }).groups.flatMap(
+    (g) => g.rules,
+  );
+  const rule = (name: string) => generatedRules.find((r) => r.alert === `Acktrail${name}`)!;
+  assert.match(rule('QueueBacklogGrowing').expr, /role="work"\}\) > 5000\n/);
+  const slo = rule('ConfirmationLatencySLOBurn');
+  const recorded = generatedRules.filter((r) => r.record?.startsWith('acktrail:confirmation'));
+  assert.equal(recorded.length, 4);
+  for (const r of recorded) assert.match(r.expr, /le="10"/);
+  assert.match(slo.expr, /> \(14\.4 \* 0\.005\)/, 'the error budget is 1 - the objective');
+  assert.match(slo.annotations?.summary ?? '', /the 10 s latency budget/);
+  assert.match(rule('CeleryTaskFailureRatioHigh').annotations?.description ?? '', /More than 35 %/);
+  assert.doesNotMatch(text, /\$\{/, 'no placeholder left');
+  // The dashboards draw the same lines: the overview's SLO threshold at 10 s.
+  const overview = dashboards(params).find(([f]) => f === 'pipeline-overview.json')![1];
+  assert.match(overview, /"value": 10\b/);
+  assert.match(overview, /99\.5 % of confirmations within 10 s/);
+  assert.doesNotMatch(overview, /\$\{t\./);
+  // The defaults are the committed rules; a wrong name or value is refused by name.
+  assert.deepEqual(parseThresholds([]), DEFAULTS.thresholds);
+  assert.throws(() => parseThresholds(['queueBacklogg=1']), /--param queueBacklogg: unknown/);
+  assert.throws(() => parseThresholds(['sloObjective=99']), /sloObjective: "99" is not a ratio/);
+  assert.throws(() => parseThresholds(['queueBacklog=-5']), /queueBacklog: "-5" is not a positive/);
 });
 
 test('every alert has a severity, a summary, a description, a for: and a runbook that exists', () => {

@@ -481,7 +481,7 @@ function celeryTests(broker: Broker): void {
       readFileSync(join(REPO_ROOT, 'prometheus/rules/acktrail.rules.yml'), 'utf8'),
     ) as { groups: { name: string; rules: { alert: string; expr: string }[] }[] };
     const celery = rules.groups.find((g) => g.name === 'acktrail.celery')!.rules;
-    assert.equal(celery.length, 3);
+    assert.equal(celery.length, 6);
     for (const rule of celery) {
       await prometheus.query(rule.expr); // throws if Prometheus refuses it
       for (const [name] of rule.expr.matchAll(/\backtrail_[a-z_]+\b/g)) {

@@ -6,7 +6,7 @@
 // `${replicaLabels}` becomes the labels that tell replicas apart (merged with max). Queries
 // are rewritten with the dashboard's own PromQL rewriter (Prometheus' grammar, never a pattern).
 import { withMatchers } from '../../dashboard/lib/promql.js';
-import { checkParams, type Params } from './params.js';
+import { checkParams, fillThresholds, type Params } from './params.js';
 
 interface Variable {
   name: string;
@@ -62,7 +62,10 @@ const groupVariable = (label: string, query: string, datasource: unknown): Varia
 export function renderDashboard(source: string, p: Params): string {
   checkParams(p);
   const d = JSON.parse(
-    source.replaceAll('${replicaLabels}', p.replicaLabels.join(', ')),
+    fillThresholds(source, p.thresholds, true).replaceAll(
+      '${replicaLabels}',
+      p.replicaLabels.join(', '),
+    ),
   ) as Dashboard;
   const has = new Set(d.templating.list.map((v) => v.name));
   const added = p.groupLabels.filter((l) => !has.has(l));

@@ -15,6 +15,94 @@ export interface Params {
   runbookURLPattern: string;
   /** Put before every alert name that does not start with it. */
   alertNamePrefix: string;
+  /** Each alert's threshold, and the confirmation SLO (`--param name=value`). */
+  thresholds: Thresholds;
+}
+
+/** The numbers the rules compare with; docs/alerts.md says which alert reads which. */
+export const THRESHOLDS = {
+  /** AcktrailOutboxStuck: oldest unpublished row, seconds. */
+  outboxStuckSeconds: 60,
+  /** AcktrailOutboxBacklogGrowing: unpublished rows. */
+  outboxBacklog: 100,
+  /** AcktrailQueueBacklogGrowing: ready messages of a work queue. */
+  queueBacklog: 1000,
+  /** AcktrailQueueHeadOld: the head's wait, seconds. */
+  queueHeadAgeSeconds: 300,
+  /** AcktrailUnackedHigh: unacked deliveries of a queue. */
+  unackedHigh: 500,
+  /** AcktrailDeadLettersParkedTooLong: the oldest parked dead letter, seconds. */
+  deadLetterParkedSeconds: 86_400,
+  /** AcktrailRedeliveryRateHigh: redeliveries over deliveries. */
+  redeliveryRatio: 0.1,
+  /** AcktrailProviderErrorRatioHigh: failed calls over calls. */
+  providerErrorRatio: 0.2,
+  /** AcktrailConfirmationLatencySLOBurn: the latency a confirmation must beat (a bucket's `le`). */
+  sloLatencySeconds: 30,
+  /** AcktrailConfirmationLatencySLOBurn: the share of confirmations that must beat it. */
+  sloObjective: 0.99,
+  /** AcktrailCeleryTaskFailureRatioHigh: failed runs over ended runs. */
+  celeryFailureRatio: 0.2,
+  /** AcktrailCeleryQueueWaitHigh: p95 wait before a task starts, seconds. */
+  celeryQueueWaitSeconds: 60,
+  /** AcktrailCeleryQueueGrowing: tasks waiting in a queue. */
+  celeryQueueLength: 1000,
+  /** AcktrailCeleryEventsQuiet: seconds without a Celery event. */
+  celeryEventsQuietSeconds: 300,
+  /** AcktrailCeleryVisibilityTimeoutNear: unacked age over the visibility timeout. */
+  celeryVisibilityShare: 0.8,
+};
+export type Thresholds = typeof THRESHOLDS;
+
+/** Ratios lie in (0, 1); everything else is a positive number. */
+const RATIOS = new Set<keyof Thresholds>([
+  'redeliveryRatio',
+  'providerErrorRatio',
+  'sloObjective',
+  'celeryFailureRatio',
+  'celeryVisibilityShare',
+]);
+
+/**
+ * `name=value` pairs (`--param`) over the defaults; an unknown name or a value out of its range is
+ * an error that names it.
+ */
+export function parseThresholds(pairs: readonly string[]): Thresholds {
+  const out = { ...THRESHOLDS };
+  for (const pair of pairs) {
+    const [name = '', value = ''] = pair.split('=', 2);
+    if (!(name in THRESHOLDS))
+      throw new Error(`--param ${name}: unknown; one of ${Object.keys(THRESHOLDS).join(', ')}`);
+    const key = name as keyof Thresholds;
+    const n = Number(value);
+    const ok = RATIOS.has(key) ? n > 0 && n < 1 : Number.isFinite(n) && n > 0;
+    if (value === '' || !ok)
+      throw new Error(
+        `--param ${name}: ${JSON.stringify(value)} is not ${RATIOS.has(key) ? 'a ratio between 0 and 1' : 'a positive number'}`,
+      );
+    out[key] = n;
+  }
+  return out;
+}
+
+/** A number as PromQL and the summaries write it: no float noise (1 - 0.99 is 0.01). */
+const num = (n: number) => String(Number(n.toPrecision(12)));
+
+/**
+ * Fills `${t.name}` (the number), `${t.name%}` (as a percentage) and `${t.sloErrorBudget}`; in a
+ * JSON source (`json`), `"${t.name}"` (a string, so that the source stays JSON) becomes the bare
+ * number. PromQL's own quotes (`le="${t.sloLatencySeconds}"`) are kept in the rules.
+ */
+export function fillThresholds(text: string, t: Thresholds, json = false): string {
+  const value = (whole: string, name: string, pct: string) => {
+    const v = name === 'sloErrorBudget' ? 1 - t.sloObjective : (t as Record<string, number>)[name];
+    if (v === undefined) throw new Error(`unknown threshold ${whole}`);
+    return num(pct ? v * 100 : v);
+  };
+  const bare = json
+    ? text.replace(/"\$\{t\.(\w+)\}"/g, (whole, name: string) => value(whole, name, ''))
+    : text;
+  return bare.replace(/\$\{t\.(\w+)(%?)\}/g, value);
 }
 
 export const DEFAULTS: Params = {
@@ -23,6 +111,7 @@ export const DEFAULTS: Params = {
   replicaLabels: REPLICA_LABELS,
   runbookURLPattern: 'https://github.com/acktrail/acktrail/blob/main/docs/runbooks/%s.md',
   alertNamePrefix: 'Acktrail',
+  thresholds: THRESHOLDS,
 };
 
 const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
@@ -44,7 +133,9 @@ export function checkParams(p: Params): void {
 }
 
 interface Rule {
-  alert: string;
+  /** An alert's name; a recording rule has `record` instead. */
+  alert?: string;
+  record?: string;
   expr: string;
   annotations?: Record<string, string>;
   [key: string]: unknown;
@@ -62,15 +153,18 @@ export function renderRules(template: string, p: Params): string {
       .replaceAll('${sel}', selector ? `{${selector}}` : '')
       .replaceAll('${matchers}', selector ? `${selector}, ` : '')
       .replaceAll('${exporterSel}', selector || 'job="acktrail"');
-  const doc = parse(template) as { groups: { name: string; rules: Rule[] }[] };
+  const doc = parse(fillThresholds(template, p.thresholds)) as {
+    groups: { name: string; rules: Rule[] }[];
+  };
   for (const group of doc.groups)
     group.rules = group.rules.map((rule) => {
+      const left = /\$\{\w+\}/.exec(expr(rule.expr));
+      if (left) throw new Error(`${rule.alert ?? rule.record}: unknown placeholder ${left[0]}`);
+      if (rule.alert === undefined) return { ...rule, expr: expr(rule.expr) };
       const { runbook, ...annotations } = rule.annotations ?? {};
       const name = rule.alert.startsWith(p.alertNamePrefix)
         ? rule.alert
         : `${p.alertNamePrefix}${rule.alert}`;
-      const left = /\$\{\w+\}/.exec(expr(rule.expr));
-      if (left) throw new Error(`${rule.alert}: unknown placeholder ${left[0]}`);
       return {
         ...rule,
         alert: name,
