@@ -51,7 +51,8 @@ export const tokenDigest = (token: string | null): Buffer | null =>
 
 /**
  * The admission rule: refused while shutting down, without the token (when one is set), without a
- * store or before it is ready, over the memory budget. Returns what to count (`count`) apart from the answer.
+ * store or before it is ready, and over the memory budget. Returns what to count (`count`) apart
+ * from the answer.
  */
 export function admission(
   authorization: string | undefined,

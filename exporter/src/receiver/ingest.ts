@@ -77,7 +77,8 @@ export class Ingest implements IngestGate {
 
   /**
    * Whether a request may come in at all, from its `Authorization` value: refused while shutting
-   * down, without the token (when one is set), without a store or before it is ready. Counted.
+   * down, without the token (when one is set), without a store or before it is ready, or over the
+   * memory budget. Counted.
    */
   admit(authorization: string | undefined): Admission {
     const { answer, count } = admission(
