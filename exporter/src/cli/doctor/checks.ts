@@ -25,13 +25,17 @@ export interface Finding {
   fix?: string;
 }
 
-const ok = (source: string, said: string): Finding => ({ verdict: 'ok', source, said });
-const bad = (verdict: 'warn' | 'fail', source: string, said: string, fix: string): Finding => ({
-  verdict,
-  source,
-  said,
-  fix,
-});
+export const ok = (source: string, said: string): Finding => ({ verdict: 'ok', source, said });
+export const bad = (
+  verdict: 'warn' | 'fail',
+  source: string,
+  said: string,
+  fix: string,
+): Finding => ({ verdict, source, said, fix });
+/** A source that could not be used at all: the error as it came, and the fix. */
+export const failed = (source: string, err: unknown, fix: string): Finding[] => [
+  bad('fail', source, errorMessage(err), fix),
+];
 
 /** Host and port of a URL: what the doctor prints of it (never its credentials). */
 export const where = (url: string) => {
@@ -210,9 +214,7 @@ export async function pipelineDatabase(config: ValidatedConfig): Promise<Finding
       ];
     return [ok(source, `role ${role.name}, read-only`)];
   } catch (err) {
-    return [
-      bad('fail', source, errorMessage(err), 'correct DATABASE_URL, or let acktrail reach it'),
-    ];
+    return failed(source, err, 'correct DATABASE_URL, or let acktrail reach it');
   }
 }
 
@@ -243,13 +245,10 @@ export async function journeyStore(config: ValidatedConfig): Promise<Finding[]> 
       ];
     return [ok(source, `${files.length} migrations applied`)];
   } catch (err) {
-    return [
-      bad(
-        'fail',
-        source,
-        errorMessage(err),
-        'correct ACKTRAIL_DATABASE_URL (or DATABASE_URL), or let acktrail reach it',
-      ),
-    ];
+    return failed(
+      source,
+      err,
+      'correct ACKTRAIL_DATABASE_URL (or DATABASE_URL), or let acktrail reach it',
+    );
   }
 }

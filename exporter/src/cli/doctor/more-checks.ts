@@ -5,15 +5,7 @@ import amqp from 'amqplib';
 import { Redis } from 'ioredis';
 import type { ValidatedConfig } from '../../config.js';
 import { redisTarget } from '../../celery/kombu-redis.js';
-import { errorMessage } from '../../log.js';
-import { TIMEOUT_MS, where, type Finding } from './checks.js';
-
-const bad = (verdict: 'warn' | 'fail', source: string, said: string, fix: string): Finding => ({
-  verdict,
-  source,
-  said,
-  fix,
-});
+import { TIMEOUT_MS, bad, failed, ok, where, type Finding } from './checks.js';
 
 async function amqpConnect(url: string) {
   return amqp.connect(url, { timeout: TIMEOUT_MS });
@@ -56,9 +48,9 @@ export async function celery(config: ValidatedConfig): Promise<Finding[]> {
     try {
       await redis.connect();
       await redis.ping();
-      return [{ verdict: 'ok', source, said: 'Redis answers' }];
+      return [ok(source, 'Redis answers')];
     } catch (err) {
-      return [bad('fail', source, errorMessage(err), 'correct celery.url (or CELERY_BROKER_URL)')];
+      return failed(source, err, 'correct celery.url (or CELERY_BROKER_URL)');
     } finally {
       redis.disconnect();
     }
@@ -67,7 +59,7 @@ export async function celery(config: ValidatedConfig): Promise<Finding[]> {
     const conn = await amqpConnect(c.url);
     try {
       if (await exists(conn, 'exchange', c.exchange))
-        return [{ verdict: 'ok', source, said: `exchange ${c.exchange} exists` }];
+        return [ok(source, `exchange ${c.exchange} exists`)];
       return [
         bad(
           'warn',
@@ -80,7 +72,7 @@ export async function celery(config: ValidatedConfig): Promise<Finding[]> {
       await conn.close().catch(() => undefined);
     }
   } catch (err) {
-    return [bad('fail', source, errorMessage(err), 'correct celery.url (or CELERY_BROKER_URL)')];
+    return failed(source, err, 'correct celery.url (or CELERY_BROKER_URL)');
   }
 }
 
@@ -93,14 +85,11 @@ export async function deadLetters(config: ValidatedConfig): Promise<Finding[]> {
   try {
     conn = await amqpConnect(d.url);
   } catch (err) {
-    return [
-      bad(
-        'fail',
-        source,
-        errorMessage(err),
-        "correct deadLetters.url (or ACKTRAIL_DEAD_LETTERS_URL): acktrail's own broker user",
-      ),
-    ];
+    return failed(
+      source,
+      err,
+      "correct deadLetters.url (or ACKTRAIL_DEAD_LETTERS_URL): acktrail's own broker user",
+    );
   }
   try {
     const missing: string[] = [];
@@ -115,13 +104,12 @@ export async function deadLetters(config: ValidatedConfig): Promise<Finding[]> {
         ),
       ];
     return [
-      {
-        verdict: 'ok',
+      ok(
         source,
-        said: d.queues.length
+        d.queues.length
           ? `${d.queues.length} queues to park`
           : 'the dead-letter queues come from policies',
-      },
+      ),
     ];
   } finally {
     await conn.close().catch(() => undefined);
@@ -140,7 +128,7 @@ async function port(host: string, portNumber: number, name: string): Promise<Fin
       });
     });
   });
-  if (!free) return { verdict: 'ok', source, said: 'free' };
+  if (!free) return ok(source, 'free');
   if (free.code !== 'EADDRINUSE')
     return bad('fail', source, free.message, `choose another host or port for ${name}`);
   try {
@@ -150,8 +138,7 @@ async function port(host: string, portNumber: number, name: string): Promise<Fin
         signal: AbortSignal.timeout(TIMEOUT_MS),
       },
     );
-    if (res.ok)
-      return { verdict: 'ok', source, said: 'in use: an acktrail answers /healthz there' };
+    if (res.ok) return ok(source, 'in use: an acktrail answers /healthz there');
   } catch {
     // not HTTP, or not answering: another program
   }
