@@ -330,7 +330,13 @@ function celeryTests(broker: Broker): void {
   test('the metrics count what Celery did, by task name and queue', async () => {
     const byName = (name: string, state: string) =>
       report.tasks.filter((t) => t.name === name && t.state === state).length;
-    const s = await exporter.scrape();
+    // The queue's length is read from the broker every 5 s: wait for its first reading.
+    const s = await waitFor('the celery queue length measured', async () => {
+      const scrape = await exporter.scrape();
+      return scrape.value('acktrail_celery_queue_length', { queue: 'celery' }) === undefined
+        ? null
+        : scrape;
+    });
     const count = (task: string, state: string) =>
       s.value('acktrail_celery_tasks_total', { task, queue: 'celery', state });
     assert.equal(count('tasks.add', 'succeeded'), byName('tasks.add', 'SUCCESS'));

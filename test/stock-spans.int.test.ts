@@ -90,8 +90,20 @@ async function runStockClient(env: Record<string, string>, amqpUrl = vhost.url):
   };
 }
 
+/**
+ * Waits for the journey of `eventId` to have `kind`. A reject's kind waits for the exporter's
+ * catalog to have read the queue's arguments from the management API: seconds alone, but beside
+ * the cluster test's six nodes starting on two cores the broker answered it late for over 30 s
+ * (CI, 2026-12-04), hence the longer bound.
+ */
 const journey = (eventId: string, kind: string) =>
-  exporter.journey<Journey>(TOKEN, eventId, `${eventId} ${kind}`, (j) => j.kinds.includes(kind));
+  exporter.journey<Journey>(
+    TOKEN,
+    eventId,
+    `${eventId} ${kind}`,
+    (j) => j.kinds.includes(kind),
+    120_000,
+  );
 
 const NOTES = [
   'outbox: table outbox_events not found',
