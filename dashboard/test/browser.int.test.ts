@@ -342,9 +342,18 @@ test('consumers stopped: the strip shows it, from the AcktrailConsumersDown expr
   );
   await p.createOrder();
   const pg = await page();
-  await pg.goto(dashboardUrl);
-  const consumers = pg.getByTestId('problems').locator('li[data-problem="consumers"]');
-  assert.equal(await consumers.getAttribute('data-state'), 'problem');
+  // The strip evaluates the rule's own expression when the page renders: once Prometheus has the
+  // series above, a page or two later (bounded) it says so. Once in CI (2026-12-04) the first
+  // page after the series appeared still said "no".
+  const consumers = await waitFor(
+    'the strip says consumers down',
+    async () => {
+      await pg.goto(dashboardUrl);
+      const li = pg.getByTestId('problems').locator('li[data-problem="consumers"]');
+      return (await li.getAttribute('data-state')) === 'problem' ? li : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 1000 },
+  );
   assert.match(await consumers.innerText(), /yes: orders\.confirmations/);
   // The queue's row says STOP and links to the journey of the message waiting longest.
   const row = async () => {
