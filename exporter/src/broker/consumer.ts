@@ -25,11 +25,6 @@ export class PausableConsumer {
     if (!this.paused) await this.consume();
   }
 
-  /** Whether it takes deliveries now (or will once the last change is applied). */
-  get active(): boolean {
-    return !this.paused;
-  }
-
   /**
    * Pauses or resumes; resolves once applied. A failure (the channel closed meanwhile) is left to
    * whoever watches the channel: it opens a new one.
