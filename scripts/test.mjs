@@ -3,7 +3,7 @@
 // or PostgreSQL from under the others), ACKTRAIL_TEST_CONCURRENCY files at a time (default 4), the
 // slowest first; then those files, alone. Every integration file has a database and a vhost of its
 // own (@acktrail/testing), which is what lets the first run go side by side.
-import { readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { run } from 'node:test';
@@ -50,6 +50,13 @@ const concurrency = Number(process.env.ACKTRAIL_TEST_CONCURRENCY ?? '4');
 const TEST_TIMEOUT_MS = 10 * 60_000;
 /** A file still running after this is named on stderr, every time this passes again. */
 const FILE_WARN_MS = 8 * 60_000;
+/**
+ * A file's process that used no CPU at all for this long is hung, and is killed so that its file
+ * fails now: every test polls, runs timers or talks to a service. Seen once (2026-12-03): a unit
+ * file stuck before its first test, every thread in a futex wait inside the loader, past the
+ * per-test timeout (it applies to tests, not to a file that never loads).
+ */
+const STUCK_MS = 5 * 60_000;
 if (!Number.isInteger(concurrency) || concurrency < 1) {
   console.error('ACKTRAIL_TEST_CONCURRENCY must be a positive integer');
   process.exit(2);
@@ -86,10 +93,14 @@ async function runFiles(list, n) {
     failed = true;
   });
   const running = watchFiles(stream);
+  const stuck = killStuck();
   await Promise.all([
     pipeline(stream.compose(spec), process.stdout, { end: false }),
     pipeline(stream.compose(testTimes), process.stderr, { end: false }),
-  ]).finally(() => clearInterval(running));
+  ]).finally(() => {
+    clearInterval(running);
+    clearInterval(stuck);
+  });
   return !failed;
 }
 
@@ -109,6 +120,43 @@ function watchFiles(stream) {
       if (s * 1000 > FILE_WARN_MS) console.error(`still running after ${s.toFixed(0)} s: ${file}`);
     }
   }, FILE_WARN_MS).unref();
+}
+
+/** Kills, every half minute, a test file's process whose CPU time has not moved in STUCK_MS. */
+function killStuck() {
+  if (!existsSync('/proc/self/stat')) return undefined;
+  const seen = new Map(); // pid -> { cpu, since }
+  const read = (path) => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      return null; // it ended meanwhile
+    }
+  };
+  return setInterval(() => {
+    const now = Date.now();
+    const alive = new Set();
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      const stat = read(`/proc/${pid}/stat`);
+      // After the command name (in parentheses, which may hold spaces): state, ppid, … utime
+      // and stime are the 12th and 13th.
+      const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (!fields || Number(fields[1]) !== process.pid) continue;
+      alive.add(pid);
+      const cpu = Number(fields[11]) + Number(fields[12]);
+      const was = seen.get(pid);
+      if (!was || was.cpu !== cpu) seen.set(pid, { cpu, since: now });
+      else if (now - was.since >= STUCK_MS) {
+        const file = (read(`/proc/${pid}/cmdline`) ?? '')
+          .split('\0')
+          .find((a) => a.endsWith('.ts'));
+        console.error(`no CPU for ${STUCK_MS / 60_000} min, killed as hung: ${file ?? pid}`);
+        process.kill(Number(pid), 'SIGKILL');
+        seen.delete(pid);
+      }
+    }
+    for (const pid of seen.keys()) if (!alive.has(pid)) seen.delete(pid);
+  }, 30_000).unref();
 }
 
 const first = await runFiles(

@@ -361,27 +361,30 @@ test('consumers stopped: the strip shows it, from the AcktrailConsumersDown expr
     return pg.getByTestId('queue-health').locator('tr[data-queue="orders.confirmations"]');
   };
   // STOP needs a stats refresh after the broker's statistics (every 5 s) show no consumer, and a
-  // refresh runs at most once per 100 times the last one took (1 % of the management API): under
-  // the whole suite's load a refresh of 300 ms means 30 s between two. Hence the bound.
+  // refresh runs at most once per 100 times the last one took (1 % of the management API), up to
+  // ten intervals apart (10 s here): under the whole suite's load, two refreshes. Hence the bound.
+  let seen = 'no row';
   const stopped = await waitFor(
     'the work queue in STOP with its oldest message',
     async () => {
       const r = await row();
-      return (await r.getAttribute('data-status')) === 'stop' &&
-        (await r.getByRole('link').count()) === 1
-        ? r
-        : undefined;
+      const status = await r.getAttribute('data-status', { timeout: 5000 }).catch(() => null);
+      const links = await r.getByRole('link').count();
+      seen = `status ${String(status)}, ${links} link(s)`;
+      return status === 'stop' && links === 1 ? r : undefined;
     },
     { timeoutMs: 90_000, intervalMs: 1000 },
   ).catch(async (err: unknown) => {
-    // Say how fresh the exporter's statistics were, to tell a slow refresh from a wrong status.
+    // Say what the row last showed and how fresh the exporter's statistics were, to tell a slow
+    // refresh from a wrong status or a head the journeys did not name.
     const scrape = await exporter.scrape();
     const age = scrape.value('acktrail_collector_data_age_seconds', {
       collector: 'rabbitmq_stats',
     });
-    throw new Error(`${(err as Error).message}; rabbitmq_stats data age ${String(age)} s`, {
-      cause: err,
-    });
+    throw new Error(
+      `${(err as Error).message}; the row last showed ${seen}; rabbitmq_stats data age ${String(age)} s`,
+      { cause: err },
+    );
   });
   assert.match(await stopped.innerText(), /STOP\s+orders\.confirmations.*no consumer while/s);
   await stopped.getByRole('link').click();

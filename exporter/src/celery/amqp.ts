@@ -221,9 +221,13 @@ export class CeleryAmqpConsumer implements CeleryTransport {
       try {
         const { messageCount } = await ch.checkQueue(queue);
         this.intake.metrics.queueLength.set({ queue }, messageCount);
-      } catch {
-        // no such queue (yet): checkQueue closed the probe channel; a new one is made next time
-        this.intake.metrics.queueLength.remove({ queue });
+      } catch (err) {
+        // 404, no such queue (yet): the broker closed the probe channel, and a new one is made
+        // next time. Any other failure (the channel closed under it by another check, the
+        // connection lost) says nothing about the queue: its last reading stays until the next.
+        if ((err as { code?: unknown }).code === 404)
+          this.intake.metrics.queueLength.remove({ queue });
+        else return;
       }
     }
   }

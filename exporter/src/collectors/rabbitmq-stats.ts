@@ -6,8 +6,9 @@
 // acktrail_rabbitmq_counters_source{source="none"}, /status and an alert, never silently absent.
 // Listing queues from the management API is expensive with many queues: this collector refreshes
 // in the background, at most every statsIntervalSeconds and at most once per 100 times its last
-// refresh took (so that it keeps the management API busy 1 % of the time at most, however many
-// queues there are); its data age is acktrail_collector_data_age_seconds{collector="rabbitmq_stats"}. Its 40,000 series at 10,000
+// refresh took (so that it keeps the management API busy 1 % of the time at most), but at least
+// every ten intervals (rabbitmq/refresh-interval.ts); its data age is
+// acktrail_collector_data_age_seconds{collector="rabbitmq_stats"}. Its 40,000 series at 10,000
 // queues change only when it runs, so they are written once per refresh and format
 // (exposition/families.ts), not kept in prom-client.
 // Each refresh is also one observation of every work queue (ready, consumers, acks) for its
@@ -43,6 +44,7 @@ import {
 } from './rabbitmq/stats-queue.js';
 import { inferRoles, type BindingInfo } from '../broker/roles.js';
 import type { QueueStatuses } from './rabbitmq/queue-status.js';
+import { refreshIntervalMs } from './rabbitmq/refresh-interval.js';
 
 const COUNTERS = {
   publish: {
@@ -158,7 +160,7 @@ export class RabbitmqStatsCollector implements Collector {
   }
 
   get minIntervalMs(): number {
-    return Math.max(this.baseIntervalMs, 100 * this.lastRunMs);
+    return refreshIntervalMs(this.baseIntervalMs, this.lastRunMs);
   }
 
   exposition(format: ExpositionFormat): Piece[] {
