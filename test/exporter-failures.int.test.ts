@@ -78,7 +78,7 @@ const until = (what: string, check: (s: Scrape) => boolean, timeoutMs = 60_000) 
 /**
  * STALL needs the queue observed for a whole window (statusWindowSeconds, 5 s here) and two stats
  * refreshes' ack counts a window apart; a refresh comes at most every max(statsIntervalSeconds,
- * 100 x its last run), a few seconds on a busy machine.
+ * 100 x its last run) and at least every ten statsIntervalSeconds: 10 s here.
  */
 const WINDOW_BOUND_MS = 120_000;
 
