@@ -25,6 +25,7 @@ RUN npm ci --no-audit --no-fund
 
 FROM deps AS build
 COPY tsconfig.json ./
+COPY scripts/write-revision.mjs scripts/
 COPY conventions conventions
 COPY instrument instrument
 COPY examples/orders examples/orders

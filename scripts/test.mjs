@@ -20,8 +20,13 @@ const ROOTS = [
   'dashboard/test',
   'test',
 ];
-/** They stop RabbitMQ's app or PostgreSQL on this machine: run alone, last. */
-const ALONE = ['examples/orders/src/restarts.int.test.ts', 'test/start-order.int.test.ts'];
+/** Run alone, last: they stop RabbitMQ's app or PostgreSQL on this machine, or load it. */
+const ALONE = [
+  'examples/orders/src/restarts.int.test.ts',
+  'test/start-order.int.test.ts',
+  // Builds the images: minutes of npm ci and builds that would starve the files beside it.
+  'test/images.int.test.ts',
+];
 
 /**
  * Started first, longest first, so that none of them is left running alone at the end: the
