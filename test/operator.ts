@@ -8,6 +8,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import * as apps from 'kubernetes-models/apps/v1';
+import * as core from 'kubernetes-models/v1';
+import * as networking from 'kubernetes-models/networking.k8s.io/v1';
+import * as policy from 'kubernetes-models/policy/v1';
+import * as monitoring from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { REPO_ROOT } from '@acktrail/testing';
 
 export const DEPLOY = join(REPO_ROOT, 'deploy/kubernetes');
@@ -17,6 +22,27 @@ export interface Manifest {
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Record<string, string> };
   [key: string]: unknown;
+}
+
+const MODELS: Record<string, new (data: never) => { validate(): void }> = {
+  'apps/v1/Deployment': apps.Deployment,
+  'v1/Service': core.Service,
+  'v1/ConfigMap': core.ConfigMap,
+  'policy/v1/PodDisruptionBudget': policy.PodDisruptionBudget,
+  'networking.k8s.io/v1/NetworkPolicy': networking.NetworkPolicy,
+  'monitoring.coreos.com/v1/ServiceMonitor': monitoring.ServiceMonitor,
+  'monitoring.coreos.com/v1/PrometheusRule': monitoring.PrometheusRule,
+};
+
+/** Throws where the manifest breaks its kind's schema (offline, kubernetes-models). */
+export function validateManifest(m: Manifest): void {
+  const Model = MODELS[`${m.apiVersion}/${m.kind}`];
+  if (!Model) throw new Error(`no schema for ${m.apiVersion} ${m.kind}`);
+  try {
+    new Model(m as never).validate();
+  } catch (err) {
+    throw new Error(`${m.kind} ${m.metadata.name}: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 /** Every manifest the kustomization lists. */
