@@ -11,7 +11,8 @@
 //                                    threshold or the confirmation SLO (THRESHOLDS in
 //                                    prometheus/mixin/params.ts; an unknown name or a bad value
 //                                    exits naming it)
-// deploy/kubernetes/generated/ holds the PrometheusRule and one ConfigMap per Grafana dashboard
+// prometheus/mixin/generated/rules.json is the rules as JSON, for the jsonnet mixin
+// (prometheus/mixin/mixin.libsonnet). deploy/kubernetes/generated/ holds the PrometheusRule and one ConfigMap per Grafana dashboard
 // (labelled for Grafana's dashboard sidecar). It also writes the configuration's JSON Schema
 // (exporter/acktrail.schema.json) and reference (docs/configuration.md) from the zod schema
 // (scripts/config-reference.ts).
@@ -83,6 +84,9 @@ function grafanaDashboards(): string {
 export function generated(): Record<string, string> {
   return {
     'prometheus/rules/acktrail.rules.yml': rulesFile(),
+    // The same rules as JSON for the jsonnet mixin (prometheus/mixin/mixin.libsonnet): Debian's
+    // jsonnet 0.18 std.parseYaml fails on the rules' multi-line expressions.
+    'prometheus/mixin/generated/rules.json': `${JSON.stringify(parse(rulesFile()), null, 2)}\n`,
     'deploy/kubernetes/generated/prometheus-rule.yaml': prometheusRule(),
     'deploy/kubernetes/generated/grafana-dashboards.yaml': grafanaDashboards(),
     ...Object.fromEntries(dashboards().map(([f, json]) => [`grafana/dashboards/${f}`, json])),
