@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -25,7 +25,9 @@ import {
 import { exportSpans, journeySpans } from '../exporter/src/testing/otlp.js';
 
 const run = promisify(execFile);
-const VERSION = '0.1.0';
+const { version: VERSION } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+};
 const API_TOKEN = 'images-test-api-token-0123456789';
 const INGEST_TOKEN = 'images-test-ingest-token-0123456789';
 const DASHBOARD_SECRET = 'images-test-dashboard-secret-0123456789';
