@@ -3,7 +3,8 @@
 # RabbitMQ (with the management and prometheus plugins), PostgreSQL (with the acktrail role) and
 # Prometheus with promtool, VictoriaMetrics with vmalert, Chromium for the dashboard's browser
 # tests, docker-compose to validate the compose file, and Celery with Redis for the Celery tests.
-# RabbitMQ 4.0 in a Debian 13 chroot on ports of its own (scripts/rabbitmq4.sh).
+# RabbitMQ 4.0 in a Debian 13 chroot and the newest Debian packages in an unstable one, on ports of
+# their own (scripts/rabbitmq4.sh).
 # The three-node RabbitMQ cluster (scripts/rabbitmq-cluster.sh) and the PostgreSQL replica
 # (scripts/pg-replica.sh) are started by the tests that need them.
 # With --demo, only what the demo runs: RabbitMQ, PostgreSQL and Prometheus.
@@ -141,5 +142,7 @@ ensure_tools
 ensure_celery
 ensure_postgres
 ensure_rabbitmq
-# RabbitMQ 4.0 as the official image ships it, beside the default node (test/rabbitmq4.int.test.ts).
+# RabbitMQ 4.0 as the official image ships it, beside the default node (test/rabbitmq4.int.test.ts),
+# and the newest that Debian packages (unstable), as compose pins it (the collector tests).
 bash "$(dirname "$0")/rabbitmq4.sh" ensure
+bash "$(dirname "$0")/rabbitmq4.sh" --newest ensure

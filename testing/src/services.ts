@@ -14,6 +14,16 @@ export const RABBITMQ4 = {
   management: 'http://guest:guest@127.0.0.1:15691',
   prometheus: 'http://127.0.0.1:15711',
 };
+/**
+ * The newest RabbitMQ Debian packages (unstable), set up as the official image ships it
+ * (`scripts/rabbitmq4.sh --newest`); docker-compose.yml pins its image to this version.
+ */
+export const RABBITMQ_NEWEST = {
+  version: '4.3.6',
+  amqp: 'amqp://guest:guest@127.0.0.1:5693',
+  management: 'http://guest:guest@127.0.0.1:15693',
+  prometheus: 'http://127.0.0.1:15713',
+};
 
 const uniqueName = (prefix: string) =>
   `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;

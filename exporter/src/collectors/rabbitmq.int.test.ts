@@ -1,5 +1,5 @@
-// The rabbitmq collectors against the real brokers, this machine's RabbitMQ 3.10 and RabbitMQ 4.0
-// as the official image ships it (scripts/rabbitmq4.sh): values equal the broker's own figures
+// The rabbitmq collectors against the real brokers, this machine's RabbitMQ 3.10, and RabbitMQ 4.0
+// and the newest Debian packages (unstable) as the official image ships them (scripts/rabbitmq4.sh): values equal the broker's own figures
 // for queues with known ready and unacked counts; roles from dead-letter relations; faults of the
 // broker's HTTP endpoints never fail the scrape, are logged once, and recover by themselves.
 import { after, before, describe, test } from 'node:test';
@@ -11,6 +11,7 @@ import amqp, { type ChannelModel } from 'amqplib';
 import {
   REPO_ROOT,
   RABBITMQ4,
+  RABBITMQ_NEWEST,
   createTestVhost,
   management,
   waitFor,
@@ -42,6 +43,46 @@ interface Broker {
 
 const run = promisify(execFile);
 
+/**
+ * A broker with the official image's settings in a chroot of scripts/rabbitmq4.sh (`script`: its
+ * instance option): no statistics in the management API, so figures come from rabbitmqctl, which
+ * asks the queues themselves, and published counts from the broker's own /metrics/detailed.
+ */
+function asShipped(
+  title: string,
+  urls: { amqp: string; management: string; prometheus: string },
+  script: string[],
+): Broker {
+  return {
+    title,
+    ...urls,
+    sources: ['prometheus'],
+    figures: async (vhost) => {
+      const { stdout } = await run('bash', [
+        join(REPO_ROOT, 'scripts/rabbitmq4.sh'),
+        ...script,
+        'ctl',
+        ...listQueuesArgs(vhost),
+      ]);
+      return JSON.parse(stdout) as QueueFigures[];
+    },
+    published: async (vhost, queue) => {
+      const text = await (
+        await fetch(`${urls.prometheus}/metrics/detailed?family=queue_exchange_metrics`)
+      ).text();
+      let sum: number | undefined;
+      for (const line of text.split('\n'))
+        if (
+          line.startsWith('rabbitmq_detailed_queue_exchange_messages_published_total{') &&
+          line.includes(`vhost="${vhost}"`) &&
+          line.includes(`queue="${queue}"`)
+        )
+          sum = (sum ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
+      return sum;
+    },
+  };
+}
+
 const BROKERS: Broker[] = [
   {
     title: 'RabbitMQ 3.10',
@@ -58,34 +99,10 @@ const BROKERS: Broker[] = [
         }
       ).message_stats?.publish,
   },
-  {
-    title: 'RabbitMQ 4.0 as shipped',
-    ...RABBITMQ4,
-    sources: ['prometheus'],
-    // rabbitmqctl asks the queues themselves; the management API has no statistics here.
-    figures: async (vhost) => {
-      const { stdout } = await run('bash', [
-        join(REPO_ROOT, 'scripts/rabbitmq4.sh'),
-        'ctl',
-        ...listQueuesArgs(vhost),
-      ]);
-      return JSON.parse(stdout) as QueueFigures[];
-    },
-    published: async (vhost, queue) => {
-      const text = await (
-        await fetch(`${RABBITMQ4.prometheus}/metrics/detailed?family=queue_exchange_metrics`)
-      ).text();
-      let sum: number | undefined;
-      for (const line of text.split('\n'))
-        if (
-          line.startsWith('rabbitmq_detailed_queue_exchange_messages_published_total{') &&
-          line.includes(`vhost="${vhost}"`) &&
-          line.includes(`queue="${queue}"`)
-        )
-          sum = (sum ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
-      return sum;
-    },
-  },
+  asShipped('RabbitMQ 4.0 as shipped', RABBITMQ4, []),
+  asShipped(`RabbitMQ ${RABBITMQ_NEWEST.version} (Debian unstable) as shipped`, RABBITMQ_NEWEST, [
+    '--newest',
+  ]),
 ];
 
 const scope = (vhost: string) => ({ vhosts: [vhost], statsIntervalSeconds: 1, timeoutSeconds: 2 });
