@@ -149,14 +149,19 @@ const up = async (r: Running, url: string) => {
 let exporterUrl: string;
 
 test('the exporter image migrates its store, is ready, and stores and serves a journey', async () => {
-  const port = await freePort();
+  // The listeners as the Kubernetes manifest sets them: the API, /metrics, and OTLP/HTTP on a
+  // port of its own, read on the ingest thread (a worker file the image must hold).
+  const [port, metricsPort, ingestPort] = [await freePort(), await freePort(), await freePort()];
   exporterUrl = `http://127.0.0.1:${port}`;
+  const ingestUrl = `http://127.0.0.1:${ingestPort}`;
   const config = join(scratch, 'acktrail.yaml');
   writeFileSync(config, `rabbitmq:\n  vhosts: [${JSON.stringify(vhost!.name)}]\n`);
   const exporter = await runImage(
     'exporter',
     {
       ACKTRAIL_PORT: String(port),
+      ACKTRAIL_METRICS_PORT: String(metricsPort),
+      ACKTRAIL_INGEST_PORT: String(ingestPort),
       ACKTRAIL_LISTEN_HOST: '127.0.0.1',
       ACKTRAIL_DATABASE_URL: store!.url,
       ACKTRAIL_API_TOKEN: API_TOKEN,
@@ -167,6 +172,7 @@ test('the exporter image migrates its store, is ready, and stores and serves a j
     { mounts: { [config]: '/etc/acktrail/acktrail.yaml' } },
   );
   await up(exporter, `${exporterUrl}/readyz`);
+  await up(exporter, `${ingestUrl}/readyz`);
   const client = new pg.Client({ connectionString: store!.url });
   await client.connect();
   try {
@@ -177,13 +183,13 @@ test('the exporter image migrates its store, is ready, and stores and serves a j
   } finally {
     await client.end();
   }
-  const metrics = await (await fetch(`${exporterUrl}/metrics`)).text();
+  const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
   const { stdout: head } = await run('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT });
   assert.match(metrics, new RegExp(`acktrail_build_info\\{[^}]*revision="${head.trim()}"`));
   const eventId = `images-${Date.now()}`;
-  const refused = await exportSpans(exporterUrl, journeySpans(eventId), 'protobuf');
+  const refused = await exportSpans(ingestUrl, journeySpans(eventId), 'protobuf');
   assert.notEqual(refused.code, 0, 'no ingest token, no write');
-  const sent = await exportSpans(exporterUrl, journeySpans(eventId), 'protobuf', INGEST_TOKEN);
+  const sent = await exportSpans(ingestUrl, journeySpans(eventId), 'protobuf', INGEST_TOKEN);
   assert.equal(sent.code, 0, String(sent.error));
   const res = await fetch(`${exporterUrl}/api/events/${eventId}`, {
     headers: { authorization: `Bearer ${API_TOKEN}` },
