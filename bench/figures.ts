@@ -43,16 +43,57 @@ export function target(
 }
 
 /** The report's table, in markdown: one row per figure, in the order recorded. */
-export function figureTable(rows: (Figure & { bench: string })[]): string {
+export function figureTable(rows: (Figure & { bench: string })[], withBench = true): string {
   const cells = rows.map((r) => [
-    r.bench,
+    ...(withBench ? [r.bench] : []),
     r.figure,
     r.target,
     r.measured,
     r.met ? 'met' : '**not met**',
   ]);
-  const head = ['bench', 'figure', 'target', 'measured', 'met'];
+  const head = [...(withBench ? ['bench'] : []), 'figure', 'target', 'measured', 'met'];
   const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]) => `| ${c.map((x, i) => x.padEnd(widths[i]!)).join(' | ')} |`;
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+}
+
+/** Where `npm run bench -- report` writes in docs/benchmarks.md: between these two lines. */
+export const REPORT_START =
+  '<!-- report: written by `npm run bench -- report` (bench/report.ts); do not edit -->';
+export const REPORT_END = '<!-- /report -->';
+
+/**
+ * The current figures as docs/benchmarks.md keeps them: what ran where (`run`: the date, the
+ * commit, the machine, the times), then one table per bench, in the order the benches ran.
+ */
+export function reportSection(rows: (Figure & { bench: string })[], run: string): string {
+  const benches = [...new Set(rows.map((r) => r.bench))];
+  const met = rows.filter((r) => r.met).length;
+  return [
+    REPORT_START,
+    '',
+    run,
+    '',
+    `${met} of ${rows.length} figures meet their targets.`,
+    ...benches.flatMap((b) => [
+      '',
+      `### ${b}`,
+      '',
+      figureTable(
+        rows.filter((r) => r.bench === b),
+        false,
+      ),
+    ]),
+    '',
+    REPORT_END,
+  ].join('\n');
+}
+
+/** `doc` with the text between the report's markers replaced by `section` (its own markers). */
+export function replaceReport(doc: string, section: string): string {
+  const start = doc.indexOf(REPORT_START);
+  const end = doc.indexOf(REPORT_END);
+  if (start < 0 || end < start)
+    throw new Error(`docs/benchmarks.md has no report markers (${REPORT_START} ... ${REPORT_END})`);
+  return doc.slice(0, start) + section + doc.slice(end + REPORT_END.length);
 }

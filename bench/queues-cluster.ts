@@ -14,7 +14,7 @@ import { IDLE_SECONDS, caseLines, record, startBenchExporter, stat, type Case } 
 import { fmt } from './lib.js';
 import { target } from './figures.js';
 
-// This machine's RabbitMQ 3.10 cluster (the figures in docs/benchmarks.md were measured on it).
+// This machine's RabbitMQ 3.10 cluster (the figures in docs/benchmarks-history.md were measured on it).
 const { nodes: CLUSTER, ensure: ensureCluster } = CLUSTERS[0]!;
 
 export async function measureCluster(n: number, scrapes: number): Promise<string[]> {

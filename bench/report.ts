@@ -1,15 +1,17 @@
 // `npm run bench -- report`: the short form of every bench that has a target, one after the
 // other, each in a process of its own, then one table: figure, target, measured, met. The large
 // stores are built first and kept (`npm run bench -- stores`), and timed apart. Each bench's own
-// lines go to stderr as it runs; the table goes to stdout (markdown), so `> report.md` keeps it.
-// docs/benchmarks.md keeps the long runs. The pipeline bench has no target and is left out.
+// lines go to stderr as it runs; the table goes to stdout (markdown), and docs/benchmarks.md gets
+// it as one table per bench with the date, commit and machine (between its report markers);
+// docs/benchmarks-history.md keeps the long, dated runs. The pipeline bench has no target.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from '@acktrail/testing';
-import { figureTable, type Figure } from './figures.js';
+import { figureTable, replaceReport, reportSection, type Figure } from './figures.js';
 import { fmt } from './lib.js';
 
 interface Step {
@@ -109,8 +111,25 @@ export async function runReport(): Promise<void> {
   }
   for (const figures of await Promise.all(beside)) rows.push(...figures);
   const met = rows.filter((r) => r.met).length;
+  const took = `The benches took ${fmt((performance.now() - started) / 1000)} s (${times.join(', ')}); the stores ${fmt(stores.seconds)} s before them; ${fmt((performance.now() - t0) / 1000)} s in all.`;
   console.log(figureTable(rows));
-  console.log(
-    `\n${met} of ${rows.length} figures meet their targets. The benches took ${fmt((performance.now() - started) / 1000)} s (${times.join(', ')}); the stores ${fmt(stores.seconds)} s before them; ${fmt((performance.now() - t0) / 1000)} s in all.`,
-  );
+  console.log(`\n${met} of ${rows.length} figures meet their targets. ${took}`);
+  const doc = join(REPO_ROOT, 'docs/benchmarks.md');
+  writeFileSync(doc, replaceReport(readFileSync(doc, 'utf8'), reportSection(rows, runLine(took))));
+  log(`report: docs/benchmarks.md written`);
+}
+
+/** What ran where: the date, the commit, Node, the machine. */
+function runLine(took: string): string {
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT })
+      .toString()
+      .trim();
+  } catch {
+    // not a checkout
+  }
+  const cpu = cpus();
+  const machine = `${cpu.length} × ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${fmt(totalmem() / 2 ** 30, 0)} GiB`;
+  return `Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${commit} (Node ${process.versions.node}; ${machine}). ${took}`;
 }

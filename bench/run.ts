@@ -1,5 +1,5 @@
 // `npm run bench [-- name...] [--rounds=N]`: the benchmarks, one after the other. Each prints its
-// own figures and ratios; docs/benchmarks.md records them with this command.
+// own figures and ratios; docs/benchmarks-history.md records them with this command.
 // `npm run bench -- report`: the short form of each, and one table of figures against targets.
 import { parseArgs } from 'node:util';
 import { runCeleryBench } from './celery.js';

@@ -5,7 +5,15 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { figureTable, target, type Figure } from '../bench/figures.js';
+import {
+  REPORT_END,
+  REPORT_START,
+  figureTable,
+  replaceReport,
+  reportSection,
+  target,
+  type Figure,
+} from '../bench/figures.js';
 
 describe('bench figures against their targets', () => {
   let file: string;
@@ -60,5 +68,28 @@ describe('bench figures against their targets', () => {
     );
     assert.match(lines[3]!, /^\| status \| STOP +\| <= 120 s \| 16 s +\| met +\|$/);
     assert.equal(new Set(lines.map((l) => l.length)).size, 1);
+  });
+
+  it('writes one table per bench, between the markers, and only there', () => {
+    const rows = [
+      { bench: 'queues', figure: 'p99 / detailed', target: '<= 1.2', measured: '1.43', met: false },
+      { bench: 'status', figure: 'STOP', target: '<= 120 s', measured: '16 s', met: true },
+      { bench: 'queues', figure: 'RSS', target: '<= 150 MB', measured: '140 MB', met: true },
+    ];
+    const section = reportSection(rows, 'Run of today.');
+    assert.match(section, /^<!-- report:/);
+    assert.match(section, /2 of 3 figures meet their targets/);
+    assert.deepEqual(
+      [...section.matchAll(/^### (\w+)$/gm)].map((m) => m[1]),
+      ['queues', 'status'],
+    );
+    assert.match(section, /### queues\n\n\| figure +\| target +\| measured \| met +\|\n/);
+    assert.match(section, /\| RSS +\| <= 150 MB +\| 140 MB +\| met +\|/);
+    const doc = `# Benchmarks\n\nintro\n\n${REPORT_START}\nold figures\n${REPORT_END}\n\n## More\n`;
+    const written = replaceReport(doc, section);
+    assert.ok(written.startsWith('# Benchmarks\n\nintro\n\n<!-- report:'));
+    assert.ok(written.endsWith(`${REPORT_END}\n\n## More\n`));
+    assert.doesNotMatch(written, /old figures/);
+    assert.throws(() => replaceReport('# no markers', section), /no report markers/);
   });
 });

@@ -17,7 +17,7 @@ const MB = 1024 * 1024;
 /**
  * The bound stated in docs/security.md for the default limits (32 MiB in flight, 8 MiB bodies).
  * It was 512 MB; reading and dropping every refused body (so that its sender reads the 503) and a
- * decoding worker's heap put single runs on Node 24 between 385 and 522 MB (docs/benchmarks.md).
+ * decoding worker's heap put single runs on Node 24 between 385 and 522 MB (docs/benchmarks-history.md).
  */
 const RSS_BOUND_MB = 640;
 /** journeys.bodyIdleTimeoutSeconds of this file's exporter. */

@@ -114,7 +114,7 @@ test('per-queue charts draw the top 10 and "others"; every legend stays inside i
     assert.ok(l.y >= p.y && l.y + l.height <= p.y + p.height + 0.5, `${what}: legend inside`);
     assert.ok(l.x >= p.x - 0.5 && l.x + l.width <= p.x + p.width + 0.5, `${what}: legend inside`);
   }
-  // Figures for the record (docs/benchmarks.md), never asserted: the page's height and how long
+  // Figures for the record (docs/benchmarks-history.md), never asserted: the page's height and how long
   // the browser took to load it, this machine being shared.
   const { height, loadMs } = await page.evaluate(() => {
     const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;

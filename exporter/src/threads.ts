@@ -2,7 +2,7 @@
 // node), the event loop that answers /metrics, /healthz and the API should get one first; the
 // work that can wait runs at a lower CPU priority: the decoding workers (receiver/decoder.ts) and
 // V8's own helper threads, which collect garbage beside the isolates (the event loop's and the
-// decoding workers'). docs/benchmarks.md, "Spans turned into steps in the worker; V8's helper
+// decoding workers'). docs/benchmarks-history.md, "Spans turned into steps in the worker; V8's helper
 // threads below the event loop", has the figures.
 //
 // Linux only: there a thread has a nice value of its own, set with setpriority on its thread id

@@ -6,7 +6,7 @@
 // scrapes come too close together for that (several scrapers, or a bench), the exporter also
 // collects right after answering one (a plain full collection), unless the last resort ran since
 // the one before: at Prometheus' interval each scrape is followed by one collection, not two.
-// Both need --expose-gc (the image and `npm run exporter` run with it; docs/benchmarks.md,
+// Both need --expose-gc (the image and `npm run exporter` run with it; docs/benchmarks-history.md,
 // "Memory given back between scrapes").
 
 type Collect = NonNullable<typeof globalThis.gc>;

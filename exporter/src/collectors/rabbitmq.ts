@@ -1,5 +1,5 @@
 // RabbitMQ queue depths and consumers, every scrape. Source (chosen by measurement, see
-// docs/benchmarks.md): the broker's /metrics/detailed endpoint, falling back to the management
+// docs/benchmarks-history.md): the broker's /metrics/detailed endpoint, falling back to the management
 // API (asking only for the needed columns) when that endpoint does not answer or when configured.
 // In a cluster every node is read, concurrently, for the queues it leads, and the answers merged:
 // every queue once, with no node label, so a leader moving never starts a new series

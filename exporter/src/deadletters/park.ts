@@ -65,7 +65,7 @@ export async function parkRows(
   rows: ParkRow[],
 ): Promise<boolean[]> {
   // The sealed parts travel as one binary parameter, each row naming its slice: base64 in the
-  // JSON document took PostgreSQL twice as long to parse (docs/benchmarks.md, dead-letter parking).
+  // JSON document took PostgreSQL twice as long to parse (docs/benchmarks-history.md, dead-letter parking).
   let offset = 1; // substring() counts from 1
   const sealed: Buffer[] = [];
   const records = rows.map((given) => {

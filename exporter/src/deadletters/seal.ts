@@ -21,7 +21,7 @@ export function keyId(key: Buffer): string {
 
 /**
  * Random nonces, drawn from the system's generator a few hundred at a time: one randomBytes(12)
- * per message cost parking more than the cipher itself (docs/benchmarks.md, dead-letter parking).
+ * per message cost parking more than the cipher itself (docs/benchmarks-history.md, dead-letter parking).
  * Each nonce is a fresh slice of random bytes, used once.
  */
 const nonces = Buffer.alloc(NONCE * 512);

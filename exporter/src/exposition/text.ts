@@ -4,7 +4,7 @@
 // read through it.
 //
 // A focused parser rather than a general one: parse-prometheus-text-format took 208 ms for the
-// broker's 30,000 lines where this takes under 10 ms (measured; docs/benchmarks.md). It handles
+// broker's 30,000 lines where this takes under 10 ms (measured; docs/benchmarks-history.md). It handles
 // any label order and the format's escapes, and skips everything else.
 
 export interface Sample {

@@ -4,7 +4,7 @@
 // Node's HTTP parser hands every piece of a body to JavaScript as a Buffer of its own (a copy,
 // counted as external memory) only when the parser's onBody callback is a function. Under a flood,
 // most bodies are refused, and reading them so cost the event loop about 19 garbage collections
-// per 100 bodies of 8 MB and twice the CPU (docs/benchmarks.md, "Refused bodies thrown away by
+// per 100 bodies of 8 MB and twice the CPU (docs/benchmarks-history.md, "Refused bodies thrown away by
 // the HTTP parser; where the event loop's time goes"). So a refused body of a declared length is
 // thrown away by the parser itself: while it is, the connection's parser has no onBody. The parser
 // still reads the body to its end and the connection stays usable; the callback is put back when

@@ -2,7 +2,7 @@
 // `acktrail serve`, `npm start`, `npm run demo`, the benches and the image run the same process
 // (docs/metrics.md, "Running"):
 // - `--max-semi-space-size=16`: Node 24 sizes the young generation by the machine's memory; on
-//   24 GB that kept about 100 MB more resident under an ingest flood (docs/benchmarks.md, "Memory").
+//   24 GB that kept about 100 MB more resident under an ingest flood (docs/benchmarks-history.md, "Memory").
 // - `--expose-gc`: the last-resort collection after a burst (api/idle-collect.ts).
 // - MALLOC_ARENA_MAX=2 and MALLOC_TRIM_THRESHOLD_=131072: libuv's threads gzip the expositions and
 //   each would keep an arena of its own; a fixed trim threshold also fixes the mmap threshold, so

@@ -1,7 +1,7 @@
 // How a write's rows reach PostgreSQL: COPY, in its text format, into a temporary table of the
 // transaction's connection; store.ts then inserts them from there with ON CONFLICT. PostgreSQL
 // reads COPY's rows for less CPU than one JSON document of the same rows through
-// json_to_recordset, and they are a third fewer bytes (docs/benchmarks.md, "Rows sent by COPY").
+// json_to_recordset, and they are a third fewer bytes (docs/benchmarks-history.md, "Rows sent by COPY").
 //
 // The table is created by the statement that opens the transaction when the server connection
 // has none yet, and emptied at every commit: nothing of it outlives a transaction, so it works

@@ -32,7 +32,7 @@ import {
 const MAX_BATCH = 5000;
 /**
  * Transactions in flight at once: several let PostgreSQL work on one batch while the next is
- * decoded and the one before commits (measured in docs/benchmarks.md).
+ * decoded and the one before commits (measured in docs/benchmarks-history.md).
  */
 const WRITERS = 3;
 
