@@ -17,6 +17,7 @@ import {
   TestPrometheus,
   TestVictoriaMetrics,
 } from '@acktrail/exporter/testing';
+import { PROBLEMS } from '../lib/overview.js';
 import {
   assertAccessible,
   launchChromium,
@@ -264,7 +265,18 @@ test('the latency chart’s slowest event opens its journey', async () => {
 /** The overview at `url`: four charts with lines, the legend, and the problems strip's states. */
 async function checkOverview(url: string, screenshot: string): Promise<void> {
   const pg = await page();
-  await pg.goto(`${url}/?range=15m`);
+  // The strip asks Prometheus for its rules while the page renders; a Prometheus that did not
+  // answer in time gives the page its "Prometheus is unreachable" banner instead (once in CI,
+  // 2026-12-04, under the suite's load). Load the page until the strip has every problem, bounded.
+  const strip = pg.getByTestId('problems');
+  await waitFor(
+    'the overview with every problem of the strip',
+    async () => {
+      await pg.goto(`${url}/?range=15m`);
+      return (await strip.locator('li').count()) === PROBLEMS.length;
+    },
+    { timeoutMs: 60_000, intervalMs: 1000 },
+  );
   for (const chart of ['ready', 'consumers', 'dead-letter-depth', 'confirmation-latency']) {
     // Recharts draws only after hydration: wait for the lines themselves (attached: a flat line
     // has no height, which Playwright counts as hidden), each with at least two points.
@@ -275,7 +287,6 @@ async function checkOverview(url: string, screenshot: string): Promise<void> {
   const legend = await pg.getByTestId('chart-ready').locator('.chart-legend').innerText();
   assert.match(legend, /work · orders\.confirmations/);
   assert.match(legend, /dead_letter · orders\.confirmations\.dlq/);
-  const strip = pg.getByTestId('problems');
   assert.equal(await strip.locator('li[data-state="unknown"]').count(), 0, 'every rule loaded');
   const work = pg.getByTestId('queue-health').locator('tr[data-queue="orders.confirmations"]');
   assert.equal(await work.getAttribute('data-status'), 'ok', 'the worker keeps up');
