@@ -82,11 +82,12 @@ function grafanaDashboards(): string {
 
 /** Every generated file (path from the repository's root) with its text, default parameters. */
 export function generated(): Record<string, string> {
+  const rules = rulesFile();
   return {
-    'prometheus/rules/acktrail.rules.yml': rulesFile(),
+    'prometheus/rules/acktrail.rules.yml': rules,
     // The same rules as JSON for the jsonnet mixin (prometheus/mixin/mixin.libsonnet): Debian's
     // jsonnet 0.18 std.parseYaml fails on the rules' multi-line expressions.
-    'prometheus/mixin/generated/rules.json': `${JSON.stringify(parse(rulesFile()), null, 2)}\n`,
+    'prometheus/mixin/generated/rules.json': `${JSON.stringify(parse(rules), null, 2)}\n`,
     'deploy/kubernetes/generated/prometheus-rule.yaml': prometheusRule(),
     'deploy/kubernetes/generated/grafana-dashboards.yaml': grafanaDashboards(),
     ...Object.fromEntries(dashboards().map(([f, json]) => [`grafana/dashboards/${f}`, json])),

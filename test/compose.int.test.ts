@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import pg from 'pg';
-import { REPO_ROOT, RABBITMQ_NEWEST } from '@acktrail/testing';
+import { REPO_ROOT, RABBITMQ_NEWEST, management } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
 import { jsonBody } from '../exporter/src/testing/otlp.js';
 
@@ -107,11 +107,11 @@ test('the stack has every part the issue lists, images pinned, ports on loopback
 test('RabbitMQ is pinned to the version the collector tests run (scripts/rabbitmq4.sh --newest)', async () => {
   const { services } = await config();
   assert.equal(services.rabbitmq!.image, `rabbitmq:${RABBITMQ_NEWEST.version}-management`);
-  const res = await fetch(
-    `${RABBITMQ_NEWEST.management.replace('guest:guest@', '')}/api/overview?columns=rabbitmq_version`,
-    { headers: { authorization: `Basic ${Buffer.from('guest:guest').toString('base64')}` } },
-  );
-  const { rabbitmq_version } = (await res.json()) as { rabbitmq_version: string };
+  const { rabbitmq_version } = (await management(
+    '/overview?columns=rabbitmq_version',
+    {},
+    RABBITMQ_NEWEST.management,
+  )) as { rabbitmq_version: string };
   assert.equal(rabbitmq_version, RABBITMQ_NEWEST.version, 'the broker the tests run');
 });
 
