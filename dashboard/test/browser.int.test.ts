@@ -381,7 +381,8 @@ test('consumers stopped: the strip shows it, from the AcktrailConsumersDown expr
       const r = await row();
       const status = await r.getAttribute('data-status', { timeout: 5000 }).catch(() => null);
       const links = await r.getByRole('link').count();
-      seen = `status ${String(status)}, ${links} link(s)`;
+      const text = await r.innerText({ timeout: 5000 }).catch(() => '');
+      seen = `status ${String(status)}, ${links} link(s): ${text.replace(/\s+/g, ' ')}`;
       return status === 'stop' && links === 1 ? r : undefined;
     },
     { timeoutMs: 90_000, intervalMs: 1000 },
@@ -392,8 +393,11 @@ test('consumers stopped: the strip shows it, from the AcktrailConsumersDown expr
     const age = scrape.value('acktrail_collector_data_age_seconds', {
       collector: 'rabbitmq_stats',
     });
+    const status = await fetch(`${exporter.url}/status`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    }).then((r) => r.text());
     throw new Error(
-      `${(err as Error).message}; the row last showed ${seen}; rabbitmq_stats data age ${String(age)} s`,
+      `${(err as Error).message}; the row last showed ${seen}; rabbitmq_stats data age ${String(age)} s; /status ${status}`,
       { cause: err },
     );
   });
