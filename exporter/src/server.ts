@@ -4,7 +4,7 @@
 // its own (ACKTRAIL_INGEST_PORT) OTLP, HTTP and gRPC, runs on the ingest thread (receiver/thread/).
 // listen.ts puts them on their ports.
 import express from 'express';
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { ValidatedConfig } from './config.js';
 import { ReadOnlyPools } from './db/pool.js';
 import { CollectorRunner, RABBITMQ_STATS, createCollectors } from './collectors/index.js';
@@ -12,11 +12,9 @@ import { CatalogRefresh } from './collectors/catalog-refresh.js';
 import { Parts } from './parts.js';
 import { Health } from './health.js';
 import type { Logger } from './log.js';
-import { REVISION, VERSION } from './version.js';
-import { eventsRouter } from './api/events.js';
 import { JourneyMetrics } from './journeys/metrics.js';
-import { PipelineReader } from './journeys/assemble/rows.js';
 import { journeyStore } from './journeys/store/from-config.js';
+import type { JourneyStore } from './journeys/store/supervisor.js';
 import { MemoryBudget } from './runtime/memory.js';
 import { CeleryIntake } from './celery/intake.js';
 import { celeryTransport } from './celery/transport.js';
@@ -26,19 +24,15 @@ import { Ingest } from './receiver/ingest.js';
 import { OtlpGrpcReceiver } from './receiver/grpc.js';
 import { BodyDecoder } from './receiver/decoder.js';
 import { Coverage } from './receiver/coverage.js';
-import { coverageRouter } from './api/coverage.js';
-import { queuesRouter } from './api/queues.js';
-import type { QueueLookup } from './broker/catalog.js';
+import type { QueueCatalog, QueueLookup } from './broker/catalog.js';
 import { Parking } from './deadletters/index.js';
-import { deadLettersRouter } from './api/dead-letters.js';
 import { Exemplars } from './exposition/exemplars.js';
+import { exporterRegistry } from './exposition/registry.js';
+import { mountApis } from './api/mount.js';
 import { metricsHandler } from './api/metrics.js';
 import { requireScrapeToken } from './api/auth.js';
-import { probesRouter, threadProbes } from './api/probes.js';
+import { probesRouter, threadProbes, type ProbeOptions } from './api/probes.js';
 import { IngestThread, threadData } from './receiver/thread/main.js';
-
-/** Journey API reads of the pipeline's rows end after this long. */
-const PIPELINE_READ_TIMEOUT_MS = 5000;
 
 export interface Exporter {
   /** The main listener (ACKTRAIL_PORT): the APIs, the probes, and what has no port of its own. */
@@ -61,86 +55,38 @@ export interface Exporter {
   close(): Promise<void>;
 }
 
+/** What every part of the exporter shares: the registry, health, the memory budget, the log. */
+interface Shared {
+  registry: Registry;
+  health: Health;
+  memory: MemoryBudget;
+  exemplars: Exemplars;
+  log: Logger;
+}
+
+/** Where the data comes from: the pipeline's database, the journey store and the collectors. */
+interface Sources {
+  pools: ReadOnlyPools | null;
+  store: JourneyStore | null;
+  catalog: QueueCatalog | null;
+  runner: CollectorRunner;
+  /** What the broker does with a rejected message, per queue: for journeys, anomalies, metrics. */
+  queues: QueueLookup;
+}
+
 export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
-  const registry = new Registry();
-  new Gauge({
-    name: 'acktrail_build_info',
-    help: 'acktrail build information: its version and the source revision it was built from; always 1.',
-    labelNames: ['version', 'revision'],
-    registers: [registry],
-  }).set({ version: VERSION, revision: REVISION }, 1);
-  // process_* and nodejs_*: the exporter's own CPU, memory, event loop and GC, as every Node
-  // service exposes them.
-  collectDefaultMetrics({ register: registry });
-  // Gauges named like counters (promtool and the OpenMetrics specification refuse a gauge with
-  // `_total`): their per-type twins without the suffix stay (nodejs_active_handles{type}, …).
-  for (const name of ['handles', 'requests', 'resources'])
-    registry.removeSingleMetric(`nodejs_active_${name}_total`);
-  const health = new Health(registry, log);
+  const registry = exporterRegistry();
   const memory = new MemoryBudget(config.memory.budgetBytes, registry);
   memory.start();
-  const exemplars = new Exemplars();
-
-  const pools = config.databaseUrl
-    ? new ReadOnlyPools(config.databaseUrl, config.pooler, (err) => {
-        health.error('pipeline_database', err, 'pipeline database connection lost');
-      })
-    : null;
-  if (!pools)
-    log.warn(
-      'DATABASE_URL is not set: the outbox, confirmations, notifications and provider collectors are off',
-    );
-  const store = config.storeUrl ? journeyStore(config, health, log, registry) : null;
-  const { collectors, catalog } = createCollectors(
-    config,
+  const shared: Shared = {
     registry,
-    pools,
-    store?.reads ?? null,
-    exemplars,
-  );
-  const runner = new CollectorRunner(collectors, registry, log);
-  if (!store)
-    log.warn('no journey store (ACKTRAIL_DATABASE_URL or DATABASE_URL): /v1/traces answers 503');
-  // What the broker does with a rejected message, per queue: for journeys, anomalies, metrics.
-  const queues: QueueLookup = (queue) => catalog?.queue(queue) ?? null;
-  const metrics = new JourneyMetrics(
-    registry,
-    queues,
-    () => catalog?.names() ?? [],
-    exemplars,
-    config.journeys.words.results,
-  );
-  const coverage = new Coverage(registry);
-  const celery = config.celery.enabled
-    ? celeryTransport(
-        new CeleryIntake(
-          config.celery,
-          config.journeys.retentionDays,
-          new CeleryMetrics(registry, config.celery),
-          store?.steps ?? null,
-          log,
-        ),
-        health,
-        log,
-        memory,
-      )
-    : null;
-  const parking =
-    config.deadLetters.enabled && store
-      ? new Parking(config, store, catalog, registry, health, log, memory)
-      : null;
-  // The background parts, started in this order and stopped in the reverse one. Journeys read
-  // the queue catalog: it is kept as fresh as its interval without waiting for scrapes.
-  const parts = new Parts(
-    [
-      store,
-      catalog && store
-        ? new CatalogRefresh(runner, RABBITMQ_STATS, config.rabbitmq.statsIntervalSeconds * 1000)
-        : null,
-      celery,
-      parking,
-    ].filter((part) => part !== null),
-  );
+    health: new Health(registry, log),
+    memory,
+    exemplars: new Exemplars(),
+    log,
+  };
+  const src = sources(config, shared);
+  const { parts, parking } = backgroundParts(config, src, shared);
   parts.start();
 
   let accepting = true;
@@ -148,70 +94,14 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     config.journeys.decodeOffThreadBytes,
     config.journeys.maxBodyBytes,
   );
-  const ingest = new Ingest({
-    store,
-    metrics,
-    log,
-    limits: {
-      ...config.journeys,
-      bodyIdleMs: config.journeys.bodyIdleTimeoutSeconds * 1000,
-      bodyMs: config.journeys.bodyTimeoutSeconds * 1000,
-    },
-    retentionDays: config.journeys.retentionDays,
-    ingestToken: config.journeys.ingestToken,
-    accepting: () => accepting,
-    memory,
-    queues,
-    exchanges: () => catalog?.exchangeIndex ?? null,
-    coverage,
-    decoder,
-  });
+  const coverage = new Coverage(registry);
+  const ingest = newIngest(config, src, shared, { decoder, coverage, accepting: () => accepting });
   const app = newApp(() => accepting);
   const metricsApp = config.metricsPort === null ? null : newApp(() => accepting);
   if (config.ingestPort === null) app.use(receiverRouter(ingest));
-  const tokens = { read: config.apiToken, operate: config.operatorToken };
-  app.use(coverageRouter({ tokens, coverage }));
-  app.use(queuesRouter({ tokens, catalog }));
-  app.use(
-    eventsRouter({
-      tokens,
-      words: config.journeys.words,
-      store,
-      lists: {
-        maxConcurrentPerToken: config.journeys.maxConcurrentListsPerToken,
-        retentionDays: config.journeys.retentionDays,
-      },
-      pipeline: pools ? new PipelineReader(pools.create(PIPELINE_READ_TIMEOUT_MS), config) : null,
-      parked: parking ? (ids) => parking.store.ofEvents(ids) : null,
-      assemble: {
-        stuckAfterSeconds: config.journeys.stuckAfterSeconds,
-        unackedAfterSeconds: config.journeys.unackedAfterSeconds,
-        failedStatus: config.confirmations?.aggregates.failedValue ?? null,
-        words: config.journeys.words,
-        queues,
-      },
-      log,
-    }),
-  );
+  mountApis(app, config, { ...src, parking, coverage, log });
 
-  app.use(
-    deadLettersRouter({
-      tokens,
-      parking: parking && {
-        store: parking.store,
-        replayer: parking.replayer,
-        jobs: parking.jobs,
-        ready: () => store?.ready ?? false,
-      },
-      maxMessages: config.deadLetters.replay.maxMessages,
-      maxConcurrentReadsPerToken: config.deadLetters.maxConcurrentReadsPerToken,
-      log,
-    }),
-  );
-
-  const scrapeGuard = requireScrapeToken(config.metricsToken);
-  (metricsApp ?? app).get('/metrics', scrapeGuard, metricsHandler(registry, runner, exemplars));
-
+  const { runner, store, pools } = src;
   let listening = false;
   const probing = {
     listening: () => listening,
@@ -222,8 +112,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     configFile: config.configFile,
     replica: store?.reads ?? null,
   };
-  const probes = probesRouter({ ...probing, guard: scrapeGuard });
-  for (const a of [app, metricsApp]) a?.use(probes);
+  mountScrapes(config, metricsApp ?? app, [app, metricsApp], probing, shared);
   const ingestThread =
     config.ingestPort === null
       ? null
@@ -246,7 +135,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     },
     runner,
     registry,
-    health,
+    health: shared.health,
     ready: store ? store.whenReady() : Promise.resolve(),
     stopAccepting: () => {
       accepting = false;
@@ -262,6 +151,109 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       memory.stop();
     },
   };
+}
+
+/** /metrics on its listener, and the probes on each; both behind the metrics token, if any. */
+function mountScrapes(
+  config: ValidatedConfig,
+  metricsOn: express.Express,
+  apps: (express.Express | null)[],
+  probing: Omit<ProbeOptions, 'guard'>,
+  { registry, exemplars }: Shared,
+): void {
+  const guard = requireScrapeToken(config.metricsToken);
+  metricsOn.get('/metrics', guard, metricsHandler(registry, probing.runner, exemplars));
+  const probes = probesRouter({ ...probing, guard });
+  for (const a of apps) a?.use(probes);
+}
+
+function sources(config: ValidatedConfig, shared: Shared): Sources {
+  const { health, log, registry } = shared;
+  const pools = config.databaseUrl
+    ? new ReadOnlyPools(config.databaseUrl, config.pooler, (err) => {
+        health.error('pipeline_database', err, 'pipeline database connection lost');
+      })
+    : null;
+  if (!pools)
+    log.warn(
+      'DATABASE_URL is not set: the outbox, confirmations, notifications and provider collectors are off',
+    );
+  const store = config.storeUrl ? journeyStore(config, health, log, registry) : null;
+  if (!store)
+    log.warn('no journey store (ACKTRAIL_DATABASE_URL or DATABASE_URL): /v1/traces answers 503');
+  const { collectors, catalog } = createCollectors(
+    config,
+    registry,
+    pools,
+    store?.reads ?? null,
+    shared.exemplars,
+  );
+  const runner = new CollectorRunner(collectors, registry, log);
+  return { pools, store, catalog, runner, queues: (queue) => catalog?.queue(queue) ?? null };
+}
+
+/**
+ * The background parts, started in this order and stopped in the reverse one: the store, the
+ * catalog's refresh (journeys read the queue catalog: it is kept as fresh as its interval without
+ * waiting for scrapes), the Celery consumer and dead-letter parking.
+ */
+function backgroundParts(
+  config: ValidatedConfig,
+  { store, catalog, runner }: Sources,
+  { registry, health, log, memory }: Shared,
+): { parts: Parts; parking: Parking | null } {
+  const celery = config.celery.enabled
+    ? celeryTransport(
+        new CeleryIntake(
+          config.celery,
+          config.journeys.retentionDays,
+          new CeleryMetrics(registry, config.celery),
+          store?.steps ?? null,
+          log,
+        ),
+        health,
+        log,
+        memory,
+      )
+    : null;
+  const parking =
+    config.deadLetters.enabled && store
+      ? new Parking(config, store, catalog, registry, health, log, memory)
+      : null;
+  const refresh =
+    catalog && store
+      ? new CatalogRefresh(runner, RABBITMQ_STATS, config.rabbitmq.statsIntervalSeconds * 1000)
+      : null;
+  const parts = new Parts([store, refresh, celery, parking].filter((part) => part !== null));
+  return { parts, parking };
+}
+
+function newIngest(
+  config: ValidatedConfig,
+  { store, catalog, queues }: Sources,
+  { registry, log, memory, exemplars }: Shared,
+  o: { decoder: BodyDecoder; coverage: Coverage; accepting: () => boolean },
+): Ingest {
+  const { journeys } = config;
+  const names = () => catalog?.names() ?? [];
+  return new Ingest({
+    store,
+    metrics: new JourneyMetrics(registry, queues, names, exemplars, journeys.words.results),
+    log,
+    limits: {
+      ...journeys,
+      bodyIdleMs: journeys.bodyIdleTimeoutSeconds * 1000,
+      bodyMs: journeys.bodyTimeoutSeconds * 1000,
+    },
+    retentionDays: journeys.retentionDays,
+    ingestToken: journeys.ingestToken,
+    accepting: o.accepting,
+    memory,
+    queues,
+    exchanges: () => catalog?.exchangeIndex ?? null,
+    coverage: o.coverage,
+    decoder: o.decoder,
+  });
 }
 
 function newApp(accepting: () => boolean): express.Express {
