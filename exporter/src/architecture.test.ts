@@ -1,8 +1,10 @@
 // The exporter's shape, as a test: its modules import each other without a cycle (type imports
 // included), nor do its top-level folders (the data flow reads one way: server -> api ->
-// receiver -> collectors, celery, deadletters -> journeys -> broker), only journeys/store/ writes
-// SQL on the journey store's tables, and nothing outside its tests depends on the reference
-// pipeline.
+// receiver -> collectors, celery, deadletters -> journeys -> broker) or their folders two levels
+// deep (journeys/service.ts -> journeys/assemble/, journeys/store/ -> journeys/model/), the
+// journey model depends on nothing but the conventions and the broker's queue types, only
+// journeys/store/ writes SQL on the journey store's tables, and nothing outside its tests depends
+// on the reference pipeline.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -77,6 +79,46 @@ test('no import cycles among the top-level folders', () => {
     cyclesOf(graph, (u) => u),
     [],
   );
+});
+
+/**
+ * A file's folder two levels deep (`journeys/model/`), or its top-level folder for a file directly
+ * in one (`journeys/` for journeys/metrics.ts), or the file itself at the top.
+ */
+const subunitOf = (file: string) => {
+  const parts = relative(SRC, file).split('/');
+  if (parts.length === 1) return parts[0]!;
+  return parts.length === 2 ? `${parts[0]}/` : `${parts[0]}/${parts[1]}/`;
+};
+
+test('no import cycles among the folders, two levels deep', () => {
+  const graph = new Map<string, string[]>();
+  for (const file of sources()) {
+    const from = subunitOf(file);
+    const to = localImports(file)
+      .map(subunitOf)
+      .filter((u) => u !== from);
+    graph.set(from, [...new Set([...(graph.get(from) ?? []), ...to])]);
+  }
+  assert.deepEqual(
+    cyclesOf(graph, (u) => u),
+    [],
+  );
+});
+
+test("the journey model imports only the conventions, itself and the broker's queue types", () => {
+  const allowed = (spec: string, line: string) =>
+    spec === '@acktrail/conventions' ||
+    spec.startsWith('./') ||
+    (spec === '../../broker/catalog.js' && /^\s*import type\b/.test(line));
+  const outside = sources()
+    .filter((f) => relative(SRC, f).startsWith('journeys/model/'))
+    .flatMap((f) =>
+      [...readFileSync(f, 'utf8').matchAll(IMPORT)]
+        .filter((m) => !allowed(m[1]!, m[0]))
+        .map((m) => `${relative(SRC, f)}: ${m[1]!}`),
+    );
+  assert.deepEqual(outside, []);
 });
 
 test('only journeys/store/ runs SQL on the journey tables', () => {

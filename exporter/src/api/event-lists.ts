@@ -3,7 +3,7 @@
 // keyset cursor, and the summary each listed event is shown as.
 import { z } from 'zod';
 import type { Cursor, EventSummary } from '../journeys/store/queries.js';
-import { STEP_ANOMALIES } from '../journeys/steps.js';
+import { STEP_ANOMALIES } from '../journeys/model/steps.js';
 
 export const LIST_ANOMALIES = [...STEP_ANOMALIES, 'published_twice', 'stuck_in_outbox'] as const;
 /** An event or aggregate id: 1-128 printable ASCII characters. */

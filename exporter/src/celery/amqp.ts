@@ -12,7 +12,7 @@ import { backoffMs } from '../backoff.js';
 import type { Health, PartStatus } from '../health.js';
 import { connectRecovering, type Recovering } from '../recovering-connection.js';
 import { errorMessage } from '../log.js';
-import type { Step } from '../journeys/steps.js';
+import type { Step } from '../journeys/model/steps.js';
 import { PausableConsumer } from '../broker/consumer.js';
 import type { MemoryBudget } from '../runtime/memory.js';
 import {

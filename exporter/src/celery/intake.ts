@@ -5,7 +5,7 @@
 import type { Logger } from 'pino';
 import type { ValidatedConfig } from '../config.js';
 import { StepsRefusedError, type StepStore } from '../journeys/store/store.js';
-import type { Step } from '../journeys/steps.js';
+import type { Step } from '../journeys/model/steps.js';
 import { parseBody, type EventLimits } from './events.js';
 import type { CeleryMetrics } from './metrics.js';
 import { taskStep } from './steps.js';

@@ -2,7 +2,7 @@
 // (task.ts) and its steps on a time line.
 import { buildTimeline } from '../journeys/assemble/timeline.js';
 import type { Journey, JourneyKind } from '../journeys/assemble/assemble.js';
-import type { StoredRow } from '../journeys/store/queries.js';
+import type { StoredRow } from '../journeys/model/steps.js';
 import { celeryTask, celeryVerdict, type CeleryTask, type WorkflowTask } from './task.js';
 
 const FINAL_KIND = {

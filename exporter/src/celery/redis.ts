@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import { backoffMs } from '../backoff.js';
 import type { Health, PartStatus } from '../health.js';
 import { errorMessage } from '../log.js';
-import type { Step } from '../journeys/steps.js';
+import type { Step } from '../journeys/model/steps.js';
 import { FLUSH_MS, FLUSH_STEPS, QUEUE_LENGTH_EVERY_MS } from './amqp.js';
 import {
   Loops,

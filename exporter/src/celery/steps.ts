@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { AttributeValue } from '@acktrail/conventions';
 import { scrub } from '../journeys/store/scrub.js';
-import type { Step } from '../journeys/steps.js';
+import type { Step } from '../journeys/model/steps.js';
 import { TASK_STATE, tracebackSummary, type TaskEvent } from './events.js';
 
 export const WORKFLOW = 'celery_workflow';

@@ -3,7 +3,7 @@
 // summary, the worker, and its place in a workflow (chain, group, chord) through root_id and
 // parent_id: the task that sent it, the tasks it sent, and the other tasks of the same workflow.
 import type { AttributeValue } from '@acktrail/conventions';
-import type { StoredRow } from '../journeys/store/queries.js';
+import type { StoredRow } from '../journeys/model/steps.js';
 
 /** Celery's state names, as its result backend and Flower show them. */
 const STATE = {

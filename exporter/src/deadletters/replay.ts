@@ -12,7 +12,7 @@ import { deserialize } from 'node:v8';
 import type { Options } from 'amqplib';
 import type { ValidatedConfig } from '../config.js';
 import type { StepStore } from '../journeys/store/store.js';
-import type { Step } from '../journeys/steps.js';
+import type { Step } from '../journeys/model/steps.js';
 import { errorMessage, type Logger } from '../log.js';
 import type { DeadLetterBroker } from './broker.js';
 import { DEATH_HEADERS, REPLAY_HEADERS, UNSENT_PROPERTIES } from './message.js';

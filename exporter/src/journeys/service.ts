@@ -13,8 +13,9 @@ import {
   type OrderingFinding,
   type ParkedRecord,
 } from './model/index.js';
-import type { StepQueries, StoredRow, TraceStep } from './store/queries.js';
-import { STEP_ATTR } from './steps.js';
+import type { StepQueries, TraceStep } from './store/queries.js';
+import type { StoredRow } from './model/steps.js';
+import { STEP_ATTR } from './model/steps.js';
 
 /** What an id was found as. */
 export type MatchedBy = 'event_id' | 'trace_id' | 'message_id' | 'message_key';

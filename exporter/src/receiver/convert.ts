@@ -7,11 +7,11 @@ import { tallyCoverage, type CoverageTally } from './coverage-tally.js';
 import { decodeJson, decodeProtobuf } from './decode.js';
 import { normalise, type Window } from './normalize.js';
 import { readSpan } from './profiles/index.js';
-import type { Step } from '../journeys/steps.js';
+import type { Step } from '../journeys/model/steps.js';
 import type { QueueLookup } from '../broker/catalog.js';
 import type { ExchangeIndex } from '../broker/routes.js';
 import { withWhere } from './where.js';
-import type { ReceivedSpan } from './spans.js';
+import type { ReceivedSpan } from './profiles/span.js';
 import { stepAnomaly } from '../journeys/model/index.js';
 
 export interface Converted {

@@ -4,9 +4,9 @@
 // many deliveries were seen settled. Plain data, no metrics: a decoding worker counts its body's
 // spans here (convert.ts) and Coverage (coverage.ts) adds the sums on the event loop.
 import { ATTR, EVENT_ID_ATTRIBUTES } from '@acktrail/conventions';
-import type { Stage } from '../journeys/steps.js';
+import type { Stage } from '../journeys/model/steps.js';
 import { first, readSpan, type Gap, type ProfileId, type Reading } from './profiles/index.js';
-import type { ReceivedSpan } from './spans.js';
+import type { ReceivedSpan } from './profiles/span.js';
 
 export interface Check {
   /** The name the API and the metric's `attribute` label use. */

@@ -7,7 +7,7 @@
 import { ATTR } from '@acktrail/conventions';
 import { Counter, type Registry } from 'prom-client';
 import { BoundedLabel } from '../labels.js';
-import type { Stage } from '../journeys/steps.js';
+import type { Stage } from '../journeys/model/steps.js';
 import {
   AGGREGATE_FIX,
   BY_ATTRIBUTE,

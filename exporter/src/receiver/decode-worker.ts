@@ -3,7 +3,7 @@
 // answers with an outcome.
 import { convert, type Converted } from './convert.js';
 import type { Window } from './normalize.js';
-import { DecodeError } from './spans.js';
+import { DecodeError } from './profiles/span.js';
 import { lowerThisThread } from '../threads.js';
 
 // Decoding is background work: this thread runs below the event loop (threads.ts).

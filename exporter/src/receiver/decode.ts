@@ -11,7 +11,7 @@ import {
   type ReceivedSpan,
   type SpanLink,
   type SpanScope,
-} from './spans.js';
+} from './profiles/span.js';
 
 /**
  * Strings are cut here, before anything reads them: past this length nothing of a string is

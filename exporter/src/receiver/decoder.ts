@@ -10,7 +10,7 @@ import { Piscina } from 'piscina';
 import { convert, type Converted } from './convert.js';
 import type { DecodeOutcome, DecodeTask } from './decode-worker.js';
 import type { Window } from './normalize.js';
-import { DecodeError } from './spans.js';
+import { DecodeError } from './profiles/span.js';
 
 const DAY_US = 86_400_000_000;
 

@@ -5,8 +5,8 @@
 // message's key: the journey of spans that carry no event id, and what ties the spans of one
 // message together when some of them carry one and some do not (journeys/service.ts).
 import { contextKey, TRACE_ID } from '../journeys/keys.js';
-import type { Stage } from '../journeys/steps.js';
-import type { ReceivedSpan, SpanLink } from './spans.js';
+import type { Stage } from '../journeys/model/steps.js';
+import type { ReceivedSpan, SpanLink } from './profiles/span.js';
 
 export { contextKey };
 

@@ -12,9 +12,9 @@
 // stored").
 import { createHash } from 'node:crypto';
 import { ATTR, EVENT_ID_ATTRIBUTES, SEMCONV, namesOf } from '@acktrail/conventions';
-import type { AttributeValue, ReceivedSpan } from './spans.js';
+import type { AttributeValue, ReceivedSpan } from './profiles/span.js';
 import { bounded, scrub } from '../journeys/store/scrub.js';
-import { STEP_ATTR, type Stage, type Step } from '../journeys/steps.js';
+import { STEP_ATTR, type Stage, type Step } from '../journeys/model/steps.js';
 import { stepAnomaly } from '../journeys/model/index.js';
 import type { QueueLookup } from '../broker/catalog.js';
 import { first, readSpan, type Reading } from './profiles/index.js';

@@ -6,7 +6,7 @@
 // the step keeps no queue, and coverage counts the gap.
 import { ATTR, SEMCONV, isPublish } from '@acktrail/conventions';
 import type { ExchangeIndex } from '../broker/routes.js';
-import { STEP_ATTR, type Step } from '../journeys/steps.js';
+import { STEP_ATTR, type Step } from '../journeys/model/steps.js';
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 

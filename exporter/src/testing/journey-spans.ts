@@ -5,8 +5,8 @@
 import type { AttributeValue } from '@acktrail/conventions';
 import type { QueueFacts, QueueLookup } from '../broker/catalog.js';
 import { normalise } from '../receiver/normalize.js';
-import type { ReceivedSpan, SpanLink, SpanScope } from '../receiver/spans.js';
-import type { StoredRow } from '../journeys/store/queries.js';
+import type { ReceivedSpan, SpanLink, SpanScope } from '../receiver/profiles/span.js';
+import type { StoredRow } from '../journeys/model/steps.js';
 
 export const T = Date.parse('2026-11-30T12:00:00Z');
 export const EVENT = '7a0c54a2-8d1f-4d0e-9a51-3f2b7c9e1d20';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assemble } from './assemble.js';
-import type { StoredRow } from '../store/queries.js';
+import type { StoredRow } from '../model/steps.js';
 
 const T = Date.parse('2026-11-30T12:00:00Z') * 1000;
 let n = 0;

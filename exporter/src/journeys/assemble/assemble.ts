@@ -15,10 +15,10 @@ import {
   type KindOptions,
 } from '../model/index.js';
 import type { QueueLookup } from '../../broker/catalog.js';
-import type { PipelineRows } from './rows.js';
+import type { PipelineRows } from '../model/pipeline-rows.js';
 import { buildTimeline, type TimelineEntry } from './timeline.js';
 import { verdictOf, type Words } from './verdict.js';
-import type { StoredRow } from '../store/queries.js';
+import type { StoredRow } from '../model/steps.js';
 
 export { JOURNEY_KINDS, type JourneyKind } from '../model/index.js';
 export type { TimelineEntry };

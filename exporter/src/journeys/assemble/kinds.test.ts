@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { normalise } from '../../receiver/normalize.js';
-import type { ReceivedSpan } from '../../receiver/spans.js';
-import type { StoredRow } from '../store/queries.js';
+import type { ReceivedSpan } from '../../receiver/profiles/span.js';
+import type { StoredRow } from '../model/steps.js';
 import {
   CHANNEL_CLOSED,
   EVENT,
@@ -21,7 +21,7 @@ import {
   stored,
 } from '../../testing/journey-spans.js';
 import { assemble, type Journey } from './assemble.js';
-import type { PipelineRows } from './rows.js';
+import type { PipelineRows } from '../model/pipeline-rows.js';
 
 function journey(spans: ReceivedSpan[], rows: PipelineRows | null = null): Journey {
   return assemble(EVENT, stored(spans), rows, {

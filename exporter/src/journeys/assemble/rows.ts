@@ -6,29 +6,7 @@
 import type { ValidatedConfig } from '../../config.js';
 import { ident, type Pool } from '../../db/pool.js';
 import { errorMessage } from '../../log.js';
-
-export interface PipelineRows {
-  outbox: {
-    eventType: string | null;
-    aggregateId: string | null;
-    createdAt: Date;
-    publishedAt: Date | null;
-    lastError: string | null;
-  } | null;
-  aggregate: { id: string; createdAt: Date; status: string | null } | null;
-  /** Whether the aggregate reader ran (its absence then means the row is not there). */
-  aggregateRead: boolean;
-  result: { createdAt: Date } | null;
-  attempts: {
-    attempt: number;
-    outcome: string;
-    statusCode: number | null;
-    createdAt: Date;
-    durationSeconds: number;
-  }[];
-  /** What could not be read, in plain words ("results: table order_confirmations not found"). */
-  notes: string[];
-}
+import type { PipelineRows } from '../model/pipeline-rows.js';
 
 /** A value the column's type cannot parse (an id of another shape) means "no such row". */
 const INVALID_TEXT = '22P02';

@@ -2,8 +2,8 @@
 // since the entry before and the wait since the causal parent. Clocks differ between services: a
 // step that starts before its parent is marked as skewed, and no wait or gap is ever negative.
 import { isPublish, type AttributeValue } from '@acktrail/conventions';
-import type { PipelineRows } from './rows.js';
-import type { StoredRow } from '../store/queries.js';
+import type { PipelineRows } from '../model/pipeline-rows.js';
+import type { StoredRow } from '../model/steps.js';
 
 export interface TimelineEntry {
   at: string;

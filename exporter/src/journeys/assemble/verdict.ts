@@ -1,6 +1,6 @@
 // A journey's one-line verdict in plain words, from what the rules concluded (kinds.ts), in the
 // pipeline's own words for its aggregate and for work done (config journeys.words).
-import type { PipelineRows } from './rows.js';
+import type { PipelineRows } from '../model/pipeline-rows.js';
 import {
   sdkName,
   type Classified,

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { Exemplars } from '../../exposition/exemplars.js';
 import { convertSpans, withQueueAnomalies } from '../../receiver/convert.js';
-import type { ReceivedSpan } from '../../receiver/spans.js';
+import type { ReceivedSpan } from '../../receiver/profiles/span.js';
 import {
   EVENT,
   NACK_NO_REQUEUE,
@@ -22,7 +22,7 @@ import {
 } from '../../testing/journey-spans.js';
 import { assemble } from '../assemble/assemble.js';
 import { JourneyMetrics } from '../metrics.js';
-import type { Step } from '../steps.js';
+import type { Step } from './steps.js';
 import {
   NO_RESULT_WORDS,
   applyDeliveryLimits,

@@ -4,7 +4,7 @@
 // before it are counted (applyDeliveryLimits).
 import { ATTR, type AttributeValue } from '@acktrail/conventions';
 import type { QueueLookup } from '../../broker/catalog.js';
-import type { Stage, StepAnomaly } from '../steps.js';
+import type { Stage, StepAnomaly } from './steps.js';
 import { anomalyOfFate, rejectFate } from './fate.js';
 import { outcomeOf } from './settle.js';
 

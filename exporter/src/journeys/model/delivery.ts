@@ -1,7 +1,7 @@
 // One delivery of a message as the journey model reads it: its settle, what became of the message
 // after it (its fate), and what decided that (a span, or the broker's evidence: evidence.ts).
 import type { SettleOutcome } from '@acktrail/conventions';
-import type { StoredRow } from '../store/queries.js';
+import type { StoredRow } from './steps.js';
 import type { ResultMeaning } from './results.js';
 import type { SettleRecording } from './settle.js';
 

@@ -5,8 +5,8 @@
 // about the queue (QueueFacts).
 import { ATTR, isPublish } from '@acktrail/conventions';
 import type { QueueLookup } from '../../broker/catalog.js';
-import type { StoredRow } from '../store/queries.js';
-import { STEP_ATTR } from '../steps.js';
+import type { StoredRow } from './steps.js';
+import { STEP_ATTR } from './steps.js';
 import { applyBrokerEvidence, NO_EVIDENCE, type BrokerEvidence } from './evidence.js';
 import { rejectFate } from './fate.js';
 import { NO_RESULT_WORDS, isDone, meaningOf, type ResultWords } from './results.js';

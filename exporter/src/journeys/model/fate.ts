@@ -4,7 +4,7 @@
 // knows them: its dead-letter exchange and, for a quorum queue, its delivery limit.
 import { ATTR, type SettleOutcome } from '@acktrail/conventions';
 import type { QueueFacts, QueueLookup } from '../../broker/catalog.js';
-import type { Step, StepAnomaly } from '../steps.js';
+import type { Step, StepAnomaly } from './steps.js';
 import { outcomeOf } from './settle.js';
 
 /** The fates of a settle other than an ack; `unknown`: the queue's arguments are not known. */

@@ -4,7 +4,7 @@
 // what its configuration says they mean (results.ts).
 // assemble.test.ts has each kind built from stock OpenTelemetry spans and from acktrail's.
 import { ATTR } from '@acktrail/conventions';
-import type { PipelineRows } from '../assemble/rows.js';
+import type { PipelineRows } from './pipeline-rows.js';
 import { dlqDelivery, type Delivery, type JourneyFacts, type QueueLookup } from './facts.js';
 
 export const JOURNEY_KINDS = [

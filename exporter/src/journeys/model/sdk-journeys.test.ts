@@ -11,7 +11,7 @@ import { ExchangeIndex, routesByQueue } from '../../broker/routes.js';
 import type { QueueFacts } from '../../broker/catalog.js';
 import { withQueueAnomalies } from '../../receiver/convert.js';
 import { normalise } from '../../receiver/normalize.js';
-import type { ReceivedSpan } from '../../receiver/spans.js';
+import type { ReceivedSpan } from '../../receiver/profiles/span.js';
 import { classic } from '../../testing/journey-spans.js';
 import {
   SHAPES,
@@ -22,7 +22,7 @@ import {
 } from '../../testing/sdk-shapes.js';
 import { assemble, type Journey } from '../assemble/assemble.js';
 import { rootsOf } from '../service.js';
-import type { StoredRow } from '../store/queries.js';
+import type { StoredRow } from './steps.js';
 import type { BrokerEvidence } from './evidence.js';
 import { PROFILES } from './profiles.js';
 

@@ -61,3 +61,9 @@ export const STEP_ATTR = {
 } as const;
 
 export type Step = Omit<ContractStep<Stage>, 'anomaly'> & { anomaly: StepAnomaly | null };
+
+/** A step as read back: status and anomaly are whatever the store holds. */
+export type StoredRow = Omit<Step, 'status' | 'anomaly'> & {
+  status: string;
+  anomaly: string | null;
+};

@@ -2,7 +2,7 @@
 // reads by event id touch only the partitions that hold the event: one probe of this table's key
 // and one of each of those days' event index, instead of one per day in retention.
 import type pg from 'pg';
-import type { Step } from '../steps.js';
+import type { Step } from '../model/steps.js';
 import type { Reader } from './reads.js';
 
 export const DAY_MS = 86_400_000;

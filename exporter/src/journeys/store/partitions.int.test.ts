@@ -6,7 +6,7 @@ import { type TestDatabase, waitFor } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { migrateStore } from './migrate.js';
 import { Partitions } from './partitions.js';
-import type { Step } from '../steps.js';
+import type { Step } from '../model/steps.js';
 import { StepQueries } from './queries.js';
 import { StepStore } from './store.js';
 

@@ -2,15 +2,9 @@
 // anomaly with keyset pagination on (last step time, event_id).
 import { SEMCONV, type AttributeValue } from '@acktrail/conventions';
 import type { VersionedDelivery } from '../model/ordering.js';
-import { STEP_ATTR, type Stage, type Step } from '../steps.js';
+import { STEP_ATTR, type Stage, type Step, type StoredRow } from '../model/steps.js';
 import { eventDays } from './event-days.js';
 import type { Reader } from './reads.js';
-
-/** A step as read back: status and anomaly are whatever the store holds. */
-export type StoredRow = Omit<Step, 'status' | 'anomaly'> & {
-  status: string;
-  anomaly: string | null;
-};
 
 export interface EventSummary {
   eventId: string;

@@ -11,7 +11,7 @@ import { finished } from 'node:stream/promises';
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import type { Step } from '../steps.js';
+import type { Step } from '../model/steps.js';
 
 const TABLE = 'acktrail_staged_steps';
 /** Rows turned into COPY text at a time: a few milliseconds of work. */

@@ -18,7 +18,7 @@ import {
 import { recordEventDays } from './event-days.js';
 import { Partitions } from './partitions.js';
 import { CREATE_STAGING_TABLE, STAGED_STEPS, stageSteps } from './staged-rows.js';
-import type { Step } from '../steps.js';
+import type { Step } from '../model/steps.js';
 import {
   lockPublishes,
   parents,

@@ -10,7 +10,7 @@ import {
   type Return,
   type VersionedDelivery,
 } from '../model/index.js';
-import type { Step } from '../steps.js';
+import type { Step } from '../model/steps.js';
 import type { WriteDays } from './event-days.js';
 
 /** A stored step that is the parent of a new one (stage waits). */

@@ -11,8 +11,8 @@ import {
   type SettleOutcome,
 } from '@acktrail/conventions';
 import { settleFromStatus } from '../../journeys/model/settle.js';
-import type { Stage } from '../../journeys/steps.js';
-import type { AttributeValue, ReceivedSpan } from '../spans.js';
+import type { Stage } from '../../journeys/model/steps.js';
+import type { AttributeValue, ReceivedSpan } from './span.js';
 import { PROFILES, type Profile } from '../../journeys/model/profiles.js';
 
 /**
