@@ -23,7 +23,7 @@ import {
   type TestVhost,
 } from '@acktrail/testing';
 import { createReadOnlyRole, writeConfig } from '@acktrail/exporter/testing';
-import { migrateStore } from '../exporter/src/journeys/store/migrate.js';
+import { migrateStore } from '../exporter/src/journeys/store/index.js';
 
 const run = promisify(execFile);
 const USER = `doctor-${randomBytes(4).toString('hex')}`;

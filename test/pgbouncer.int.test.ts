@@ -18,7 +18,7 @@ import {
   type DeadLetterBench,
 } from '../exporter/src/testing/dead-letter-broker.js';
 import { countSteps, exportSpans, journeySpans } from '../exporter/src/testing/otlp.js';
-import { migrateStore } from '../exporter/src/journeys/store/migrate.js';
+import { migrateStore } from '../exporter/src/journeys/store/index.js';
 
 const READER = 'pgbouncer-reader-token-0123456789';
 const OPERATOR = 'pgbouncer-operator-token-0123456789';

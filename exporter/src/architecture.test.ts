@@ -2,7 +2,8 @@
 // included), nor do its top-level folders (the data flow reads one way: server -> api ->
 // receiver -> collectors, celery, deadletters -> journeys -> broker) or their folders two levels
 // deep (journeys/service.ts -> journeys/assemble/, journeys/store/ -> journeys/model/), the
-// journey model depends on nothing but the conventions and the broker's queue types, only
+// journey model depends on nothing but the conventions and the broker's queue types, the journey
+// store is reached through journeys/store/index.ts only, only
 // journeys/store/ writes SQL on the journey store's tables, and nothing outside its tests depends
 // on the reference pipeline.
 import assert from 'node:assert/strict';
@@ -119,6 +120,18 @@ test("the journey model imports only the conventions, itself and the broker's qu
         .map((m) => `${relative(SRC, f)}: ${m[1]!}`),
     );
   assert.deepEqual(outside, []);
+});
+
+test('outside journeys/store/, the store is reached through its index only', () => {
+  const STORE = join(SRC, 'journeys/store/');
+  const past = sources()
+    .filter((f) => !f.startsWith(STORE))
+    .flatMap((f) =>
+      localImports(f)
+        .filter((to) => to.startsWith(STORE) && to !== join(STORE, 'index.ts'))
+        .map((to) => `${relative(SRC, f)} -> ${relative(SRC, to)}`),
+    );
+  assert.deepEqual(past, []);
 });
 
 test('only journeys/store/ runs SQL on the journey tables', () => {

@@ -130,7 +130,7 @@ switch (command) {
           ? 'no journey store: set ACKTRAIL_DATABASE_URL or DATABASE_URL'
           : 'journeys.enabled is false in the configuration: there is no store to migrate',
       );
-    const { migrateStore } = await import('./journeys/store/migrate.js');
+    const { migrateStore } = await import('./journeys/store/index.js');
     try {
       const applied = await migrateStore(config.storeMigrateUrl ?? config.storeUrl);
       console.log(

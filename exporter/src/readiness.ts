@@ -6,7 +6,7 @@
 // or stopping. A broker away makes the second degraded, never the first unready.
 import type { SourceStatus } from './collectors/index.js';
 import type { PartStatus } from './health.js';
-import { PART as STORE } from './journeys/store/supervisor.js';
+import { STORE_PART as STORE } from './journeys/store/index.js';
 
 export type ReadyState = 'ready' | 'starting' | 'degraded' | 'stopping';
 

@@ -2,7 +2,7 @@
 // parameter bounded and checked before anything reads the store (400 naming the parameter), its
 // keyset cursor, and the summary each listed event is shown as.
 import { z } from 'zod';
-import type { Cursor, EventSummary } from '../journeys/store/queries.js';
+import type { Cursor, EventSummary } from '../journeys/store/index.js';
 import { STEP_ANOMALIES } from '../journeys/model/steps.js';
 
 export const LIST_ANOMALIES = [...STEP_ANOMALIES, 'published_twice', 'stuck_in_outbox'] as const;

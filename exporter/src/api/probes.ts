@@ -2,7 +2,7 @@
 // /status (every dependency's state with its last error).
 import express from 'express';
 import type { CollectorRunner } from '../collectors/index.js';
-import type { StoreReads } from '../journeys/store/reads.js';
+import type { StoreReads } from '../journeys/store/index.js';
 import type { Parts } from '../parts.js';
 import { readiness, serving } from '../readiness.js';
 import { VERSION } from '../version.js';

@@ -4,7 +4,7 @@
 // checks an OTLP span gets: a bounded message size before it is parsed, an id of the journey-id
 // shape, a timestamp inside the retention window, every string bounded and scrubbed (no NUL, no
 // lone surrogate). Anything else is set aside with a reason and counted, never fatal.
-import { bounded, scrub } from '../journeys/store/scrub.js';
+import { bounded, scrub } from '../journeys/model/scrub.js';
 
 export const TASK_EVENTS = [
   'task-sent',

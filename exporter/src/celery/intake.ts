@@ -4,7 +4,7 @@
 // messages arrive, are acknowledged (or cannot be) and how its queues are measured.
 import type { Logger } from 'pino';
 import type { ValidatedConfig } from '../config.js';
-import { StepsRefusedError, type StepStore } from '../journeys/store/store.js';
+import { StepsRefusedError, type StepStore } from '../journeys/store/index.js';
 import type { Step } from '../journeys/model/steps.js';
 import { parseBody, type EventLimits } from './events.js';
 import type { CeleryMetrics } from './metrics.js';

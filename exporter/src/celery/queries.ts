@@ -1,6 +1,6 @@
 // Reads of the journey store that only Celery task journeys need: the tasks of a workflow.
-import { aggregateSteps } from '../journeys/store/lookups.js';
-import type { Reader } from '../journeys/store/reads.js';
+import { aggregateSteps } from '../journeys/store/index.js';
+import type { Reader } from '../journeys/store/index.js';
 import { WORKFLOW } from './steps.js';
 import { stateOf, type WorkflowTask } from './task.js';
 

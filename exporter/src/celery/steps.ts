@@ -4,7 +4,7 @@
 // exceptions are scrubbed and capped like span attributes (docs/api.md).
 import { createHash } from 'node:crypto';
 import type { AttributeValue } from '@acktrail/conventions';
-import { scrub } from '../journeys/store/scrub.js';
+import { scrub } from '../journeys/model/scrub.js';
 import type { Step } from '../journeys/model/steps.js';
 import { TASK_STATE, tracebackSummary, type TaskEvent } from './events.js';
 

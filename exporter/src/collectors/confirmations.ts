@@ -10,8 +10,8 @@ import { readNewRows } from './incremental.js';
 import { BoundedLabel } from '../labels.js';
 import { WatermarkCursor, type TimedRow } from './watermark.js';
 import type { Exemplars } from '../exposition/exemplars.js';
-import { latestTraces } from '../journeys/store/lookups.js';
-import type { Reader } from '../journeys/store/reads.js';
+import { latestTraces } from '../journeys/store/index.js';
+import type { Reader } from '../journeys/store/index.js';
 
 interface LatencyRow extends TimedRow {
   latency_seconds: number;

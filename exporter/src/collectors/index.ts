@@ -15,7 +15,7 @@ import { QueueCatalog } from '../broker/catalog.js';
 import { ManagementApi } from './rabbitmq/http.js';
 import { BrokerNodes } from './rabbitmq/nodes.js';
 import { QueueStatuses } from './rabbitmq/queue-status.js';
-import type { Reader } from '../journeys/store/reads.js';
+import type { Reader } from '../journeys/store/index.js';
 import type { Exemplars } from '../exposition/exemplars.js';
 
 export type { Collector } from './collector.js';

@@ -3,7 +3,7 @@
 import type { Registry } from 'prom-client';
 import type { ValidatedConfig } from '../config.js';
 import type { Health, PartStatus } from '../health.js';
-import type { JourneyStore } from '../journeys/store/supervisor.js';
+import type { JourneyStore } from '../journeys/store/index.js';
 import type { Part } from '../parts.js';
 import { errorMessage, type Logger } from '../log.js';
 import { DeadLetterBroker, PART } from './broker.js';

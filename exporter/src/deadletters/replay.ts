@@ -11,7 +11,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { deserialize } from 'node:v8';
 import type { Options } from 'amqplib';
 import type { ValidatedConfig } from '../config.js';
-import type { StepStore } from '../journeys/store/store.js';
+import type { StepStore } from '../journeys/store/index.js';
 import type { Step } from '../journeys/model/steps.js';
 import { errorMessage, type Logger } from '../log.js';
 import type { DeadLetterBroker } from './broker.js';

@@ -7,7 +7,7 @@ import { serialize } from 'node:v8';
 import type { ConsumeMessage } from 'amqplib';
 import { EVENT_BAGGAGE } from '@acktrail/conventions';
 import type { ValidatedConfig } from '../config.js';
-import { scrub } from '../journeys/store/scrub.js';
+import { scrub } from '../journeys/model/scrub.js';
 import {
   REPLAY_HEADERS,
   deathsOf,

@@ -15,7 +15,7 @@ import {
   type ResultWords,
 } from './model/index.js';
 import type { QueueLookup } from '../broker/catalog.js';
-import type { WriteResult } from './store/store.js';
+import type { WriteResult } from './store/index.js';
 import { Exemplars, type ExemplarIds } from '../exposition/exemplars.js';
 
 /** Why a request to /v1/traces was refused before its spans were looked at. */

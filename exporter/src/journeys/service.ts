@@ -13,7 +13,7 @@ import {
   type OrderingFinding,
   type ParkedRecord,
 } from './model/index.js';
-import type { StepQueries, TraceStep } from './store/queries.js';
+import type { StepQueries, TraceStep } from './store/index.js';
 import type { StoredRow } from './model/steps.js';
 import { STEP_ATTR } from './model/steps.js';
 

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import { ATTR, EVENT_ID_ATTRIBUTES, SEMCONV, namesOf } from '@acktrail/conventions';
 import type { AttributeValue, ReceivedSpan } from './profiles/span.js';
-import { bounded, scrub } from '../journeys/store/scrub.js';
+import { bounded, scrub } from '../journeys/model/scrub.js';
 import { STEP_ATTR, type Stage, type Step } from '../journeys/model/steps.js';
 import { stepAnomaly } from '../journeys/model/index.js';
 import type { QueueLookup } from '../broker/catalog.js';

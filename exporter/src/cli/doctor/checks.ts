@@ -8,7 +8,7 @@ import pg from 'pg';
 import type { ValidatedConfig } from '../../config.js';
 import { SourceHttpError, getJson, getText } from '../../collectors/rabbitmq/http.js';
 import { identityOf } from '../../collectors/rabbitmq/detailed.js';
-import { MIGRATIONS_DIR } from '../../journeys/store/migrate.js';
+import { MIGRATIONS_DIR } from '../../journeys/store/index.js';
 import { errorMessage } from '../../log.js';
 
 export const TIMEOUT_MS = 5000;

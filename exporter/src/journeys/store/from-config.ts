@@ -4,7 +4,7 @@ import type { Registry } from 'prom-client';
 import type { ValidatedConfig } from '../../config.js';
 import type { Health } from '../../health.js';
 import type { Logger } from '../../log.js';
-import { JourneyStore } from './supervisor.js';
+import { JourneyStore } from './journey-store.js';
 
 export function journeyStore(
   config: ValidatedConfig,

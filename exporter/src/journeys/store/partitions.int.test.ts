@@ -8,7 +8,7 @@ import { migrateStore } from './migrate.js';
 import { Partitions } from './partitions.js';
 import type { Step } from '../model/steps.js';
 import { StepQueries } from './queries.js';
-import { StepStore } from './store.js';
+import { StepStore } from './step-store.js';
 
 const DAY = 86_400_000;
 let db: TestDatabase;

@@ -1,5 +1,5 @@
 // How a write's rows reach PostgreSQL: COPY, in its text format, into a temporary table of the
-// transaction's connection; store.ts then inserts them from there with ON CONFLICT. PostgreSQL
+// transaction's connection; step-store.ts then inserts them from there with ON CONFLICT. PostgreSQL
 // reads COPY's rows for less CPU than one JSON document of the same rows through
 // json_to_recordset, and they are a third fewer bytes (docs/benchmarks-history.md, "Rows sent by COPY").
 //

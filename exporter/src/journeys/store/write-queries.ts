@@ -1,4 +1,4 @@
-// The statements a write runs beside its INSERT (store.ts): what the derived metrics need of the
+// The statements a write runs beside its INSERT (step-store.ts): what the derived metrics need of the
 // steps stored before it, and what the model needs to decide a step at ingest. The reads by event
 // look only at the days that hold the write's events (journey_events, `days`): PostgreSQL then
 // probes those days' partitions, not every day in retention.

@@ -14,7 +14,7 @@ import { SessionPool, type Pooler } from '../../db/session.js';
 import { migrateStore } from './migrate.js';
 import { StepQueries } from './queries.js';
 import { StoreReads } from './reads.js';
-import { StepStore } from './store.js';
+import { StepStore } from './step-store.js';
 import type { ResultWords } from '../model/index.js';
 
 export const PART = 'journey_store';
