@@ -9,10 +9,10 @@ import { migrate } from '@acktrail/orders-example';
 import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/testing';
 import { loadConfig } from '../exporter/src/config.js';
 import { createReadOnlyPool } from '../exporter/src/db/pool.js';
-import { OutboxCollector } from '../exporter/src/collectors/outbox.js';
-import { ConfirmationsCollector } from '../exporter/src/collectors/confirmations.js';
-import { NotificationsCollector } from '../exporter/src/collectors/notifications.js';
-import type { Collector } from '../exporter/src/collectors/collector.js';
+import { OutboxCollector } from '../exporter/src/collectors/sql/outbox.js';
+import { ConfirmationsCollector } from '../exporter/src/collectors/sql/confirmations.js';
+import { NotificationsCollector } from '../exporter/src/collectors/sql/notifications.js';
+import type { Collector } from '../exporter/src/collectors/runner/collector.js';
 import { fmt, quantile } from './lib.js';
 import { target } from './figures.js';
 

@@ -75,7 +75,7 @@ test('the function-length gate reaches the sources, and only the listed files go
     };
     return config.rules?.['max-lines-per-function']?.[1].max;
   };
-  assert.equal(await limit('exporter/src/collectors/queue-heads.ts'), FUNCTION_LENGTH.max);
+  assert.equal(await limit('exporter/src/collectors/rabbitmq/heads.ts'), FUNCTION_LENGTH.max);
   assert.equal(
     await limit('dashboard/app/events/[id]/page.tsx'),
     LONGER_FUNCTIONS['dashboard/app/events/[id]/page.tsx'],

@@ -1,7 +1,7 @@
 // Public surface of the exporter package.
 export { loadConfig, ConfigError, type ValidatedConfig } from './config.js';
 export { createExporter, type Exporter } from './server.js';
-export type { Collector } from './collectors/collector.js';
+export type { Collector } from './collectors/runner/collector.js';
 export { VERSION } from './version.js';
 export type { Journey } from './api/types.js';
 export type { JourneyKind, TimelineEntry } from './journeys/assemble/assemble.js';

@@ -4,7 +4,7 @@
 // (Health, /readyz) under the caller's part, never a reason to restart. The Celery consumer and
 // dead-letter parking each keep one.
 import amqp, { type ChannelModel } from 'amqplib';
-import type { Health } from './health.js';
+import type { Health } from './runtime/health.js';
 
 export interface Recovering {
   close(): Promise<void>;

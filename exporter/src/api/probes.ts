@@ -3,8 +3,8 @@
 import express from 'express';
 import type { CollectorRunner } from '../collectors/index.js';
 import type { StoreReads } from '../journeys/store/index.js';
-import type { Parts } from '../parts.js';
-import { readiness, serving } from '../readiness.js';
+import type { Parts } from '../runtime/parts.js';
+import { readiness, serving } from './readiness.js';
 import { VERSION } from '../version.js';
 import type { ProbeAnswer, ThreadProbes } from '../receiver/thread/messages.js';
 import { SCRAPE_REFUSAL, scrapeGrant } from './auth.js';

@@ -140,7 +140,7 @@ export class QueueCatalog {
   }
 
   /**
-   * The oldest message waiting in each queue, as the journeys show it (collectors/queue-heads.ts);
+   * The oldest message waiting in each queue, as the journeys show it (collectors/rabbitmq/heads.ts);
    * replaces the last.
    */
   updateJourneyHeads(heads: Map<string, JourneyHead>): void {

@@ -1,5 +1,5 @@
 // Which publishes reach a queue, from the broker's bindings: what the journey-derived head age
-// (collectors/queue-heads.ts) matches publish steps against. The default exchange routes a key to
+// (collectors/rabbitmq/heads.ts) matches publish steps against. The default exchange routes a key to
 // the queue of that name; a direct exchange by equal binding key; a fanout exchange everything; a
 // topic exchange by pattern (`*` one word, `#` zero or more). Headers and plugin exchanges, and
 // exchange-to-exchange bindings, route by what a publish step does not record: not matched.

@@ -3,7 +3,7 @@
 // (rabbitmq.statusWindowSeconds, 240 s by default). Observations come from every scrape (ready
 // messages, consumers), from every stats refresh (the same, with the broker's cumulative ack
 // count) and from reads of single queues that could be stalling (their ack count, between
-// refreshes: collectors/rabbitmq-acks.ts); the window keeps those of its last seconds, at most
+// refreshes: collectors/rabbitmq/acks.ts); the window keeps those of its last seconds, at most
 // one per tenth of it, with the newest observation before it (its start) and the newest ack count
 // of each kind before it. Read in this order:
 //   STOP   no consumer while messages wait                       (the latest observation)
@@ -15,7 +15,7 @@
 // STALL and WARN wait until the queue has been observed for a whole window. Each status comes with
 // the rule that decided it, in words.
 
-/** `unknown`: the broker gives no counters to judge by (rabbitmq-stats.ts says why). */
+/** `unknown`: the broker gives no counters to judge by (collectors/rabbitmq/stats.ts says why). */
 export type QueueStatus = 'ok' | 'warn' | 'stall' | 'stop' | 'unknown';
 /** The statuses an evaluation gives, each a series of acktrail_queue_status per work queue. */
 export const QUEUE_STATUSES: readonly QueueStatus[] = ['ok', 'warn', 'stall', 'stop'];

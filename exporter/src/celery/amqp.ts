@@ -9,7 +9,7 @@
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
 import { backoffMs } from '../backoff.js';
-import type { Health, PartStatus } from '../health.js';
+import type { Health, PartStatus } from '../runtime/health.js';
 import { connectRecovering, type Recovering } from '../recovering-connection.js';
 import { errorMessage } from '../log.js';
 import type { Step } from '../journeys/model/steps.js';

@@ -9,7 +9,7 @@ import type { Step } from '../journeys/model/steps.js';
 import { parseBody, type EventLimits } from './events.js';
 import type { CeleryMetrics } from './metrics.js';
 import { taskStep } from './steps.js';
-import type { Part } from '../parts.js';
+import type { Part } from '../runtime/parts.js';
 
 export const PART = 'celery';
 const DAY_S = 86_400;

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import { backoffMs } from '../backoff.js';
-import type { Health, PartStatus } from '../health.js';
+import type { Health, PartStatus } from '../runtime/health.js';
 import { errorMessage } from '../log.js';
 import type { Step } from '../journeys/model/steps.js';
 import { FLUSH_MS, FLUSH_STEPS, QUEUE_LENGTH_EVERY_MS } from './amqp.js';

@@ -1,6 +1,6 @@
 // Which transport carries Celery's events, by the broker URL's scheme, as Celery chooses it.
 import type { Logger } from 'pino';
-import type { Health } from '../health.js';
+import type { Health } from '../runtime/health.js';
 import { CeleryAmqpConsumer } from './amqp.js';
 import type { CeleryIntake, CeleryTransport } from './intake.js';
 import { CeleryRedisConsumer } from './redis.js';

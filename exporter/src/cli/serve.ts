@@ -7,7 +7,7 @@ import { requestsInFlight } from '../receiver/http-listener.js';
 import { coerceError, createLogger } from '../log.js';
 import { createExporter } from '../server.js';
 import { applyRuntimeFlags } from '../runtime/flags.js';
-import { lowerHelperThreads } from '../threads.js';
+import { lowerHelperThreads } from '../runtime/threads.js';
 
 export async function serve(config: ValidatedConfig): Promise<void> {
   const runtime = applyRuntimeFlags(config.runtimeFlags);

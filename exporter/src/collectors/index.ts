@@ -2,25 +2,25 @@
 import type { Registry } from 'prom-client';
 import type { ValidatedConfig } from '../config.js';
 import type { ReadOnlyPools } from '../db/pool.js';
-import type { Collector } from './collector.js';
-import { ConfirmationsCollector } from './confirmations.js';
-import { NotificationsCollector } from './notifications.js';
-import { OutboxCollector } from './outbox.js';
-import { ProviderCollector } from './provider.js';
-import { QueueHeadsCollector } from './queue-heads.js';
-import { RabbitmqQueuesCollector } from './rabbitmq.js';
-import { RabbitmqStatsCollector } from './rabbitmq-stats.js';
-import { RabbitmqAcksCollector } from './rabbitmq-acks.js';
+import type { Collector } from './runner/collector.js';
+import { ConfirmationsCollector } from './sql/confirmations.js';
+import { NotificationsCollector } from './sql/notifications.js';
+import { OutboxCollector } from './sql/outbox.js';
+import { ProviderCollector } from './sql/provider.js';
+import { QueueHeadsCollector } from './rabbitmq/heads.js';
+import { RabbitmqQueuesCollector } from './rabbitmq/queues.js';
+import { RabbitmqStatsCollector } from './rabbitmq/stats.js';
+import { RabbitmqAcksCollector } from './rabbitmq/acks.js';
 import { QueueCatalog } from '../broker/catalog.js';
-import { ManagementApi } from './rabbitmq/http.js';
-import { BrokerNodes } from './rabbitmq/nodes.js';
+import { ManagementApi } from './rabbitmq/source/http.js';
+import { BrokerNodes } from './rabbitmq/source/nodes.js';
 import { QueueStatuses } from './rabbitmq/queue-status.js';
 import type { Reader } from '../journeys/store/index.js';
 import type { Exemplars } from '../exposition/exemplars.js';
 
-export type { Collector } from './collector.js';
-export { CollectorRunner, type SourceStatus } from './runner.js';
-export { RABBITMQ_STATS } from './rabbitmq-stats.js';
+export type { Collector } from './runner/collector.js';
+export { CollectorRunner, type SourceStatus } from './runner/runner.js';
+export { RABBITMQ_STATS } from './rabbitmq/stats.js';
 export type { QueueCatalog, QueueFacts, QueueLookup } from '../broker/catalog.js';
 
 /**

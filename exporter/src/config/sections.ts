@@ -23,7 +23,7 @@ const regex = z.string().refine((s) => {
     return false;
   }
 }, 'must be a valid regular expression');
-/** A query read page by page (collectors/incremental.ts): it must use all three parameters. */
+/** A query read page by page (collectors/sql/incremental.ts): it must use all three parameters. */
 const incrementalQuery = z
   .string()
   .min(1)

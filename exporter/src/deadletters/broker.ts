@@ -10,7 +10,7 @@
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import { PausableConsumer } from '../broker/consumer.js';
 import type { ValidatedConfig } from '../config.js';
-import type { Health } from '../health.js';
+import type { Health } from '../runtime/health.js';
 import { connectRecovering, type Recovering } from '../recovering-connection.js';
 import type { Logger } from '../log.js';
 import type { DeadLetterMetrics } from './metrics.js';

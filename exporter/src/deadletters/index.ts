@@ -2,9 +2,9 @@
 // metrics, and the loop that refreshes the gauges and applies retention.
 import type { Registry } from 'prom-client';
 import type { ValidatedConfig } from '../config.js';
-import type { Health, PartStatus } from '../health.js';
+import type { Health, PartStatus } from '../runtime/health.js';
 import type { JourneyStore } from '../journeys/store/index.js';
-import type { Part } from '../parts.js';
+import type { Part } from '../runtime/parts.js';
 import { errorMessage, type Logger } from '../log.js';
 import { DeadLetterBroker, PART } from './broker.js';
 import { BulkReplays } from './jobs.js';

@@ -6,7 +6,7 @@
 // at fault is found, which is set aside as unstorable.
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { backoffMs, sleep } from '../backoff.js';
-import type { Health } from '../health.js';
+import type { Health } from '../runtime/health.js';
 import { errorMessage, type Logger } from '../log.js';
 import { AckWindow } from './acks.js';
 import type { DeadLetterMetrics } from './metrics.js';

@@ -4,7 +4,7 @@
 import { convert, type Converted } from './convert.js';
 import type { Window } from './normalize.js';
 import { DecodeError } from './profiles/span.js';
-import { lowerThisThread } from '../threads.js';
+import { lowerThisThread } from '../runtime/threads.js';
 
 // Decoding is background work: this thread runs below the event loop (threads.ts).
 lowerThisThread();

@@ -6,8 +6,8 @@
 import { readdir } from 'node:fs/promises';
 import pg from 'pg';
 import type { ValidatedConfig } from '../../config.js';
-import { SourceHttpError, getJson, getText } from '../../collectors/rabbitmq/http.js';
-import { identityOf } from '../../collectors/rabbitmq/detailed.js';
+import { SourceHttpError, getJson, getText } from '../../collectors/rabbitmq/source/http.js';
+import { identityOf } from '../../collectors/rabbitmq/source/detailed.js';
 import { MIGRATIONS_DIR } from '../../journeys/store/index.js';
 import { errorMessage } from '../../log.js';
 

@@ -10,7 +10,7 @@ import {
   type FamilySpec,
   type SeriesLine,
 } from '../../exposition/families.js';
-import type { QueueDepth } from './detailed.js';
+import type { QueueDepth } from './source/detailed.js';
 
 const FAMILIES = {
   ready: {

@@ -1,7 +1,7 @@
 // Each work queue's status (broker/status.ts) from every observation the RabbitMQ collectors
 // make: each scrape's depths (ready, consumers: STOP shows at the next scrape), each stats
 // refresh's counters (acks too: what STALL and WARN need) and the ack counts of the queues that
-// could be stalling, read one by one between refreshes (rabbitmq-acks.ts). Serves
+// could be stalling, read one by one between refreshes (acks.ts). Serves
 // acktrail_queue_status, written again only when some queue's status changes, and the catalog's
 // statuses (with their rules).
 import type { QueueCatalog } from '../../broker/catalog.js';
@@ -20,8 +20,8 @@ import {
   type FamilySpec,
   type SeriesLine,
 } from '../../exposition/families.js';
-import type { QueueCounters } from './counters.js';
-import type { QueueDepth } from './detailed.js';
+import type { QueueCounters } from './source/counters.js';
+import type { QueueDepth } from './source/detailed.js';
 
 const STATUS: FamilySpec = {
   name: 'acktrail_queue_status',
@@ -107,7 +107,7 @@ export class QueueStatuses {
   /**
    * The work queues that could be stalling (messages ready and consumers attached at the last
    * observation) whose ack count was not read alone for `everyMs`, the longest unread first, at
-   * most `max`: what a read of single queues (collectors/rabbitmq-acks.ts) should look at, so
+   * most `max`: what a read of single queues (collectors/rabbitmq/acks.ts) should look at, so
    * that STALL needs no stats refresh. None when the management API gives no statistics.
    */
   suspects(max: number, everyMs: number, now: number): WorkQueue[] {

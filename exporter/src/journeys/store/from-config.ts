@@ -2,7 +2,7 @@
 // migrations, a read replica), its pooler and the journeys section's bounds.
 import type { Registry } from 'prom-client';
 import type { ValidatedConfig } from '../../config.js';
-import type { Health } from '../../health.js';
+import type { Health } from '../../runtime/health.js';
 import type { Logger } from '../../log.js';
 import { JourneyStore } from './journey-store.js';
 

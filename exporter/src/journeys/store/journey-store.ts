@@ -7,8 +7,8 @@
 import pg from 'pg';
 import type { Registry } from 'prom-client';
 import { backoffMs, sleep } from '../../backoff.js';
-import type { Health, PartStatus } from '../../health.js';
-import type { Part } from '../../parts.js';
+import type { Health, PartStatus } from '../../runtime/health.js';
+import type { Part } from '../../runtime/parts.js';
 import type { Logger } from '../../log.js';
 import { SessionPool, type Pooler } from '../../db/session.js';
 import { migrateStore } from './migrate.js';

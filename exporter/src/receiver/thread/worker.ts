@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import express, { type Request, type Response } from 'express';
 import { listenHttp, requestsInFlight } from '../http-listener.js';
-import { lowerThisThread } from '../../threads.js';
+import { lowerThisThread } from '../../runtime/threads.js';
 import { ByteBudget } from '../body.js';
 import { BodyDecoder } from '../decoder.js';
 import { OtlpGrpcReceiver } from '../grpc.js';

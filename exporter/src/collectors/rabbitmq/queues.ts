@@ -3,16 +3,16 @@
 // API (asking only for the needed columns) when that endpoint does not answer or when configured.
 // In a cluster every node is read, concurrently, for the queues it leads, and the answers merged:
 // every queue once, with no node label, so a leader moving never starts a new series
-// (rabbitmq/merge.ts). A node that does not answer is acktrail_rabbitmq_node_up 0; the others'
+// (source/merge.ts). A node that does not answer is acktrail_rabbitmq_node_up 0; the others'
 // queues keep their values and the collector reports the partial failure.
 import { Gauge, type Registry } from 'prom-client';
-import type { ExpositionFormat } from '../exposition/families.js';
-import type { Piece } from '../exposition/encoding.js';
-import type { ValidatedConfig } from '../config.js';
-import { errorMessage } from '../log.js';
-import type { Collector } from './collector.js';
-import type { QueueCatalog } from '../broker/catalog.js';
-import { scopeFilter } from '../broker/scope.js';
+import type { ExpositionFormat } from '../../exposition/families.js';
+import type { Piece } from '../../exposition/encoding.js';
+import type { ValidatedConfig } from '../../config.js';
+import { errorMessage } from '../../log.js';
+import type { Collector } from '../runner/collector.js';
+import type { QueueCatalog } from '../../broker/catalog.js';
+import { scopeFilter } from '../../broker/scope.js';
 import {
   DETAILED_PATH,
   checkIdentity,
@@ -21,13 +21,13 @@ import {
   queueSeries,
   type QueueDepth,
   type QueueName,
-} from './rabbitmq/detailed.js';
-import type { SeriesReader } from '../exposition/text.js';
-import { getText, type ManagementApi } from './rabbitmq/http.js';
-import { mergeNodes, type NodeAnswer } from './rabbitmq/merge.js';
-import type { BrokerNodes, NodeTarget } from './rabbitmq/nodes.js';
-import { QueueFamilies } from './rabbitmq/queue-families.js';
-import type { QueueStatuses } from './rabbitmq/queue-status.js';
+} from './source/detailed.js';
+import type { SeriesReader } from '../../exposition/text.js';
+import { getText, type ManagementApi } from './source/http.js';
+import { mergeNodes, type NodeAnswer } from './source/merge.js';
+import type { BrokerNodes, NodeTarget } from './source/nodes.js';
+import { QueueFamilies } from './queue-families.js';
+import type { QueueStatuses } from './queue-status.js';
 
 interface ManagementQueue {
   vhost: string;

@@ -1,6 +1,6 @@
 // RabbitMQ per-queue message counters (published, delivered, acked, redelivered) and the queue
 // arguments and bindings that roles are inferred from. The counters come from the broker's own
-// /metrics/detailed where it has them (3.13, 4.x: rabbitmq/counters.ts), and from the management
+// /metrics/detailed where it has them (3.13, 4.x: source/counters.ts), and from the management
 // API's message_stats where it must (3.10 to 3.12). RabbitMQ 4 as the official image ships it has
 // no statistics in the management API; with neither, the queue status is `unknown`, said by
 // acktrail_rabbitmq_counters_source{source="none"}, /status and an alert, never silently absent.
@@ -13,38 +13,38 @@
 // (exposition/families.ts), not kept in prom-client.
 // Each refresh is also one observation of every work queue (ready, consumers, acks) for its
 // health status (rabbitmq/status.ts), and says each queue's type (acktrail_queue_info), and
-// whether the management API lists statistics, which rabbitmq-acks.ts reads one queue at a time.
+// whether the management API lists statistics, which acks.ts reads one queue at a time.
 import {
   CachedFamilies,
   labelsText,
   type ExpositionFormat,
   type FamilySpec,
   type SeriesLine,
-} from '../exposition/families.js';
-import type { Piece } from '../exposition/encoding.js';
-import type { ValidatedConfig } from '../config.js';
-import type { Collector } from './collector.js';
-import type { QueueCatalog } from '../broker/catalog.js';
-import { scopeFilter } from '../broker/scope.js';
-import { queueKey } from './rabbitmq/detailed.js';
-import { getText, type ManagementApi } from './rabbitmq/http.js';
+} from '../../exposition/families.js';
+import type { Piece } from '../../exposition/encoding.js';
+import type { ValidatedConfig } from '../../config.js';
+import type { Collector } from '../runner/collector.js';
+import type { QueueCatalog } from '../../broker/catalog.js';
+import { scopeFilter } from '../../broker/scope.js';
+import { queueKey } from './source/detailed.js';
+import { getText, type ManagementApi } from './source/http.js';
 import {
   COUNTERS_PATH,
   mergeCounters,
   parseCounters,
   type QueueCounters,
-} from './rabbitmq/counters.js';
-import type { BrokerNodes } from './rabbitmq/nodes.js';
+} from './source/counters.js';
+import type { BrokerNodes } from './source/nodes.js';
 import {
   COUNTER_SOURCES,
   countsOf,
   queueFacts,
   type CounterSource,
   type StatsQueue,
-} from './rabbitmq/stats-queue.js';
-import { inferRoles, type BindingInfo } from '../broker/roles.js';
-import type { QueueStatuses } from './rabbitmq/queue-status.js';
-import { refreshIntervalMs } from './rabbitmq/refresh-interval.js';
+} from './source/stats-queue.js';
+import { inferRoles, type BindingInfo } from '../../broker/roles.js';
+import type { QueueStatuses } from './queue-status.js';
+import { refreshIntervalMs } from './refresh-interval.js';
 
 const COUNTERS = {
   publish: {

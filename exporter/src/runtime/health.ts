@@ -3,7 +3,7 @@
 // is logged once and every failure is counted, so a part that keeps failing is one log line and
 // a rising counter, not a flood.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { errorMessage, type Logger } from './log.js';
+import { errorMessage, type Logger } from '../log.js';
 
 export interface PartStatus {
   part: string;

@@ -7,12 +7,12 @@
 // keeps up. RabbitMQ 3.10 refuses `columns` on a single queue, so the whole object is read.
 // Nothing is read when the management API lists no statistics (RabbitMQ 4 as the official image
 // ships it): there STALL waits for the stats refresh's counters.
-import type { ValidatedConfig } from '../config.js';
-import type { Collector } from './collector.js';
-import { SourceHttpError, type ManagementApi } from './rabbitmq/http.js';
-import { queueKey } from '../broker/queue.js';
-import type { QueueStatuses } from './rabbitmq/queue-status.js';
-import { countsOf, type StatsQueue } from './rabbitmq/stats-queue.js';
+import type { ValidatedConfig } from '../../config.js';
+import type { Collector } from '../runner/collector.js';
+import { SourceHttpError, type ManagementApi } from './source/http.js';
+import { queueKey } from '../../broker/queue.js';
+import type { QueueStatuses } from './queue-status.js';
+import { countsOf, type StatsQueue } from './source/stats-queue.js';
 
 /** Queues read per run at most: the longest unread first, the rest at the next run. */
 const MAX_READS = 50;

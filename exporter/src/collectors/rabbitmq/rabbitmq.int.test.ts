@@ -17,9 +17,9 @@ import {
   waitFor,
   type TestVhost,
 } from '@acktrail/testing';
-import { listQueuesArgs } from '../testing/cluster.js';
-import { FaultProxy } from '../testing/fault-proxy.js';
-import { TestExporter } from '../testing/exporter.js';
+import { listQueuesArgs } from '../../testing/cluster.js';
+import { FaultProxy } from '../../testing/fault-proxy.js';
+import { TestExporter } from '../../testing/exporter.js';
 
 interface QueueFigures {
   name: string;

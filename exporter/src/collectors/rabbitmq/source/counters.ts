@@ -4,7 +4,7 @@
 // image ships it turns the management API's statistics off
 // (management_agent.disable_metrics_collector), so there these are the only counters; on 3.10 to
 // 3.12 the families do not exist, and the management API's message_stats stay the source.
-import { forEachSample } from '../../exposition/text.js';
+import { forEachSample } from '../../../exposition/text.js';
 import { EXISTS, checkIdentity, identityOf, keepLive, queueKey } from './detailed.js';
 
 export const COUNTERS_PATH =

@@ -2,9 +2,9 @@
 // unpublished rows; the age is 0 when the backlog is empty, never absent), and the published
 // total, counted incrementally from published_at.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { ValidatedConfig } from '../config.js';
-import { ident, type Pool } from '../db/pool.js';
-import type { Collector } from './collector.js';
+import type { ValidatedConfig } from '../../config.js';
+import { ident, type Pool } from '../../db/pool.js';
+import type { Collector } from '../runner/collector.js';
 import { readNewRows } from './incremental.js';
 import { WatermarkCursor, type TimedRow } from './watermark.js';
 

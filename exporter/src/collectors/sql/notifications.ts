@@ -3,10 +3,10 @@
 // every minIntervalSeconds, in the background, and its data age is exposed as
 // acktrail_collector_data_age_seconds{collector="notifications"}.
 import { Gauge, type Registry } from 'prom-client';
-import type { ValidatedConfig } from '../config.js';
-import { ident, type Pool } from '../db/pool.js';
-import type { Collector } from './collector.js';
-import { BoundedLabel } from '../labels.js';
+import type { ValidatedConfig } from '../../config.js';
+import { ident, type Pool } from '../../db/pool.js';
+import type { Collector } from '../runner/collector.js';
+import { BoundedLabel } from '../../labels.js';
 
 export class NotificationsCollector implements Collector {
   readonly name = 'notifications';

@@ -1,6 +1,6 @@
 // The one interface every collector implements.
-import type { Piece } from '../exposition/encoding.js';
-import type { ExpositionFormat } from '../exposition/families.js';
+import type { Piece } from '../../exposition/encoding.js';
+import type { ExpositionFormat } from '../../exposition/families.js';
 
 export interface Collector {
   /** The `collector` label of the self-monitoring metrics. */

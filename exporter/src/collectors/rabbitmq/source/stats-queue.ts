@@ -1,7 +1,7 @@
 // A queue as the management API lists it (/api/queues): what the broker does with a rejected
 // message (its QueueFacts) and its counters when the management API is where they come from.
-import type { QueueFacts } from '../../broker/catalog.js';
-import type { QueueInfo, Role } from '../../broker/roles.js';
+import type { QueueFacts } from '../../../broker/catalog.js';
+import type { QueueInfo, Role } from '../../../broker/roles.js';
 import type { QueueCounters } from './counters.js';
 
 /** Where the per-queue counters came from on the last refresh. */

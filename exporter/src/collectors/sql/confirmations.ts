@@ -3,15 +3,15 @@
 // Where an event has a journey, the latest confirmation in each bucket is its exemplar (trace id
 // from the journey store, event id from the row).
 import { Gauge, Histogram, type Registry } from 'prom-client';
-import type { ValidatedConfig } from '../config.js';
-import { ident, type Pool } from '../db/pool.js';
-import type { Collector } from './collector.js';
+import type { ValidatedConfig } from '../../config.js';
+import { ident, type Pool } from '../../db/pool.js';
+import type { Collector } from '../runner/collector.js';
 import { readNewRows } from './incremental.js';
-import { BoundedLabel } from '../labels.js';
+import { BoundedLabel } from '../../labels.js';
 import { WatermarkCursor, type TimedRow } from './watermark.js';
-import type { Exemplars } from '../exposition/exemplars.js';
-import { latestTraces } from '../journeys/store/index.js';
-import type { Reader } from '../journeys/store/index.js';
+import type { Exemplars } from '../../exposition/exemplars.js';
+import { latestTraces } from '../../journeys/store/index.js';
+import type { Reader } from '../../journeys/store/index.js';
 
 interface LatencyRow extends TimedRow {
   latency_seconds: number;

@@ -2,7 +2,7 @@
 // timestamptz), $2 the page size, $3 the id after which rows stamped exactly $1 are read; it
 // returns `id` and `at` in (at, id) order (docs/metrics.md, "Counting from tables").
 import pg from 'pg';
-import type { Pool } from '../db/pool.js';
+import type { Pool } from '../../db/pool.js';
 import type { Keyset, TimedRow, WatermarkCursor } from './watermark.js';
 
 /** Rows per page. */

@@ -5,11 +5,11 @@
 // timestamp property), served by the depth collector as acktrail_queue_head_age_seconds. Read in
 // the background from the journey store (SQL: the same answer on every exporter replica), at most
 // every rabbitmq.statsIntervalSeconds.
-import { queueHead } from '../journeys/store/index.js';
-import type { Reader } from '../journeys/store/index.js';
-import type { Collector } from './collector.js';
-import type { JourneyHead, QueueCatalog, WaitingQueue } from '../broker/catalog.js';
-import { queueKey } from './rabbitmq/detailed.js';
+import { queueHead } from '../../journeys/store/index.js';
+import type { Reader } from '../../journeys/store/index.js';
+import type { Collector } from '../runner/collector.js';
+import type { JourneyHead, QueueCatalog, WaitingQueue } from '../../broker/catalog.js';
+import { queueKey } from './source/detailed.js';
 
 /**
  * The search starts this much before the time the head cannot be older than (the queue seen

@@ -1,8 +1,8 @@
 // Keeps the queue catalog (the RabbitMQ stats collector's data) as fresh as its interval without
 // waiting for a scrape: journeys read from it what each queue does with a rejected message.
-import type { PartStatus } from '../health.js';
-import type { Part } from '../parts.js';
-import type { CollectorRunner } from './runner.js';
+import type { PartStatus } from '../../runtime/health.js';
+import type { Part } from '../../runtime/parts.js';
+import type { CollectorRunner } from '../runner/runner.js';
 
 export class CatalogRefresh implements Part {
   readonly name = 'queue_catalog';

@@ -2,11 +2,11 @@
 // attempts table newer than a watermark (see watermark.ts).
 import { PROVIDER_OUTCOMES } from '@acktrail/conventions';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { ValidatedConfig } from '../config.js';
-import { ident, type Pool } from '../db/pool.js';
-import type { Collector } from './collector.js';
+import type { ValidatedConfig } from '../../config.js';
+import { ident, type Pool } from '../../db/pool.js';
+import type { Collector } from '../runner/collector.js';
 import { readNewRows } from './incremental.js';
-import { BoundedLabel } from '../labels.js';
+import { BoundedLabel } from '../../labels.js';
 import { WatermarkCursor, type TimedRow } from './watermark.js';
 
 interface AttemptRow extends TimedRow {

@@ -2,10 +2,10 @@
 // acktrail_collector_success{collector} to 0 and logs once per change of state. Concurrent scrapes
 // share one in-flight collection; expensive collectors refresh in the background.
 import { Gauge, type Registry } from 'prom-client';
-import { errorMessage, type Logger } from '../log.js';
+import { errorMessage, type Logger } from '../../log.js';
 import type { Collector } from './collector.js';
-import type { Piece } from '../exposition/encoding.js';
-import type { ExpositionFormat } from '../exposition/families.js';
+import type { Piece } from '../../exposition/encoding.js';
+import type { ExpositionFormat } from '../../exposition/families.js';
 
 interface State {
   ok: boolean | null;

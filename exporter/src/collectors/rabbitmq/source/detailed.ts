@@ -2,9 +2,9 @@
 // queue_coarse_metrics and queue_consumer_count), the cheapest per-queue source the broker has,
 // with the series reader of exposition/text.ts (50,000 lines at 10,000 queues, 30,000 of them
 // read): a queue's labels are read once, then found by their text in each answer.
-import { SeriesReader, ownCopy, parseLabels } from '../../exposition/text.js';
+import { SeriesReader, ownCopy, parseLabels } from '../../../exposition/text.js';
 
-import { queueKey, type QueueDepth } from '../../broker/queue.js';
+import { queueKey, type QueueDepth } from '../../../broker/queue.js';
 
 export { queueKey, type QueueDepth };
 

@@ -4,9 +4,9 @@
 // on work; collectors report through their runner (they first run with the first scrape), the
 // journey store and the Celery consumer through Health: starting, degraded (naming what is down)
 // or stopping. A broker away makes the second degraded, never the first unready.
-import type { SourceStatus } from './collectors/index.js';
-import type { PartStatus } from './health.js';
-import { STORE_PART as STORE } from './journeys/store/index.js';
+import type { SourceStatus } from '../collectors/index.js';
+import type { PartStatus } from '../runtime/health.js';
+import { STORE_PART as STORE } from '../journeys/store/index.js';
 
 export type ReadyState = 'ready' | 'starting' | 'degraded' | 'stopping';
 

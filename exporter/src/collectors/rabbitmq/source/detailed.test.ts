@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { heapAfterGc } from '@acktrail/testing';
 import { parseCounters } from './counters.js';
 import { parseDetailed, queueKey, queueSeries } from './detailed.js';
-import { SeriesReader, parseSamples } from '../../exposition/text.js';
+import { SeriesReader, parseSamples } from '../../../exposition/text.js';
 
 const MiB = 1024 * 1024;
 
