@@ -189,15 +189,15 @@ test('invalid address: parked, fixed, replayed by an operator: one e-mail, one c
   const key = `order-confirmation:${order.order_id}`;
   assert.equal((await p.providerStats(key)).sent_for_key, 1, 'exactly one e-mail');
 
+  // The worker's spans of the first attempt may reach the store after the replay's (an export
+  // retried after a busy store, once in CI): the journey is read until it has both rounds.
+  const verdict =
+    /dead-lettered after 1 attempt: provider 422: invalid address; replayed by operator \(alice\) at \d\d:\d\d:\d\d; confirmation sent once at/;
   const journey = await exporter.journey<Journey>(
     READER,
     order.event_id,
-    'the journey reads replayed, then sent',
-    (j) => j.kinds.includes('replayed') && /confirmation sent once/.test(j.verdict),
-  );
-  assert.match(
-    journey.verdict,
-    /dead-lettered after 1 attempt: provider 422: invalid address; replayed by operator \(alice\) at \d\d:\d\d:\d\d; confirmation sent once at/,
+    `the journey reads dead-lettered, replayed, then sent (${verdict.source})`,
+    (j) => j.kinds.includes('replayed') && verdict.test(j.verdict),
   );
   assert.equal(journey.timeline.filter((e) => e.stage === 'replay').length, 1);
 
