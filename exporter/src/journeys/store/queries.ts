@@ -2,7 +2,7 @@
 // anomaly with keyset pagination on (last step time, event_id).
 import { SEMCONV, type AttributeValue } from '@acktrail/conventions';
 import type { VersionedDelivery } from '../model/ordering.js';
-import { STEP_ATTR, type Stage, type Step, type StoredRow } from '../model/steps.js';
+import { STEP_ATTR, type Stage, type StoredRow } from '../model/steps.js';
 import { eventDays } from './event-days.js';
 import type { Reader } from './reads.js';
 
