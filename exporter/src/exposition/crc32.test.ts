@@ -22,3 +22,10 @@ test('folded over many parts, as a scrape joins its pieces', () => {
   const folded = parts.reduce((crc, p) => crc32Combine(crc, crc32(p), p.length), 0);
   assert.equal(folded, crc32(Buffer.concat(parts)));
 });
+
+// docs/operations.md: this port stays only while Node's zlib lacks crc32_combine.
+test("Node's zlib still has no crc32_combine (when it has, use it and drop this port)", async () => {
+  const zlib: Record<string, unknown> = { ...(await import('node:zlib')) };
+  const combine = Object.keys(zlib).filter((k) => /combine/i.test(k));
+  assert.deepEqual(combine, [], `Node ${process.version} exposes ${combine.join(', ')}`);
+});
