@@ -43,7 +43,3 @@ export const listQuery = z.strictObject({
 export const auditQuery = z.strictObject(eventPage);
 /** An operator's name for the audit log: what the dashboard's proxy and sign-in names allow. */
 export const ACTOR = /^[\p{L}\p{N} ._@:+-]{1,100}$/u;
-
-export function explain(error: z.ZodError): string {
-  return error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
-}

@@ -15,14 +15,13 @@ import {
   JOB,
   MAX_GROUPS,
   auditQuery,
-  explain,
   group,
   groupId,
   listQuery,
 } from './dead-letter-inputs.js';
 import { refuseCrossSite, requireToken, scopeOf, type Scope, type Tokens } from './auth.js';
 import { concurrentPerToken } from './per-token.js';
-import { ok, refusal, send, type Reply } from './reply.js';
+import { explain, ok, refusal, send, type Reply } from './reply.js';
 
 export interface DeadLetterApiOptions {
   tokens: Tokens;

@@ -3,6 +3,7 @@
 // keyset cursor, and the summary each listed event is shown as.
 import { z } from 'zod';
 import type { Cursor, EventSummary } from '../journeys/store/index.js';
+import type { ListedEvent } from '../journeys/lists.js';
 import { STEP_ANOMALIES } from '../journeys/model/steps.js';
 
 export const LIST_ANOMALIES = [...STEP_ANOMALIES, 'published_twice', 'stuck_in_outbox'] as const;
@@ -94,4 +95,12 @@ export function summaryJson(s: EventSummary) {
     steps: s.steps,
     anomalies: s.anomalies,
   };
+}
+
+/** A listed event as the API shows it: its summary, and when a stuck one's outbox row was made. */
+export function listedJson(e: ListedEvent) {
+  const shown = e.summary
+    ? summaryJson(e.summary)
+    : { eventId: e.eventId, aggregate: null, steps: 0, anomalies: [] };
+  return e.outboxCreatedAt ? { ...shown, outboxCreatedAt: e.outboxCreatedAt.toISOString() } : shown;
 }

@@ -6,23 +6,15 @@ import { JourneyService, type ParkedMessage } from '../journeys/service.js';
 import { assembleCeleryTask } from '../celery/journey.js';
 import { workflowTasks } from '../celery/queries.js';
 import { isCeleryStep, type CeleryTask } from '../celery/task.js';
-import { NO_RESULT_WORDS, findOrdering } from '../journeys/model/index.js';
-import type { PipelineReader } from '../journeys/assemble/rows.js';
+import type { PipelineRowsReader } from '../journeys/model/pipeline-rows.js';
 import type { StepQueries } from '../journeys/store/index.js';
 import type { JourneyStore } from '../journeys/store/index.js';
 import { errorMessage, type Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import { requireToken, type Tokens } from './auth.js';
 import { concurrentPerToken } from './per-token.js';
-import { ok, refusal, send, type Reply } from './reply.js';
-import {
-  ID,
-  LIST_ANOMALIES,
-  UNIT_MS,
-  encodeCursor,
-  listQuery,
-  summaryJson,
-} from './event-lists.js';
+import { explain, ok, refusal, send, type Reply } from './reply.js';
+import { ID, LIST_ANOMALIES, encodeCursor, listQuery, listedJson } from './event-lists.js';
 
 export { LIST_ANOMALIES };
 
@@ -36,7 +28,7 @@ export interface EventsApiOptions {
    * how far back they search the journey store (its retention; nothing older is kept).
    */
   lists: { maxConcurrentPerToken: number; retentionDays: number };
-  pipeline: PipelineReader | null;
+  pipeline: PipelineRowsReader | null;
   /** Dead-letter parking's records of these journey keys (their event ids); null: parking off. */
   parked: ((ids: string[]) => Promise<ParkedMessage[]>) | null;
   assemble: Omit<AssembleOptions, 'nowMs'>;
@@ -141,107 +133,29 @@ const serviceOf = (opts: EventsApiOptions, queries: StepQueries) =>
       return assembleCeleryTask(root, steps, workflow);
     },
     assemble: opts.assemble,
+    retentionDays: opts.lists.retentionDays,
   });
 
 /** GET /api/events?aggregate_id=&anomaly=&since=&limit=&cursor=: one page of a list. */
 export async function listReply(opts: EventsApiOptions, query: unknown): Promise<Reply> {
   const parsed = listQuery.safeParse(query);
-  if (!parsed.success)
-    return refusal(
-      400,
-      parsed.error.issues
-        .map((i) =>
-          i.code === 'unrecognized_keys'
-            ? `unknown parameter(s): ${i.keys.join(', ')}`
-            : `${i.path.join('.')}: ${i.message}`,
-        )
-        .join('; '),
-    );
+  if (!parsed.success) return refusal(400, explain(parsed.error));
   const q = parsed.data;
   const store = queriesOf(opts);
   if ('refused' in store) return store.refused;
-  const { queries } = store;
   try {
-    if (q.anomaly === 'stuck_in_outbox') {
-      if (!opts.pipeline?.hasOutbox)
-        return refusal(
-          400,
-          'stuck_in_outbox needs DATABASE_URL and an outbox section in the config',
-        );
-      const before = q.cursor
-        ? { at: new Date(q.cursor.lastUs / 1000), id: q.cursor.eventId }
-        : null;
-      const rows = await opts.pipeline.stuck(
-        opts.assemble.stuckAfterSeconds,
-        new Date(q.since ?? 0),
-        before,
-        q.limit,
-      );
-      const summaries = await queries.summaries(rows.map((r) => r.eventId));
-      const last = rows.at(-1);
-      return ok({
-        events: rows.map((r) => ({
-          ...(summaries.get(r.eventId)
-            ? summaryJson(summaries.get(r.eventId)!)
-            : { eventId: r.eventId, aggregate: null, steps: 0, anomalies: [] }),
-          outboxCreatedAt: r.createdAt.toISOString(),
-        })),
-        nextCursor:
-          last && rows.length === q.limit
-            ? encodeCursor({ lastUs: last.createdAt.getTime() * 1000, eventId: last.eventId })
-            : null,
-      });
-    }
-    // Nothing older than the retention is kept: a search never reaches further back.
-    const oldest = Date.now() - opts.lists.retentionDays * UNIT_MS.d;
-    const ids = await queries.eventIds(
-      {
-        aggregateId: q.aggregate_id,
-        anomaly: q.anomaly === 'published_twice' ? undefined : q.anomaly,
-        publishedTwice: q.anomaly === 'published_twice',
-      },
-      Math.max(q.since ?? Date.now() - UNIT_MS.d, oldest) * 1000,
-      q.cursor,
-      q.limit,
-    );
-    const summaries = await queries.summaries(ids.map((i) => i.eventId));
-    const events = ids.flatMap((i) => {
-      const s = summaries.get(i.eventId);
-      return s ? [summaryJson(s)] : [];
+    const page = await serviceOf(opts, store.queries).list({
+      aggregateId: q.aggregate_id,
+      anomaly: q.anomaly,
+      since: q.since,
+      limit: q.limit,
+      cursor: q.cursor,
     });
-    // An order's events that have no span yet (still in the outbox) are listed too.
-    if (q.aggregate_id !== undefined && !q.cursor && opts.pipeline) {
-      const known = new Set(events.map((e) => e.eventId));
-      for (const row of await opts.pipeline.eventsOfAggregate(q.aggregate_id)) {
-        if (
-          !known.has(row.eventId) &&
-          row.createdAt.getTime() >= (q.since ?? Date.now() - UNIT_MS.d)
-        )
-          events.push({
-            eventId: row.eventId,
-            aggregate: { type: null, id: q.aggregate_id },
-            firstSeen: row.createdAt.toISOString(),
-            lastSeen: row.createdAt.toISOString(),
-            steps: 0,
-            anomalies: [],
-          });
-      }
-    }
-    const last = ids.at(-1);
-    // An aggregate whose deliveries carry versions: the order they were processed in.
-    const deliveries =
-      q.aggregate_id !== undefined ? await queries.versionedDeliveries(q.aggregate_id) : [];
+    if (page.kind === 'refused') return refusal(400, page.reason);
     return ok({
-      events,
-      nextCursor: last && ids.length === q.limit ? encodeCursor(last) : null,
-      ...(deliveries.length
-        ? {
-            ordering: {
-              processed: deliveries.map((d) => ({ eventId: d.eventId, version: d.version })),
-              findings: findOrdering(deliveries, opts.assemble.words.results ?? NO_RESULT_WORDS),
-            },
-          }
-        : {}),
+      events: page.events.map(listedJson),
+      nextCursor: page.next ? encodeCursor(page.next) : null,
+      ...(page.ordering ? { ordering: page.ordering } : {}),
     });
   } catch (err) {
     return failed(opts, err);

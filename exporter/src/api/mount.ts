@@ -5,7 +5,7 @@ import type { ValidatedConfig } from '../config.js';
 import type { QueueCatalog, QueueLookup } from '../broker/catalog.js';
 import type { ReadOnlyPools } from '../db/pool.js';
 import type { Parking } from '../deadletters/index.js';
-import { PipelineReader } from '../journeys/assemble/rows.js';
+import { PipelineReader } from '../pipeline/rows.js';
 import type { JourneyStore } from '../journeys/store/index.js';
 import type { Coverage } from '../receiver/coverage.js';
 import type { Logger } from '../log.js';

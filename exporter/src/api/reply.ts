@@ -2,6 +2,7 @@
 // functions of their inputs that return a Reply (tested without HTTP); `send` is the one place
 // that writes one to Express.
 import type { Request, RequestHandler, Response } from 'express';
+import type { z } from 'zod';
 
 export interface Reply {
   status: number;
@@ -27,4 +28,15 @@ export function send<P = Record<string, string>>(
     if (reply.headers) res.set(reply.headers);
     res.status(reply.status).json(reply.body);
   };
+}
+
+/** A 400's words for what a query or body failed: each parameter and what is wrong with it. */
+export function explain(error: z.ZodError): string {
+  return error.issues
+    .map((i) =>
+      i.code === 'unrecognized_keys'
+        ? `unknown parameter(s): ${i.keys.join(', ')}`
+        : `${i.path.join('.') || 'body'}: ${i.message}`,
+    )
+    .join('; ');
 }

@@ -3,10 +3,12 @@
 // trace id, a message id, a message's trace-context key), follows the message's spans across
 // journey keys (a span without an event id is keyed by its message's trace context:
 // receiver/message-keys.ts), reads the pipeline's rows and dead-letter parking's records of it, and
-// assembles it. Handlers validate and reply; the store only stores.
+// assembles it. list(query) pages through journeys (journeys/lists.ts). Handlers validate and
+// reply; the store only stores.
 import { assemble, type AssembleOptions, type Journey } from './assemble/assemble.js';
-import type { PipelineReader } from './assemble/rows.js';
+import type { PipelineRowsReader } from './model/pipeline-rows.js';
 import { CONTEXT_KEY, TRACE_ID, contextKey } from './keys.js';
+import { listJourneys, type JourneyPage, type ListQuery } from './lists.js';
 import {
   NO_RESULT_WORDS,
   findOrdering,
@@ -58,7 +60,7 @@ export type Found<C> =
 
 export interface JourneyServiceOptions<C> {
   queries: StepQueries;
-  pipeline: PipelineReader | null;
+  pipeline: PipelineRowsReader | null;
   /** Dead-letter parking's records of these journey keys; null: parking is off. */
   parked: ((ids: string[]) => Promise<ParkedMessage[]>) | null;
   /**
@@ -67,6 +69,8 @@ export interface JourneyServiceOptions<C> {
    */
   celery: (root: string, steps: StoredRow[]) => Promise<(Journey & { celery: C }) | null>;
   assemble: Omit<AssembleOptions, 'nowMs'>;
+  /** How far back lists search: the store's retention (nothing older is kept). */
+  retentionDays: number;
 }
 
 /** Keys followed per hop of one journey: a message has one publish and a few deliveries. */
@@ -107,6 +111,21 @@ export function rootsOf(traceId: string, rows: readonly TraceStep[]): Map<string
 
 export class JourneyService<C> {
   constructor(private readonly o: JourneyServiceOptions<C>) {}
+
+  /** One page of a list of journeys (journeys/lists.ts). */
+  list(q: ListQuery): Promise<JourneyPage> {
+    const { queries, pipeline, retentionDays, assemble } = this.o;
+    return listJourneys(
+      {
+        queries,
+        pipeline,
+        retentionDays,
+        stuckAfterSeconds: assemble.stuckAfterSeconds,
+        results: assemble.words.results,
+      },
+      q,
+    );
+  }
 
   /** The journey of an event id, trace id, message id or message key. */
   async get(id: string): Promise<Found<C>> {
@@ -155,7 +174,7 @@ export class JourneyService<C> {
 
   private async journey(root: string, by: MatchedBy, value: string): Promise<Found<C>> {
     const { queries, pipeline } = this.o;
-    // The steps and the pipeline's rows by event id are read at once (rows.ts).
+    // The steps and the pipeline's rows by event id are read at once (pipeline/rows.ts).
     const stepsRead = this.steps(root);
     const rowsRead = pipeline
       ? pipeline.forEvent(

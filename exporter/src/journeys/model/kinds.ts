@@ -1,5 +1,5 @@
 // The journey kinds, each with the one rule that decides it, in one place. The rules read the
-// facts of the steps (facts.ts), the pipeline's rows where configured (rows.ts) and what the
+// facts of the steps (facts.ts), the pipeline's rows where configured (pipeline-rows.ts) and what the
 // broker does with a rejected message (QueueFacts), and the pipeline's result words only through
 // what its configuration says they mean (results.ts).
 // assemble.test.ts has each kind built from stock OpenTelemetry spans and from acktrail's.

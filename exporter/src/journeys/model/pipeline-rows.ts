@@ -1,6 +1,6 @@
 // The pipeline's own rows for one event, as the model reasons about them: its outbox row, its
-// aggregate's row, its result row and its provider attempts. Read by pipeline readers
-// (journeys/assemble/rows.ts) from the tables the config names.
+// aggregate's row, its result row and its provider attempts; and what the read path asks of the
+// pipeline's tables, which pipeline/rows.ts reads as the config names them.
 export interface PipelineRows {
   outbox: {
     eventType: string | null;
@@ -22,4 +22,24 @@ export interface PipelineRows {
   }[];
   /** What could not be read, in plain words ("results: table order_confirmations not found"). */
   notes: string[];
+}
+
+/** What the journeys' read path asks of the pipeline's own tables (pipeline/rows.ts). */
+export interface PipelineRowsReader {
+  /** Whether unpublished outbox rows can be listed (an outbox section is configured). */
+  readonly hasOutbox: boolean;
+  /** One event's rows; the aggregate id from its spans when the outbox row has none. */
+  forEvent(
+    eventId: string,
+    aggregateIdFromSpans: Promise<string | null> | string | null,
+  ): Promise<PipelineRows>;
+  /** Unpublished outbox rows older than `olderThanSeconds`, newest first, after the cursor. */
+  stuck(
+    olderThanSeconds: number,
+    since: Date,
+    before: { at: Date; id: string } | null,
+    limit: number,
+  ): Promise<{ eventId: string; createdAt: Date }[]>;
+  /** An aggregate's events in the outbox. */
+  eventsOfAggregate(aggregateId: string): Promise<{ eventId: string; createdAt: Date }[]>;
 }

@@ -3,10 +3,10 @@
 // reader runs only when its config section names the table (config.ts: outbox, confirmations,
 // provider); a reader that fails (a missing table or column, no permission, the database away)
 // becomes a note in the journey, never an error of the lookup. Values are always parameters.
-import type { ValidatedConfig } from '../../config.js';
-import { ident, type Pool } from '../../db/pool.js';
-import { errorMessage } from '../../log.js';
-import type { PipelineRows } from '../model/pipeline-rows.js';
+import type { ValidatedConfig } from '../config.js';
+import { ident, type Pool } from '../db/pool.js';
+import { errorMessage } from '../log.js';
+import type { PipelineRows, PipelineRowsReader } from '../journeys/model/pipeline-rows.js';
 
 /** A value the column's type cannot parse (an id of another shape) means "no such row". */
 const INVALID_TEXT = '22P02';
@@ -42,7 +42,7 @@ async function rows<R extends object>(pool: Pool, sql: string, params: unknown[]
 
 type OutboxTable = NonNullable<ValidatedConfig['outbox']>['tables'][number];
 
-export class PipelineReader {
+export class PipelineReader implements PipelineRowsReader {
   constructor(
     private readonly pool: Pool,
     private readonly config: Pick<ValidatedConfig, 'outbox' | 'confirmations' | 'provider'>,
