@@ -70,6 +70,12 @@ export const namesOf = (current: string): readonly string[] => [
 /** Where an event id is read from, first found. */
 export const EVENT_ID_ATTRIBUTES = [ATTR.eventId, ...namesOf(SEMCONV.messageId)] as const;
 
+/**
+ * The shape of an event id (and of a journey's id: a message id, a Celery task id): 1-128
+ * printable ASCII characters. An id of another shape is never a journey's key.
+ */
+export const EVENT_ID_SHAPE = /^[\x21-\x7e]{1,128}$/;
+
 /** The baggage entry that carries the event id to every span of the same work. */
 export const EVENT_BAGGAGE = 'acktrail.event_id';
 

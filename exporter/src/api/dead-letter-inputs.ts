@@ -1,5 +1,6 @@
 // What the dead-letter API accepts, each input bounded and checked before the store is read (400
 // naming what is wrong): ids, group ids (opaque to clients), list and audit queries, actor names.
+import { EVENT_ID_SHAPE } from '@acktrail/conventions';
 import { z } from 'zod';
 import { STATES } from '../deadletters/store.js';
 
@@ -27,10 +28,7 @@ const limit = (def: number, max: number) => z.coerce.number().int().min(1).max(m
 
 /** An event's entries, a page at a time: what the list and the audit log both take. */
 const eventPage = {
-  event_id: z
-    .string()
-    .regex(/^[\x21-\x7e]{1,128}$/, 'must be an event id')
-    .optional(),
+  event_id: z.string().regex(EVENT_ID_SHAPE, 'must be an event id').optional(),
   before: ID.optional(),
   limit: limit(50, 500),
 };

@@ -1,6 +1,7 @@
 // The query of an event list (GET /api/events?aggregate_id=&anomaly=&since=&limit=&cursor=), each
 // parameter bounded and checked before anything reads the store (400 naming the parameter), its
 // keyset cursor, and the summary each listed event is shown as.
+import { EVENT_ID_SHAPE } from '@acktrail/conventions';
 import { z } from 'zod';
 import type { Cursor, EventSummary } from '../journeys/store/index.js';
 import type { ListedEvent } from '../journeys/lists.js';
@@ -8,7 +9,7 @@ import { STEP_ANOMALIES } from '../journeys/model/steps.js';
 
 export const LIST_ANOMALIES = [...STEP_ANOMALIES, 'published_twice', 'stuck_in_outbox'] as const;
 /** An event or aggregate id: 1-128 printable ASCII characters. */
-export const ID = /^[\x21-\x7e]{1,128}$/;
+export const ID = EVENT_ID_SHAPE;
 
 const DURATION = /^(\d{1,7})(s|m|h|d)$/;
 export const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

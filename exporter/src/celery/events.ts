@@ -4,6 +4,7 @@
 // checks an OTLP span gets: a bounded message size before it is parsed, an id of the journey-id
 // shape, a timestamp inside the retention window, every string bounded and scrubbed (no NUL, no
 // lone surrogate). Anything else is set aside with a reason and counted, never fatal.
+import { EVENT_ID_SHAPE } from '@acktrail/conventions';
 import { bounded, scrub } from '../journeys/model/scrub.js';
 
 export const TASK_EVENTS = [
@@ -86,8 +87,6 @@ export interface EventLimits {
 
 const TASK_SET = new Set<string>(TASK_EVENTS);
 const WORKER_SET = new Set<string>(WORKER_EVENTS);
-/** A task id is a journey id: 1-128 printable ASCII characters, as for spans. */
-const ID_SHAPE = /^[\x21-\x7e]{1,128}$/;
 /** The traceback's tail is all its summary reads (the last frame and the exception line). */
 const TRACEBACK_TAIL = 16_384;
 
@@ -124,7 +123,7 @@ export function parseEvent(input: unknown, limits: EventLimits): Parsed {
   const id = raw(e.uuid);
   if (id === null) return { kind: 'skipped', reason: 'malformed' };
   const uuid = bounded(id, 128);
-  if (!ID_SHAPE.test(uuid)) return { kind: 'skipped', reason: 'invalid_id' };
+  if (!EVENT_ID_SHAPE.test(uuid)) return { kind: 'skipped', reason: 'invalid_id' };
   const traceback = raw(e.traceback);
   return {
     kind: 'task',

@@ -12,7 +12,7 @@ import { deserialize } from 'node:v8';
 import type { Options } from 'amqplib';
 import type { ValidatedConfig } from '../config.js';
 import type { StepStore } from '../journeys/store/index.js';
-import type { Step } from '../journeys/model/steps.js';
+import { STEP_ATTR, type Step } from '../journeys/model/steps.js';
 import { errorMessage, type Logger } from '../log.js';
 import type { DeadLetterBroker } from './broker.js';
 import { DEATH_HEADERS, REPLAY_HEADERS, UNSENT_PROPERTIES } from './message.js';
@@ -245,8 +245,8 @@ export class Replayer {
       aggregateId: null,
       anomaly: null,
       attrs: {
-        'acktrail.replay.by': actor.name,
-        'acktrail.replay.queue': row.queue,
+        [STEP_ATTR.replayBy]: actor.name,
+        [STEP_ATTR.replayQueue]: row.queue,
         'messaging.destination.name': target.exchange,
         'messaging.rabbitmq.destination.routing_key': target.routingKey,
       },

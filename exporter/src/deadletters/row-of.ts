@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { serialize } from 'node:v8';
 import type { ConsumeMessage } from 'amqplib';
-import { EVENT_BAGGAGE } from '@acktrail/conventions';
+import { EVENT_BAGGAGE, EVENT_ID_SHAPE } from '@acktrail/conventions';
 import type { ValidatedConfig } from '../config.js';
 import { scrub } from '../journeys/model/scrub.js';
 import {
@@ -19,8 +19,6 @@ import {
 import type { ParkRow } from './park.js';
 import { keyId, seal } from './seal.js';
 
-/** A message id that can be an event id: 1-128 printable ASCII characters. */
-const ID = /^[\x21-\x7e]{1,128}$/;
 /** W3C traceparent: version, trace id, parent span id, flags. */
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;
 
@@ -52,7 +50,7 @@ export function baggageEventId(headers: Record<string, unknown>): string | null 
     } catch {
       return null;
     }
-    return ID.test(id) ? id : null;
+    return EVENT_ID_SHAPE.test(id) ? id : null;
   }
   return null;
 }
@@ -88,7 +86,9 @@ export function parkRowOf(
     vhost: vhost,
     queue,
     eventId:
-      typeof messageId === 'string' && ID.test(messageId) ? messageId : baggageEventId(headers),
+      typeof messageId === 'string' && EVENT_ID_SHAPE.test(messageId)
+        ? messageId
+        : baggageEventId(headers),
     messageKey: messageKeyOf(headers),
     reason,
     reasonSource: source,
@@ -105,7 +105,8 @@ export function parkRowOf(
     keyId: large ? null : keyId(key),
     sealed: large ? null : seal(key, packed, `${vhost}/${queue}`),
     fingerprint: createHash('sha256').update(queue).update(packed).digest('hex'),
-    replayedFrom: typeof replayedFrom === 'string' && ID.test(replayedFrom) ? replayedFrom : null,
+    replayedFrom:
+      typeof replayedFrom === 'string' && EVENT_ID_SHAPE.test(replayedFrom) ? replayedFrom : null,
     redelivered: msg.fields.redelivered,
   };
   return { row, large };

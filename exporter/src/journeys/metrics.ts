@@ -154,14 +154,14 @@ export class JourneyMetrics {
     for (const { step, parent } of result.inserted) {
       const a = step.attrs;
       const seconds = step.durationUs / 1e6;
-      const queue = this.queues.of(String(a['acktrail.queue'] ?? 'unknown'));
+      const queue = this.queues.of(String(a[ATTR.queue] ?? 'unknown'));
       const ids = { traceId: step.traceId, eventId: step.eventId };
       switch (step.stage) {
         case 'outbox.publish':
         case 'publish':
           newPublishes.set(step.eventId, (newPublishes.get(step.eventId) ?? 0) + 1);
           publishIds.set(step.eventId, ids);
-          if (a['acktrail.publish.outcome'] === 'unroutable') {
+          if (a[ATTR.publishOutcome] === 'unroutable') {
             this.unroutable.inc({
               exchange: this.routes.of(String(a['messaging.destination.name'] ?? '')),
               routing_key: this.routes.of(
@@ -176,7 +176,7 @@ export class JourneyMetrics {
           break;
         case 'deliver':
           this.observeStage('processing', seconds, ids);
-          if (a['acktrail.delivery.redelivered'] === true) {
+          if (a[ATTR.redelivered] === true) {
             this.redeliveries.inc({ queue });
             this.exemplars.inc('acktrail_redeliveries_total', { queue }, 1, ids);
           }
@@ -190,7 +190,7 @@ export class JourneyMetrics {
         case 'dead_letter': {
           const labels = {
             queue,
-            reason: this.reasons.of(String(a['acktrail.dead_letter.reason'] ?? 'unknown')),
+            reason: this.reasons.of(String(a[ATTR.deadLetterReason] ?? 'unknown')),
           };
           this.deadLettered.inc(labels);
           this.exemplars.inc('acktrail_dead_lettered_total', labels, 1, ids);

@@ -16,8 +16,8 @@ import {
   type ParkedRecord,
 } from './model/index.js';
 import type { StepQueries, TraceStep } from './store/index.js';
-import type { StoredRow } from './model/steps.js';
-import { STEP_ATTR } from './model/steps.js';
+import { ATTR } from '@acktrail/conventions';
+import { STEP_ATTR, type StoredRow } from './model/steps.js';
 
 /** What an id was found as. */
 export type MatchedBy = 'event_id' | 'trace_id' | 'message_id' | 'message_key';
@@ -201,7 +201,7 @@ export class JourneyService<C> {
       nowMs: Date.now(),
       broker: { parked: parked.map(parkedRecord) },
     });
-    const versioned = steps.some((s) => s.attrs['acktrail.aggregate_version'] !== undefined);
+    const versioned = steps.some((s) => s.attrs[ATTR.aggregateVersion] !== undefined);
     const ordering =
       versioned && journey.aggregate
         ? findOrdering(

@@ -11,7 +11,7 @@
 // first, e-mail addresses masked): never message bodies or personal data (docs/api.md, "What is
 // stored").
 import { createHash } from 'node:crypto';
-import { ATTR, EVENT_ID_ATTRIBUTES, SEMCONV, namesOf } from '@acktrail/conventions';
+import { ATTR, EVENT_ID_ATTRIBUTES, EVENT_ID_SHAPE, SEMCONV, namesOf } from '@acktrail/conventions';
 import type { AttributeValue, ReceivedSpan } from './profiles/span.js';
 import { bounded, scrub } from '../journeys/model/scrub.js';
 import { STEP_ATTR, type Stage, type Step } from '../journeys/model/steps.js';
@@ -45,7 +45,6 @@ const KEPT: [string, readonly string[]][] = [
 /** Set on a settle step that acktrail derived from the end of a consumer span. */
 export const DERIVED_SETTLE = STEP_ATTR.derivedSettle;
 
-const EVENT_ID_SHAPE = /^[\x21-\x7e]{1,128}$/;
 const TRACE_ID = /^[0-9a-f]{32}$/;
 const SPAN_ID = /^[0-9a-f]{16}$/;
 const ZERO_TRACE = '0'.repeat(32);

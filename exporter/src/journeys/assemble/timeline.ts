@@ -1,9 +1,9 @@
 // The time line of one journey: its steps and the pipeline's rows, in time order, with the gap
 // since the entry before and the wait since the causal parent. Clocks differ between services: a
 // step that starts before its parent is marked as skewed, and no wait or gap is ever negative.
-import { isPublish, type AttributeValue } from '@acktrail/conventions';
+import { ATTR, isPublish, type AttributeValue } from '@acktrail/conventions';
 import type { PipelineRows } from '../model/pipeline-rows.js';
-import type { StoredRow } from '../model/steps.js';
+import { STEP_ATTR, type StoredRow } from '../model/steps.js';
 
 export interface TimelineEntry {
   at: string;
@@ -32,28 +32,27 @@ type Positioned = TimelineEntry & { atUs: number; endUs: number };
 const ms = (us: number) => Math.round(us / 1000);
 
 function spanEntry(s: StoredRow): Positioned {
+  const result = s.attrs[ATTR.result];
   const note =
     s.stage === 'deliver'
       ? [
-          s.attrs['acktrail.delivery.redelivered'] === true ? 'redelivered' : null,
-          Number(s.attrs['acktrail.delivery.attempt'] ?? 1) > 1
-            ? `attempt ${String(s.attrs['acktrail.delivery.attempt'])}`
+          s.attrs[ATTR.redelivered] === true ? 'redelivered' : null,
+          Number(s.attrs[ATTR.attempt] ?? 1) > 1
+            ? `attempt ${String(s.attrs[ATTR.attempt])}`
             : null,
-          typeof s.attrs['acktrail.result'] === 'string'
-            ? s.attrs['acktrail.result'].replace(/_/g, ' ')
-            : null,
+          typeof result === 'string' ? result.replace(/_/g, ' ') : null,
         ]
           .filter(Boolean)
           .join(', ') || null
       : s.stage === 'settle'
-        ? String(s.attrs['acktrail.settle.outcome'] ?? '')
+        ? String(s.attrs[ATTR.settleOutcome] ?? '')
         : s.stage === 'dead_letter'
-          ? String(s.attrs['acktrail.dead_letter.reason'] ?? '')
+          ? String(s.attrs[ATTR.deadLetterReason] ?? '')
           : s.stage === 'replay'
-            ? `by ${String(s.attrs['acktrail.replay.by'] ?? 'unknown')}`
+            ? `by ${String(s.attrs[STEP_ATTR.replayBy] ?? 'unknown')}`
             : s.stage === 'provider.call'
-              ? String(s.attrs['acktrail.provider.outcome'] ?? '')
-              : isPublish(s.stage) && s.attrs['acktrail.publish.outcome'] === 'unroutable'
+              ? String(s.attrs[ATTR.providerOutcome] ?? '')
+              : isPublish(s.stage) && s.attrs[ATTR.publishOutcome] === 'unroutable'
                 ? 'unroutable'
                 : null;
   return {

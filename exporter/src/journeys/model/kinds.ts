@@ -4,6 +4,7 @@
 // what its configuration says they mean (results.ts).
 // assemble.test.ts has each kind built from stock OpenTelemetry spans and from acktrail's.
 import { ATTR } from '@acktrail/conventions';
+import { STEP_ATTR } from './steps.js';
 import type { PipelineRows } from './pipeline-rows.js';
 import { dlqDelivery, type Delivery, type JourneyFacts, type QueueLookup } from './facts.js';
 
@@ -106,7 +107,7 @@ export function classify(
   const replayStep = f.replays.at(-1);
   const replay = replayStep
     ? {
-        by: String(replayStep.attrs['acktrail.replay.by'] ?? 'unknown'),
+        by: String(replayStep.attrs[STEP_ATTR.replayBy] ?? 'unknown'),
         at: new Date(replayStep.timeUs / 1000),
         since:
           f.deadLetterSteps.every((s) => s.timeUs < replayStep.timeUs) &&

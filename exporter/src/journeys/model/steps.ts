@@ -41,6 +41,9 @@ export type StepAnomaly = (typeof STEP_ANOMALIES)[number];
  * read it (receiver/normalize.ts, receiver/profiles/).
  */
 export const STEP_ATTR = {
+  /** On a replay step: the operator who replayed the dead letter, and the queue it went to. */
+  replayBy: 'acktrail.replay.by',
+  replayQueue: 'acktrail.replay.queue',
   /**
    * The instrumentation profile that wrote the span (journeys/model/profiles.ts): on a delivery,
    * it says how its settle is recorded, so that a missing settle is told from one that nothing

@@ -1,6 +1,6 @@
 // Reads of the journey store for the API: one event's steps, and lists of events by aggregate or
 // anomaly with keyset pagination on (last step time, event_id).
-import { SEMCONV, type AttributeValue } from '@acktrail/conventions';
+import { ATTR, SEMCONV, type AttributeValue } from '@acktrail/conventions';
 import type { VersionedDelivery } from '../model/ordering.js';
 import { STEP_ATTR, type Stage, type StoredRow } from '../model/steps.js';
 import { eventDays } from './event-days.js';
@@ -165,10 +165,10 @@ export class StepQueries {
       t: number;
       result: string | null;
     }>(
-      `SELECT event_id, (attrs->>'acktrail.aggregate_version')::bigint::text AS v,
-              (extract(epoch FROM time) * 1e6)::float8 AS t, attrs->>'acktrail.result' AS result
+      `SELECT event_id, (attrs->>'${ATTR.aggregateVersion}')::bigint::text AS v,
+              (extract(epoch FROM time) * 1e6)::float8 AS t, attrs->>'${ATTR.result}' AS result
          FROM journey_steps
-        WHERE aggregate_id = $1 AND stage = 'deliver' AND attrs ? 'acktrail.aggregate_version'
+        WHERE aggregate_id = $1 AND stage = 'deliver' AND attrs ? '${ATTR.aggregateVersion}'
         ORDER BY time LIMIT 1000`,
       [aggregateId],
     );

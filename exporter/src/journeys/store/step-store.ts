@@ -18,6 +18,7 @@ import {
 import { recordEventDays } from './event-days.js';
 import { Partitions } from './partitions.js';
 import { CREATE_STAGING_TABLE, STAGED_STEPS, stageSteps } from './staged-rows.js';
+import { ATTR } from '@acktrail/conventions';
 import type { Step } from '../model/steps.js';
 import {
   lockPublishes,
@@ -61,9 +62,9 @@ interface Pending {
 
 /** A delivery step that carries an aggregate version, as the ordering check reads it. */
 function versionedDelivery(s: Step): VersionedDelivery[] {
-  const version = s.attrs['acktrail.aggregate_version'];
+  const version = s.attrs[ATTR.aggregateVersion];
   if (s.stage !== 'deliver' || s.aggregateId === null || typeof version !== 'number') return [];
-  const result = s.attrs['acktrail.result'];
+  const result = s.attrs[ATTR.result];
   return [
     {
       eventId: s.eventId,

@@ -3,7 +3,7 @@
 // look only at the days that hold the write's events (journey_events, `days`): PostgreSQL then
 // probes those days' partitions, not every day in retention.
 import type pg from 'pg';
-import { PUBLISH_STAGES, isPublish } from '@acktrail/conventions';
+import { ATTR, PUBLISH_STAGES, isPublish } from '@acktrail/conventions';
 import {
   outcomeOf,
   type ResultWords,
@@ -41,10 +41,10 @@ export async function versionMax(
 ): Promise<Map<string, number>> {
   if (versioned.length === 0) return new Map();
   const res = await db.query<{ aggregate_id: string; v: string }>(
-    `SELECT aggregate_id, max((attrs->>'acktrail.aggregate_version')::bigint)::text AS v
+    `SELECT aggregate_id, max((attrs->>'${ATTR.aggregateVersion}')::bigint)::text AS v
        FROM journey_steps
-      WHERE aggregate_id = ANY($1) AND stage = 'deliver' AND attrs ? 'acktrail.aggregate_version'
-        AND NOT coalesce(attrs->>'acktrail.result', '') = ANY($2)
+      WHERE aggregate_id = ANY($1) AND stage = 'deliver' AND attrs ? '${ATTR.aggregateVersion}'
+        AND NOT coalesce(attrs->>'${ATTR.result}', '') = ANY($2)
       GROUP BY aggregate_id`,
     [[...new Set(versioned.map((v) => v.aggregateId))], words.stale],
   );
@@ -144,12 +144,12 @@ export async function startTimes(
 export async function storedReturns(db: pg.Pool, wanted: readonly Return[]): Promise<Return[]> {
   if (wanted.length === 0) return [];
   const res = await db.query<{ event_id: string; queue: string; t: number; span_id: string }>(
-    `SELECT j.event_id, j.attrs->>'acktrail.queue' AS queue, j.span_id,
+    `SELECT j.event_id, j.attrs->>'${ATTR.queue}' AS queue, j.span_id,
             (extract(epoch FROM j.time) * 1e6)::float8 AS t
        FROM journey_steps j
        JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[])) AS w(event_id, queue)
-         ON j.event_id = w.event_id AND j.attrs->>'acktrail.queue' = w.queue
-      WHERE j.stage = 'settle' AND j.attrs->>'acktrail.settle.outcome' = 'nack_requeue'`,
+         ON j.event_id = w.event_id AND j.attrs->>'${ATTR.queue}' = w.queue
+      WHERE j.stage = 'settle' AND j.attrs->>'${ATTR.settleOutcome}' = 'nack_requeue'`,
     [wanted.map((r) => r.eventId), wanted.map((r) => r.queue)],
   );
   return res.rows.map((r) => ({
