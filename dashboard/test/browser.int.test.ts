@@ -396,8 +396,13 @@ test('consumers stopped: the strip shows it, from the AcktrailConsumersDown expr
     const status = await fetch(`${exporter.url}/status`, {
       headers: { authorization: `Bearer ${TOKEN}` },
     }).then((r) => r.text());
+    // What the journeys hold of the waiting message: its publish (destination, routing key) and
+    // any delivery, which decide whether the head lookup can name it.
+    const held = await fetch(`${exporter.url}/api/events/${oldest.event_id}`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    }).then((r) => r.text());
     throw new Error(
-      `${(err as Error).message}; the row last showed ${seen}; rabbitmq_stats data age ${String(age)} s; /status ${status}`,
+      `${(err as Error).message}; the row last showed ${seen}; rabbitmq_stats data age ${String(age)} s; /status ${status}; the oldest's journey ${held.slice(0, 6000)}`,
       { cause: err },
     );
   });
