@@ -23,7 +23,7 @@ function inNode(script: string): unknown {
   return JSON.parse(run.stdout.trim().split('\n').at(-1)!);
 }
 
-test("Node takes the exporter's V8 flags: gc exposed, the young generation within 2 x 16 MB", () => {
+test("Node takes the exporter's V8 flags: gc exposed, the young generation near 2 x 16 MB", () => {
   // Node 24 sizes the young generation by the machine's memory: 128 MB at most here (24 GB)
   // without the flag, under the same churn.
   const seen = inNode(`
@@ -42,7 +42,9 @@ test("Node takes the exporter's V8 flags: gc exposed, the young generation withi
     youngMb: number;
   };
   assert.equal(seen.gc, 'function', '--expose-gc');
-  assert.ok(seen.youngMb <= 32, `--max-semi-space-size=16 not applied: ${seen.youngMb} MB`);
+  // 2 x 16 MB semi-spaces, and V8's pages round it up a little (33.75 MB seen once in CI): the
+  // bound is halfway to what a 64 MB semi-space gives, so a flag not applied still fails.
+  assert.ok(seen.youngMb < 64, `--max-semi-space-size=16 not applied: ${seen.youngMb} MB`);
 });
 
 test('the last-resort collection gives the young generation back; a plain one keeps it', () => {
