@@ -51,9 +51,20 @@ export async function createReplicatedDatabase(): Promise<ReplicatedDatabase> {
   return {
     primaryUrl: `${PRIMARY}/${name}`,
     replicaUrl: `${REPLICA}/${name}`,
+    // FORCE ends the other sessions, but only those of roles this one may signal: a session of
+    // another role still closing (once in CI, 42501) is waited for, bounded, then dropped.
     drop: () =>
-      admin(PRIMARY, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(
-        () => undefined,
-      ),
+      waitFor(
+        `database ${name} dropped`,
+        () =>
+          admin(PRIMARY, (c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(
+            () => true,
+            (err: unknown) => {
+              if ((err as { code?: string }).code === '42501') return false;
+              throw err;
+            },
+          ),
+        { timeoutMs: 30_000, intervalMs: 500 },
+      ).then(() => undefined),
   };
 }
