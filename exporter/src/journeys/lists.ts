@@ -9,9 +9,7 @@ import {
   type ResultWords,
 } from './model/index.js';
 import type { PipelineRowsReader } from './model/pipeline-rows.js';
-import type { Cursor, EventSummary, StepQueries } from './store/index.js';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS, type Cursor, type EventSummary, type StepQueries } from './store/index.js';
 
 /** A list's query, checked already (api/event-lists.ts). */
 export interface ListQuery {

@@ -20,7 +20,7 @@ export interface PipelineRows {
     createdAt: Date;
     durationSeconds: number;
   }[];
-  /** What could not be read, in plain words ("results: table order_confirmations not found"). */
+  /** What could not be read, in plain words ("results: table <the results table> not found"). */
   notes: string[];
 }
 

@@ -28,3 +28,4 @@ export { aggregateSteps, latestTraces, queueHead, type QueueRoutes } from './loo
 export { StoreReads, type Reader, type ReplicaStatus } from './reads.js';
 export { MIGRATIONS_DIR, migrateStore } from './migrate.js';
 export { Partitions } from './partitions.js';
+export { DAY_MS } from './event-days.js';
