@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { type RoleProcess, type TestDatabase, waitFor } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { startExporterProcess } from '@acktrail/exporter/testing';
@@ -234,7 +236,7 @@ describe('limits checked before the work', () => {
       body([span({ traceId: hex(5, 32), spanId: hex(1, 16), eventId: 'ev-refused' })]),
     );
     assert.equal(refused.status, 503);
-    assert.equal(refused.headers.get('retry-after'), '5');
+    assert.equal(refused.headers.get('retry-after'), '2');
     assert.match(await refused.text(), /in-flight budget/);
     for (const u of held) u.abort();
     const metrics = await (await fetch(`${exporter.url}/metrics`)).text();
@@ -244,6 +246,53 @@ describe('limits checked before the work', () => {
       const text = await (await fetch(`${exporter.url}/metrics`)).text();
       return /^acktrail_ingest_inflight_bytes 0$/m.test(text);
     });
+  });
+
+  test("OTel JS's own exporter, refused twice while the budget is held, stores its span by a later retry", async () => {
+    // The real SDK (exporter-trace-otlp-proto 0.301.0) waits out Retry-After only within what is
+    // left of its 10 s export timeout. The budget stays held through two refusals: at a Retry-After
+    // of 5 s the SDK gave up after them (the relay's lost publish span in CI, 2026-12-05).
+    // All but 16 bytes of 8 MiB each, a byte a second under the idle bound: 32 MiB less 64 held.
+    const held = [0, 1, 2, 3].map(() => openUpload(8 * MB, 8 * MB - 16));
+    await waitFor('32 MiB held', async () => {
+      const text = await (await fetch(`${exporter.url}/metrics`)).text();
+      return Number(/^acktrail_ingest_inflight_bytes (\d+)/m.exec(text)?.[1]) >= 32 * MB - 64;
+    });
+    const refusals = async () =>
+      Number(
+        /^acktrail_ingest_refused_total\{reason="over_budget"\} (\d+)/m.exec(
+          await (await fetch(`${exporter.url}/metrics`)).text(),
+        )?.[1],
+      );
+    const before = await refusals();
+    const timers = held.map((u) => setInterval(u.drip, 1000));
+    const provider = new TracerProvider({
+      spanProcessors: [
+        new SimpleSpanProcessor({
+          exporter: new OTLPTraceExporter({
+            url: `${exporter.url}/v1/traces`,
+            headers: { authorization: `Bearer ${TOKEN}` },
+          }),
+        }),
+      ],
+    });
+    try {
+      provider
+        .getTracer('hostile-ingest')
+        .startSpan('deliver', {
+          attributes: { 'acktrail.event_id': 'ev-sdk-retried', 'acktrail.stage': 'deliver' },
+        })
+        .end();
+      await waitFor("the SDK's export refused twice", async () => (await refusals()) >= before + 2);
+    } finally {
+      for (const t of timers) clearInterval(t);
+      for (const u of held) u.abort();
+    }
+    await waitFor(
+      'the span stored by a retry',
+      async () => (await stored('event_id = $1', ['ev-sdk-retried'])) === 1,
+    );
+    await provider.shutdown();
   });
 });
 

@@ -73,7 +73,12 @@ before(async () => {
     { acktrail: exporter.url },
     { remoteWrite: victoria.writeUrl },
   );
-  const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: exporter.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
+  // OTEL_LOG_LEVEL: the SDK says when an export is refused or given up, for the diagnostics below.
+  const otel = {
+    OTEL_EXPORTER_OTLP_ENDPOINT: exporter.url,
+    OTEL_BSP_SCHEDULE_DELAY: '100',
+    OTEL_LOG_LEVEL: 'info',
+  };
   const start = (r: Role, extra: Record<string, string> = {}, name?: string) =>
     p.start(r, { ...otel, ...extra }, name);
   await start('provider');
@@ -345,6 +350,32 @@ test('the theme choice applies at once and is kept across pages', async () => {
   await pg.close();
 });
 
+/**
+ * What decides a queue's head, for a failure's message: how fresh the exporter's statistics were
+ * (a slow refresh or a wrong status), whether the relay's export of its publish span was refused
+ * or given up, and what the journeys hold of the message that waits longest (its publish names the
+ * destination and routing key the head lookup needs).
+ */
+async function heads(oldestId: string): Promise<string> {
+  const scrape = await exporter.scrape();
+  const age = scrape.value('acktrail_collector_data_age_seconds', { collector: 'rabbitmq_stats' });
+  const refused = scrape
+    .samples('acktrail_ingest_refused_total')
+    .filter((s) => s.value > 0)
+    .map((s) => `${s.labels.reason}=${s.value}`);
+  const relay = p.proc('relay2');
+  const said = [...relay.lines.map((l) => l.msg ?? ''), ...relay.stderr]
+    .filter((l) => /xport|etry|timeout|drop/i.test(l))
+    .slice(-10);
+  const get = (path: string) =>
+    fetch(`${exporter.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } }).then((r) =>
+      r.text(),
+    );
+  const status = await get('/status');
+  const held = await get(`/api/events/${oldestId}`);
+  return `rabbitmq_stats data age ${String(age)} s; ingest refused ${refused.join(', ') || 'never'}; relay2 said ${JSON.stringify(said)}; /status ${status}; the oldest's journey ${held.slice(0, 6000)}`;
+}
+
 test('consumers stopped: the strip shows it, from the AcktrailConsumersDown expression', async () => {
   await p.stop('worker');
   const oldest = await p.createOrder();
@@ -387,30 +418,21 @@ test('consumers stopped: the strip shows it, from the AcktrailConsumersDown expr
     },
     { timeoutMs: 90_000, intervalMs: 1000 },
   ).catch(async (err: unknown) => {
-    // Say what the row last showed and how fresh the exporter's statistics were, to tell a slow
-    // refresh from a wrong status or a head the journeys did not name.
-    const scrape = await exporter.scrape();
-    const age = scrape.value('acktrail_collector_data_age_seconds', {
-      collector: 'rabbitmq_stats',
-    });
-    const status = await fetch(`${exporter.url}/status`, {
-      headers: { authorization: `Bearer ${TOKEN}` },
-    }).then((r) => r.text());
-    // What the journeys hold of the waiting message: its publish (destination, routing key) and
-    // any delivery, which decide whether the head lookup can name it.
-    const held = await fetch(`${exporter.url}/api/events/${oldest.event_id}`, {
-      headers: { authorization: `Bearer ${TOKEN}` },
-    }).then((r) => r.text());
     throw new Error(
-      `${(err as Error).message}; the row last showed ${seen}; rabbitmq_stats data age ${String(age)} s; /status ${status}; the oldest's journey ${held.slice(0, 6000)}`,
-      { cause: err },
+      `${(err as Error).message}; the row last showed ${seen}; ${await heads(oldest.event_id)}`,
+      {
+        cause: err,
+      },
     );
   });
   assert.match(await stopped.innerText(), /STOP\s+orders\.confirmations.*no consumer while/s);
   await stopped.getByRole('link').click();
   await pg.waitForURL(/\/events\//);
   const opened = decodeURIComponent(new URL(pg.url()).pathname.split('/').pop()!);
-  assert.equal(opened, oldest.event_id, 'the older of the two waiting orders');
+  if (opened !== oldest.event_id)
+    assert.fail(
+      `the row linked to ${opened}, not the older order; ${await heads(oldest.event_id)}`,
+    );
   await pg.getByTestId('verdict').waitFor();
   await pg.screenshot({ path: join(ARTIFACTS, 'queue-stop.png'), fullPage: true });
   await pg.close();

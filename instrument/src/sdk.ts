@@ -5,11 +5,13 @@
 // Without an SDK in the process it starts one of its own, from @opentelemetry/sdk-trace alone
 // (no sdk-node, so none of the metrics, logs, gRPC or Zipkin exporters that sdk-node pulls in):
 // OTLP/HTTP protobuf export, W3C trace context and baggage, the standard OTEL_* variables
-// (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS, ...).
+// (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS, OTEL_LOG_LEVEL, ...).
 // When the app already registered a tracer provider (its own NodeSDK, say), acktrail starts
 // none: its instrumentations go to that provider, whose processors and exporters are the app's.
 import {
   context,
+  diag,
+  DiagConsoleLogger,
   propagation,
   trace,
   type TracerProvider as ApiTracerProvider,
@@ -17,6 +19,8 @@ import {
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   CompositePropagator,
+  diagLogLevelFromString,
+  getStringFromEnv,
   W3CBaggagePropagator,
   W3CTraceContextPropagator,
 } from '@opentelemetry/core';
@@ -122,6 +126,11 @@ function joinExisting(options: TracingOptions): Tracing {
 }
 
 export function startTracing(options: TracingOptions = {}): Tracing {
+  // OTEL_LOG_LEVEL as sdk-node reads it: the SDK's own warnings (a refused or timed-out export,
+  // spans dropped) on the console, where they are otherwise silent.
+  const logLevel = getStringFromEnv('OTEL_LOG_LEVEL');
+  if (logLevel)
+    diag.setLogger(new DiagConsoleLogger(), { logLevel: diagLogLevelFromString(logLevel) });
   const exporter =
     options.spanExporter ??
     new OTLPTraceExporter(

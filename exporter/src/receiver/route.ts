@@ -20,7 +20,14 @@ const INVALID_ARGUMENT = 3;
 const RESOURCE_EXHAUSTED = 8;
 const UNAVAILABLE = 14;
 const UNAUTHENTICATED = 16;
-const RETRY_AFTER_SECONDS = '5';
+/**
+ * Short enough that an SDK retries within its export's time: OTel JS (otlp-exporter-base
+ * 0.301.0, retrying-transport.ts) waits Retry-After but gives up when it is longer than what is
+ * left of its 10 s export timeout, so at 5 s it retried once; at 2 s it uses its five retries over
+ * 8 s. The refusals clear in that time: over_memory within a collection, store_busy as the write
+ * queue drains.
+ */
+const RETRY_AFTER_SECONDS = '2';
 
 const isProtobuf = (req: Request) => PROTOBUF.some((t) => req.is(t));
 

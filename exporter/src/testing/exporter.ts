@@ -46,7 +46,7 @@ export class TestExporter {
 
   static async start(env: Record<string, string>, fileConfig: unknown = {}): Promise<TestExporter> {
     const config = loadConfig({
-      ACKTRAIL_CONFIG: writeConfig(fileConfig),
+      ACKTRAIL_CONFIG: writeConfig(withTestBudget(fileConfig)),
       ACKTRAIL_PORT: '0',
       ...env,
     });
@@ -165,6 +165,21 @@ export function exampleConfig(name: 'orders' | 'payments', over: Json = {}): Jso
 export const ordersConfig = (over: Json = {}): Json => exampleConfig('orders', over);
 
 /** Writes a config file for an exporter under test; returns its path. */
+/**
+ * In the test's process the memory budget reads the whole process's resident memory: the test's
+ * browser client, harnesses and any other exporter it runs count as this exporter's. Beside three
+ * other test files (dashboard/test/browser.int.test.ts, 2026-12-05) that passed the default
+ * 512 MiB and every OTLP export was refused (over_memory) until the SDK gave up. An exporter run
+ * in the test's process therefore gets a budget beyond the test process's reach unless the test
+ * sets its own (test/memory-budget.int.test.ts does); startExporterProcess keeps the default.
+ */
+function withTestBudget(fileConfig: unknown): unknown {
+  if (typeof fileConfig !== 'object' || fileConfig === null || 'memory' in fileConfig)
+    return fileConfig;
+  return { memory: { budgetBytes: IN_PROCESS_BUDGET_BYTES }, ...fileConfig };
+}
+const IN_PROCESS_BUDGET_BYTES = 8 * 1024 ** 3;
+
 export function writeConfig(fileConfig: unknown): string {
   const dir = mkdtempSync(join(tmpdir(), 'acktrail-exporter-'));
   const path = join(dir, 'acktrail.json');
