@@ -150,7 +150,7 @@ switch (command) {
       usage(command, 2, 'deadLetters.enabled is false: nothing is sealed');
     const [{ default: pg }, { reseal }] = await Promise.all([
       import('pg'),
-      import('./deadletters/reseal.js'),
+      import('./deadletters/store/reseal.js'),
     ]);
     const pool = new pg.Pool({ connectionString: config.storeUrl, max: 1 });
     try {

@@ -6,8 +6,12 @@ export { VERSION } from './version.js';
 export type { Journey } from './api/types.js';
 export type { JourneyKind, TimelineEntry } from './journeys/assemble/assemble.js';
 export type { CoverageReport, CoverageRow, CoverageGap } from './receiver/coverage.js';
-export type { DeadLetter, Group as DeadLetterGroup, AuditEntry } from './deadletters/store.js';
-export type { ReplayResult, ReplayPlan } from './deadletters/replay.js';
-export type { Job as ReplayJob } from './deadletters/jobs.js';
-export type { Death } from './deadletters/message.js';
+export type {
+  DeadLetter,
+  Group as DeadLetterGroup,
+  AuditEntry,
+} from './deadletters/store/store.js';
+export type { ReplayResult, ReplayPlan } from './deadletters/replay/replay.js';
+export type { Job as ReplayJob } from './deadletters/replay/jobs.js';
+export type { Death } from './deadletters/model/message.js';
 export type { QueueSummary } from './broker/catalog.js';

@@ -2,7 +2,7 @@
 // naming what is wrong): ids, group ids (opaque to clients), list and audit queries, actor names.
 import { EVENT_ID_SHAPE } from '@acktrail/conventions';
 import { z } from 'zod';
-import { STATES } from '../deadletters/store.js';
+import { STATES } from '../deadletters/store/store.js';
 
 export const ID = z.string().regex(/^\d{1,18}$/, 'must be a dead letter id (digits)');
 export const JOB = z.uuid('must be a replay job id');

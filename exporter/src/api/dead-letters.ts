@@ -1,14 +1,14 @@
 // The dead-letter API (docs/api.md "Dead letters"): failure groups, parked messages, one message
 // (its body for operators only), replay and discard (operators, POST, never from another site's
 // page), bulk replay jobs and the audit log. Reads need a token; changes need the operator token.
-import { UnknownKeyError } from '../deadletters/seal.js';
+import { UnknownKeyError } from '../deadletters/model/seal.js';
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import { errorMessage, type Logger } from '../log.js';
-import { shown } from '../deadletters/message.js';
-import { JobLimitReached, type BulkReplays, type Job } from '../deadletters/jobs.js';
-import type { Actor, Replayer } from '../deadletters/replay.js';
-import type { DeadLetterStore } from '../deadletters/store.js';
+import { shown } from '../deadletters/model/message.js';
+import { JobLimitReached, type BulkReplays, type Job } from '../deadletters/replay/jobs.js';
+import type { Actor, Replayer } from '../deadletters/replay/replay.js';
+import type { DeadLetterStore } from '../deadletters/store/store.js';
 import {
   ACTOR,
   ID,

@@ -1,6 +1,7 @@
 // Celery's event stream on a RabbitMQ broker (exchange `celeryev`, every routing key), fed to the
 // Celery core (intake.ts): metrics and, with a journey store, task journeys. Messages are acked only once their steps are
-// committed (a failed write is retried with backoff; a redelivered message is not counted in the
+// committed, in batches (batching/batch-writer.ts); a failed write is nacked after backoff and the
+// broker redelivers it (a redelivered message is not counted in the
 // metrics twice, and its steps are stored once). The connection is made, and made again after a
 // broker restart, by amqplib's recovery, with backoff and without end: a broker that is down at
 // start or goes away later is reported down (Health, /readyz), never a reason to restart.
@@ -8,7 +9,7 @@
 // `celery.pidbox` fanout exchange). Over the memory budget it takes no new events.
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import type { Logger } from 'pino';
-import { backoffMs } from '../backoff.js';
+import { BatchWriter } from '../batching/batch-writer.js';
 import type { Health, PartStatus } from '../runtime/health.js';
 import { connectRecovering, type Recovering } from '../recovering-connection.js';
 import { errorMessage } from '../log.js';
@@ -26,6 +27,28 @@ import {
 export const FLUSH_STEPS = 5000;
 export const FLUSH_MS = 50;
 export const QUEUE_LENGTH_EVERY_MS = 5000;
+/** Batches written at once: the store commits several groups at a time. */
+const WRITES_AT_ONCE = 4;
+
+/** A delivery and the steps taken from it. */
+interface Delivered {
+  ch: Channel;
+  msg: ConsumeMessage;
+  steps: Step[];
+}
+
+/** Acks or nacks each channel's last delivery of a batch, covering the ones before (`multiple`). */
+function settle(batch: Delivered[], how: (ch: Channel, last: ConsumeMessage) => void): void {
+  const last = new Map<Channel, ConsumeMessage>();
+  for (const d of batch) last.set(d.ch, d.msg);
+  for (const [ch, msg] of last) {
+    try {
+      how(ch, msg);
+    } catch {
+      // the channel is gone: the broker redelivers what was not acked
+    }
+  }
+}
 
 /** The arguments acktrail declares its event queue with (see setup below for why each). */
 export function eventQueueArguments(s: { queueMaxBytes: number }): Record<string, unknown> {
@@ -43,11 +66,13 @@ export class CeleryAmqpConsumer implements CeleryTransport {
   private channel: Channel | null = null;
   private model: ChannelModel | null = null;
   private probe: Channel | null = null;
-  private pending: Step[] = [];
-  private lastMessage: ConsumeMessage | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> = Promise.resolve();
-  private failures = 0;
+  /**
+   * Writes the steps of the deliveries received so far, then acks them. Writes run side by side,
+   * but acks go out in delivery order (`ordered`): an ack with `multiple` covers every earlier
+   * delivery, and acking a tag twice would close the channel. A failed batch is nacked (requeued)
+   * after backoff, and the batches after it wait: their acks must not overtake its nack.
+   */
+  private readonly batches: BatchWriter<Delivered>;
   private readonly loops = new Loops();
   private closed = false;
   private conn: Recovering | null = null;
@@ -65,6 +90,29 @@ export class CeleryAmqpConsumer implements CeleryTransport {
   ) {
     this.settings = intake.settings;
     reports.register(PART);
+    this.batches = new BatchWriter<Delivered>({
+      maxItems: FLUSH_STEPS,
+      delayMs: FLUSH_MS,
+      concurrency: WRITES_AT_ONCE,
+      ordered: true,
+      weight: (d) => d.steps.length,
+      write: (batch) => intake.write(batch.flatMap((d) => d.steps)),
+      committed: (batch) => {
+        settle(batch, (ch, last) => {
+          ch.ack(last, true);
+        });
+      },
+      failed: (err) => {
+        // The store's own state change is logged once (Health); each retry only at debug level.
+        log.debug({ err: errorMessage(err) }, 'celery: storing task steps failed; retrying');
+        return 'release';
+      },
+      released: (batch) => {
+        settle(batch, (ch, last) => {
+          ch.nack(last, true, true);
+        });
+      },
+    });
   }
 
   /** Starts connecting in the background; never rejects and never gives up. */
@@ -121,8 +169,8 @@ export class CeleryAmqpConsumer implements CeleryTransport {
       );
     }
     await ch.bindQueue(s.queue, s.exchange, '#');
-    this.pending = [];
-    this.lastMessage = null;
+    // What the last channel delivered and did not ack is the broker's to redeliver.
+    this.batches.clear();
     this.channel = ch;
     this.model = model;
     this.probe = null;
@@ -138,7 +186,11 @@ export class CeleryAmqpConsumer implements CeleryTransport {
       ch,
       s.queue,
       (msg) => {
-        this.onMessage(msg);
+        this.batches.add({
+          ch,
+          msg,
+          steps: this.intake.take(msg.content, !msg.fields.redelivered),
+        });
       },
       {},
       this.memory?.over ?? false,
@@ -147,54 +199,6 @@ export class CeleryAmqpConsumer implements CeleryTransport {
     this.reports.up(PART);
     this.log.info({ exchange: s.exchange, queue: s.queue }, 'celery: consuming events');
     if (s.enableEventsIntervalSeconds > 0) void this.enableEvents();
-  }
-
-  private onMessage(msg: ConsumeMessage): void {
-    for (const step of this.intake.take(msg.content, !msg.fields.redelivered))
-      this.pending.push(step);
-    this.lastMessage = msg;
-    if (this.pending.length >= FLUSH_STEPS) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
-  }
-
-  /**
-   * Writes the steps of the messages received so far, then acks them all at once. Writes run
-   * side by side (the store commits several groups at a time), but acks go out in delivery order:
-   * an ack with `multiple` covers every earlier delivery, and acking a tag twice would close the
-   * channel.
-   */
-  private flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    const ch = this.channel;
-    const last = this.lastMessage;
-    const steps = this.pending;
-    if (!ch || !last) return this.flushing;
-    this.pending = [];
-    this.lastMessage = null;
-    const outcome = this.intake.write(steps).then(
-      () => null,
-      (err: unknown) => err as Error,
-    );
-    this.flushing = this.flushing.then(async () => {
-      const err = await outcome;
-      try {
-        if (!err) {
-          this.failures = 0;
-          ch.ack(last, true);
-          return;
-        }
-        this.failures++;
-        // The store's own state change is logged once (Health); each retry only at debug level.
-        this.log.debug({ err: err.message }, 'celery: storing task steps failed; retrying');
-        // Later batches wait behind this one: their acks must not overtake its nack.
-        await new Promise((r) => setTimeout(r, backoffMs(this.failures, 1000)));
-        ch.nack(last, true, true);
-      } catch {
-        // the channel is gone: the broker redelivers what was not acked
-      }
-    });
-    return this.flushing;
   }
 
   private async probeChannel(): Promise<Channel | null> {
@@ -267,7 +271,8 @@ export class CeleryAmqpConsumer implements CeleryTransport {
     this.closed = true;
     this.unwatch();
     this.loops.stop();
-    await this.flush();
+    this.batches.close();
+    await this.batches.flush();
     await this.conn?.close().catch(() => undefined);
   }
 }

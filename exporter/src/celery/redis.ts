@@ -18,6 +18,7 @@ import { backoffMs } from '../backoff.js';
 import type { Health, PartStatus } from '../runtime/health.js';
 import { errorMessage } from '../log.js';
 import type { Step } from '../journeys/model/steps.js';
+import { BatchWriter } from '../batching/batch-writer.js';
 import { FLUSH_MS, FLUSH_STEPS, QUEUE_LENGTH_EVERY_MS } from './amqp.js';
 import {
   Loops,
@@ -47,10 +48,12 @@ export class CeleryRedisConsumer implements CeleryTransport {
   private cmd: Redis | null = null;
   private sub: Redis | null = null;
   private subscribing: Promise<void> | null = null;
-  private pending: Step[] = [];
-  private timer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> = Promise.resolve();
-  private failures = 0;
+  /**
+   * The steps heard so far, stored in batches one at a time. Nothing can be redelivered from
+   * pub/sub: a failed write is written again after backoff, and while the store is away the steps
+   * wait here, up to MAX_PENDING_STEPS (the oldest waiting beyond it are dropped and counted).
+   */
+  private readonly batches: BatchWriter<Step>;
   private readonly loops = new Loops();
   private closed = false;
   /** Delivery tags of the last messages, to take each once when two channels carry it. */
@@ -66,6 +69,20 @@ export class CeleryRedisConsumer implements CeleryTransport {
     this.settings = intake.settings;
     reports.register(PART);
     intake.metrics.visibilityTimeout.set(this.settings.redis.visibilityTimeoutSeconds);
+    this.batches = new BatchWriter<Step>({
+      maxItems: FLUSH_STEPS,
+      delayMs: FLUSH_MS,
+      maxHeld: MAX_PENDING_STEPS,
+      write: (steps) => intake.write(steps),
+      committed: () => undefined,
+      failed: (err) => {
+        log.debug({ err: errorMessage(err) }, 'celery: storing task steps failed; retrying');
+        return 'retry';
+      },
+      dropped: (steps) => {
+        intake.metrics.skipped.inc({ reason: 'store_unavailable' }, steps.length);
+      },
+    });
   }
 
   private connect(role: string): Redis {
@@ -225,36 +242,7 @@ export class CeleryRedisConsumer implements CeleryTransport {
       this.recent.add(env.tag);
       if (this.recent.size > RECENT_TAGS) this.recent.delete(this.recent.values().next().value!);
     }
-    for (const step of this.intake.take(env.body, true)) this.pending.push(step);
-    if (this.pending.length > MAX_PENDING_STEPS) {
-      const dropped = this.pending.splice(0, this.pending.length - MAX_PENDING_STEPS);
-      this.intake.metrics.skipped.inc({ reason: 'store_unavailable' }, dropped.length);
-    }
-    if (this.pending.length >= FLUSH_STEPS) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
-  }
-
-  /** Stores the steps heard so far; on failure they go back to the front and are tried again. */
-  private flush(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.pending.length === 0) return this.flushing;
-    const steps = this.pending;
-    this.pending = [];
-    this.flushing = this.flushing.then(async () => {
-      try {
-        await this.intake.write(steps);
-        this.failures = 0;
-      } catch (err) {
-        this.failures++;
-        this.log.debug({ err: errorMessage(err) }, 'celery: storing task steps failed; retrying');
-        // Nothing can be redelivered from pub/sub: the steps wait here (bounded) for the store.
-        this.pending = steps.concat(this.pending);
-        if (!this.closed)
-          this.timer ??= setTimeout(() => void this.flush(), backoffMs(this.failures, 1000));
-      }
-    });
-    return this.flushing;
+    this.batches.add(...this.intake.take(env.body, true));
   }
 
   /** Queue lengths (priorities included) and the unacknowledged messages, one pipeline. */
@@ -283,12 +271,12 @@ export class CeleryRedisConsumer implements CeleryTransport {
     if (this.closed) return;
     this.closed = true;
     this.loops.stop();
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    // What waits is written once more below; a write that fails now is not retried.
+    this.batches.close();
     await this.subscribing;
     this.sub?.disconnect();
     this.sub = null;
-    await this.flush();
+    await this.batches.flush();
     const cmd = this.cmd;
     if (cmd?.status === 'ready')
       await releaseLease(cmd, this.settings.redis.leaseKey, this.token).catch(() => undefined);

@@ -6,12 +6,12 @@ import type { Health, PartStatus } from '../runtime/health.js';
 import type { JourneyStore } from '../journeys/store/index.js';
 import type { Part } from '../runtime/parts.js';
 import { errorMessage, type Logger } from '../log.js';
-import { DeadLetterBroker, PART } from './broker.js';
-import { BulkReplays } from './jobs.js';
-import { DeadLetterMetrics } from './metrics.js';
-import { Replayer } from './replay.js';
-import { DeadLetterStore } from './store.js';
-import type { Topology } from './targets.js';
+import { DeadLetterBroker, PART } from './park/broker.js';
+import { BulkReplays } from './replay/jobs.js';
+import { DeadLetterMetrics } from './model/metrics.js';
+import { Replayer } from './replay/replay.js';
+import { DeadLetterStore } from './store/store.js';
+import type { Topology } from './replay/targets.js';
 import type { MemoryBudget } from '../runtime/memory.js';
 
 const GAUGES_EVERY_MS = 10_000;

@@ -2,7 +2,7 @@
 // changes of replay and discard, and the audit log. Every statement is parameterised; every list
 // is bounded.
 import type pg from 'pg';
-import type { ParkedMessage } from '../journeys/service.js';
+import type { ParkedMessage } from '../../journeys/service.js';
 import { parkRows, type ParkRow } from './park.js';
 import {
   COLUMNS,
@@ -12,10 +12,10 @@ import {
   type Group,
   type Row,
   type State,
-} from './rows.js';
+} from '../model/rows.js';
 
 export type { ParkRow };
-export { STATES, type AuditEntry, type DeadLetter, type Group, type State } from './rows.js';
+export { STATES, type AuditEntry, type DeadLetter, type Group, type State } from '../model/rows.js';
 
 export class DeadLetterStore {
   constructor(

@@ -1,7 +1,7 @@
 // Metrics of parking, replay and discard (docs/metrics.md "Dead letters"). Queue labels are the
 // configured dead-letter queues; the reason label is the masked reason group, capped.
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { BoundedLabel } from '../labels.js';
+import { BoundedLabel } from '../../labels.js';
 
 const MAX_REASONS = 50;
 

@@ -10,16 +10,16 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { deserialize } from 'node:v8';
 import type { Options } from 'amqplib';
-import type { ValidatedConfig } from '../config.js';
-import type { StepStore } from '../journeys/store/index.js';
-import { STEP_ATTR, type Step } from '../journeys/model/steps.js';
-import { errorMessage, type Logger } from '../log.js';
-import type { DeadLetterBroker } from './broker.js';
-import { DEATH_HEADERS, REPLAY_HEADERS, UNSENT_PROPERTIES } from './message.js';
+import type { ValidatedConfig } from '../../config.js';
+import type { StepStore } from '../../journeys/store/index.js';
+import { STEP_ATTR, type Step } from '../../journeys/model/steps.js';
+import { errorMessage, type Logger } from '../../log.js';
+import type { DeadLetterBroker } from '../park/broker.js';
+import { DEATH_HEADERS, REPLAY_HEADERS, UNSENT_PROPERTIES } from '../model/message.js';
 import { replayTarget, type Topology } from './targets.js';
-import type { DeadLetterMetrics } from './metrics.js';
-import { UnknownKeyError, keyId, unseal } from './seal.js';
-import type { DeadLetter, DeadLetterStore } from './store.js';
+import type { DeadLetterMetrics } from '../model/metrics.js';
+import { UnknownKeyError, keyId, unseal } from '../model/seal.js';
+import type { DeadLetter, DeadLetterStore } from '../store/store.js';
 
 type Settings = ValidatedConfig['deadLetters'];
 

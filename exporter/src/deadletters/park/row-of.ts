@@ -6,8 +6,8 @@ import { createHash } from 'node:crypto';
 import { serialize } from 'node:v8';
 import type { ConsumeMessage } from 'amqplib';
 import { EVENT_BAGGAGE, EVENT_ID_SHAPE } from '@acktrail/conventions';
-import type { ValidatedConfig } from '../config.js';
-import { scrub } from '../journeys/model/scrub.js';
+import type { ValidatedConfig } from '../../config.js';
+import { scrub } from '../../journeys/model/scrub.js';
 import {
   REPLAY_HEADERS,
   deathsOf,
@@ -15,9 +15,9 @@ import {
   propertiesOf,
   reasonOf,
   replayTargetOf,
-} from './message.js';
-import type { ParkRow } from './park.js';
-import { keyId, seal } from './seal.js';
+} from '../model/message.js';
+import type { ParkRow } from '../store/park.js';
+import { keyId, seal } from '../model/seal.js';
 
 /** W3C traceparent: version, trace id, parent span id, flags. */
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/;

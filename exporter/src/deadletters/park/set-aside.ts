@@ -5,7 +5,7 @@
 // stops a queue's parking.
 import { randomUUID } from 'node:crypto';
 import type { ChannelModel, ConsumeMessage, Options } from 'amqplib';
-import { UNSENT_PROPERTIES, propertiesOf } from './message.js';
+import { UNSENT_PROPERTIES, propertiesOf } from '../model/message.js';
 
 /** Headers of a set-aside copy: its own id (for a return), and the queue it was taken from. */
 export const SET_ASIDE_HEADERS = {

@@ -8,10 +8,10 @@
 // dead-letters here, bound where it likes, would otherwise vouch for a forged x-death. The
 // x-original-* headers only choose among allowed targets, and the default exchange (which
 // reaches every queue of the vhost by name) only when listed by name.
-import type { Routes } from '../broker/routes.js';
-import { routesReach } from '../broker/dead-lettering.js';
-import type { ValidatedConfig } from '../config.js';
-import type { Death, ReplayTarget } from './message.js';
+import type { Routes } from '../../broker/routes.js';
+import { routesReach } from '../../broker/dead-lettering.js';
+import type { ValidatedConfig } from '../../config.js';
+import type { Death, ReplayTarget } from '../model/message.js';
 
 /** What the broker's topology says, from the queue catalog; null when no catalog runs. */
 export interface Topology {

@@ -8,17 +8,17 @@
 // is held unacked, so it stays in its queue, and listed once as too large. Replays publish on the
 // same confirm channel. Over the memory budget no queue takes new deliveries (setPaused).
 import type { Channel, ChannelModel, ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
-import { PausableConsumer } from '../broker/consumer.js';
-import type { ValidatedConfig } from '../config.js';
-import type { Health } from '../runtime/health.js';
-import { connectRecovering, type Recovering } from '../recovering-connection.js';
-import type { Logger } from '../log.js';
-import type { DeadLetterMetrics } from './metrics.js';
-import { REPLAY_HEADERS } from './message.js';
+import { PausableConsumer } from '../../broker/consumer.js';
+import type { ValidatedConfig } from '../../config.js';
+import type { Health } from '../../runtime/health.js';
+import { connectRecovering, type Recovering } from '../../recovering-connection.js';
+import type { Logger } from '../../log.js';
+import type { DeadLetterMetrics } from '../model/metrics.js';
+import { REPLAY_HEADERS } from '../model/message.js';
 import { Parker } from './parker.js';
 import { parkRowOf } from './row-of.js';
 import { SET_ASIDE_HEADERS, declareSetAside, setAside } from './set-aside.js';
-import type { DeadLetterStore } from './store.js';
+import type { DeadLetterStore } from '../store/store.js';
 
 export const PART = 'dead_letters';
 /** Queues not consumed yet (missing, or newly discovered) are looked for this often. */

@@ -3,7 +3,7 @@
 // parked before (same queue and content fingerprint) skipped. A row the store refused for its
 // content is parked again set aside (setAside): never a reason for the batch to fail for ever.
 import type pg from 'pg';
-import type { Death, ReplayTarget } from './message.js';
+import type { Death, ReplayTarget } from '../model/message.js';
 
 export interface ParkRow {
   vhost: string;

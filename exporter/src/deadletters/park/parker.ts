@@ -2,15 +2,16 @@
 // batches, then acked. Two batches commit at once, each at most half the prefetch, so that a
 // queue's next batch arrives while one commits, and each committed run of a channel is acked with
 // one `multiple` ack (acks.ts). While the store is down, messages stay unacked and the batches
-// are retried with backoff; a batch the store refuses for its content is split until the message
+// are retried with backoff (batching/batch-writer.ts); a batch the store refuses for its content is split until the message
 // at fault is found, which is set aside as unstorable.
 import type { Channel, ConsumeMessage } from 'amqplib';
-import { backoffMs, sleep } from '../backoff.js';
-import type { Health } from '../runtime/health.js';
-import { errorMessage, type Logger } from '../log.js';
+import { backoffMs } from '../../backoff.js';
+import { BatchWriter } from '../../batching/batch-writer.js';
+import type { Health } from '../../runtime/health.js';
+import { errorMessage, type Logger } from '../../log.js';
 import { AckWindow } from './acks.js';
-import type { DeadLetterMetrics } from './metrics.js';
-import type { DeadLetterStore, ParkRow } from './store.js';
+import type { DeadLetterMetrics } from '../model/metrics.js';
+import type { DeadLetterStore, ParkRow } from '../store/store.js';
 
 /** Park transactions in flight at once. */
 const IN_FLIGHT = 2;
@@ -21,23 +22,51 @@ interface Held {
   row: ParkRow;
 }
 
+/** A delivery after its commit: whether its row is new (a redelivery's is not). */
+interface Parked {
+  held: Held;
+  fresh: boolean;
+}
+
 export class Parker {
   /** Each open consuming channel and its deliveries not acked yet. */
   private readonly live = new Map<Channel, AckWindow>();
-  private pending: Held[] = [];
-  private flushers = 0;
-  private closed = false;
+  /**
+   * Commits what is pending, then acks it (never a too-large one); retries while the store is
+   * down. A batch takes at most half the prefetch, so that a queue's next batch can arrive while
+   * this one commits.
+   */
+  private readonly batches: BatchWriter<Held, Parked[]>;
 
   constructor(
-    private readonly prefetch: number,
+    prefetch: number,
     private readonly store: DeadLetterStore,
     private readonly metrics: DeadLetterMetrics,
-    private readonly health: Health,
-    private readonly part: string,
+    health: Health,
+    part: string,
     private readonly log: Logger,
     /** Aborted when the exporter stops: a backoff ends at once. */
-    private readonly stop: AbortSignal,
-  ) {}
+    stop: AbortSignal,
+  ) {
+    this.batches = new BatchWriter<Held, Parked[]>({
+      maxItems: Math.max(1, Math.ceil(prefetch / 2)),
+      delayMs: 0,
+      concurrency: IN_FLIGHT,
+      write: (batch) => this.parkSplitting(batch),
+      committed: (_batch, parked) => {
+        this.settle(parked);
+      },
+      failed: (err) => {
+        health.down(part, err, 'cannot park dead letters (store down?); they stay queued');
+        return 'retry';
+      },
+      recovered: () => {
+        health.up(part);
+      },
+      backoffMs: (failures) => backoffMs(failures),
+      signal: stop,
+    });
+  }
 
   /** A consuming channel opened (with this prefetch). */
   opened(ch: Channel): void {
@@ -56,14 +85,13 @@ export class Parker {
 
   /** Stops taking batches (the exporter stops). */
   close(): void {
-    this.closed = true;
+    this.batches.close();
   }
 
   /** A delivery to park. */
   received(ch: Channel, msg: ConsumeMessage, row: ParkRow): void {
     this.live.get(ch)?.received(msg);
-    this.pending.push({ ch, msg, row });
-    this.flush();
+    this.batches.add({ ch, msg, row });
   }
 
   /**
@@ -82,57 +110,15 @@ export class Parker {
     void aside.then((queue) => {
       if (queue) row.setAside = queue;
       else window?.hold(msg);
-      this.pending.push({ ch, msg, row });
-      this.flush();
+      this.batches.add({ ch, msg, row });
     });
-  }
-
-  /** Starts a flusher when fewer than IN_FLIGHT run and messages wait. */
-  private flush(): void {
-    if (this.flushers >= IN_FLIGHT || this.pending.length === 0 || this.closed) return;
-    this.flushers++;
-    void this.flushLoop().finally(() => {
-      this.flushers--;
-    });
-  }
-
-  /**
-   * Commits what is pending, then acks it (never a too-large one); retries while the store is
-   * down. A batch the store refuses for its content is split until the message at fault is found;
-   * that one is set aside (unstorable) and the others park. A batch takes at most half the
-   * prefetch, so that a queue's next batch can arrive while this one commits.
-   */
-  private async flushLoop(): Promise<void> {
-    const most = Math.max(1, Math.ceil(this.prefetch / 2));
-    let failures = 0;
-    while (this.pending.length > 0 && !this.closed) {
-      const batch = this.pending.splice(0, most);
-      this.flush();
-      let parked: { held: Held; fresh: boolean }[];
-      try {
-        parked = await this.parkSplitting(batch);
-      } catch (err) {
-        this.pending.unshift(...batch);
-        failures++;
-        this.health.down(
-          this.part,
-          err,
-          'cannot park dead letters (store down?); they stay queued',
-        );
-        await sleep(backoffMs(failures), this.stop);
-        continue;
-      }
-      if (failures) this.health.up(this.part);
-      failures = 0;
-      this.settle(parked);
-    }
   }
 
   /**
    * Parks a batch; when the store refuses it for what a row holds (not for being down), parks
    * each half apart, down to the single message, which is set aside as unstorable.
    */
-  private async parkSplitting(batch: Held[]): Promise<{ held: Held; fresh: boolean }[]> {
+  private async parkSplitting(batch: Held[]): Promise<Parked[]> {
     try {
       const fresh = await this.store.park(batch.map((h) => h.row));
       return batch.map((held, i) => ({ held, fresh: fresh[i]! }));
@@ -158,7 +144,7 @@ export class Parker {
   }
 
   /** Counts the new rows and acks what the commit made safe to ack, channel by channel. */
-  private settle(parked: { held: Held; fresh: boolean }[]): void {
+  private settle(parked: Parked[]): void {
     const committed = new Map<Channel, ConsumeMessage[]>();
     for (const { held, fresh } of parked) {
       const { ch, msg, row } = held;

@@ -3,7 +3,7 @@
 // current key, in keyset pages, each row changed only if nobody changed it meanwhile. Afterwards
 // the old keys can go. Rows sealed with a key that is not given are counted, never changed.
 import type pg from 'pg';
-import { keyId, seal, unseal } from './seal.js';
+import { keyId, seal, unseal } from '../model/seal.js';
 
 const PAGE = 500;
 

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { deathsOf, normaliseReason, reasonOf, replayTargetOf } from './message.js';
 import { seal, unseal, keyId } from './seal.js';
 import { randomBytes } from 'node:crypto';
-import { scrub } from '../journeys/model/scrub.js';
+import { scrub } from '../../journeys/model/scrub.js';
 
 // x-death as amqplib decodes the broker's header: most recent first, timestamps typed.
 const xDeath = [

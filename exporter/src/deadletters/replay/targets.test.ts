@@ -2,10 +2,10 @@
 // exchange, at another queue, or at an exchange that does not reach the queue that failed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadConfig } from '../config.js';
-import { routesByQueue } from '../broker/routes.js';
-import { deadLetterSources, routesReach } from '../broker/dead-lettering.js';
-import type { Death, ReplayTarget } from './message.js';
+import { loadConfig } from '../../config.js';
+import { routesByQueue } from '../../broker/routes.js';
+import { deadLetterSources, routesReach } from '../../broker/dead-lettering.js';
+import type { Death, ReplayTarget } from '../model/message.js';
 import { globMatch, replayTarget, type Topology } from './targets.js';
 
 const vhost = '/';
