@@ -93,7 +93,7 @@ export class CeleryMetrics {
     });
     this.skipped = new Counter({
       name: 'acktrail_celery_events_skipped_total',
-      help: 'Celery events set aside: malformed (not JSON, no type or timestamp), unknown_type, invalid_id (not 1-128 printable ASCII characters), out_of_window (timestamp outside the retention window), too_large (message over celery.maxMessageBytes), store_rejected (PostgreSQL refused its step), store_unavailable (Redis broker: the store was away longer than acktrail holds steps).',
+      help: 'Celery events set aside: malformed (not JSON, no type or timestamp), unknown_type, invalid_id (not 1-128 printable ASCII characters), out_of_window (timestamp outside the retention window), too_large (message over celery.maxMessageBytes), store_rejected (PostgreSQL refused its step), store_unavailable (Redis broker: the store was away longer than acktrail holds steps, or still away when the exporter stopped).',
       labelNames: ['reason'],
       registers,
     });
