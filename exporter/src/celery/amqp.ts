@@ -1,7 +1,7 @@
 // Celery's event stream on a RabbitMQ broker (exchange `celeryev`, every routing key), fed to the
-// Celery core (intake.ts): metrics and, with a journey store, task journeys. Messages are acked only once their steps are
-// committed, in batches (batching/batch-writer.ts); a failed write is nacked after backoff and the
-// broker redelivers it (a redelivered message is not counted in the
+// Celery core (intake.ts): metrics and, with a journey store, task journeys. Messages are acked
+// only once their steps are committed, in batches (batching/batch-writer.ts); a failed write is
+// nacked after backoff and the broker redelivers it (a redelivered message is not counted in the
 // metrics twice, and its steps are stored once). The connection is made, and made again after a
 // broker restart, by amqplib's recovery, with backoff and without end: a broker that is down at
 // start or goes away later is reported down (Health, /readyz), never a reason to restart.

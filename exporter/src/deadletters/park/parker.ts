@@ -2,8 +2,8 @@
 // batches, then acked. Two batches commit at once, each at most half the prefetch, so that a
 // queue's next batch arrives while one commits, and each committed run of a channel is acked with
 // one `multiple` ack (acks.ts). While the store is down, messages stay unacked and the batches
-// are retried with backoff (batching/batch-writer.ts); a batch the store refuses for its content is split until the message
-// at fault is found, which is set aside as unstorable.
+// are retried with backoff (batching/batch-writer.ts); a batch the store refuses for its content
+// is split until the message at fault is found, which is set aside as unstorable.
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { backoffMs } from '../../backoff.js';
 import { BatchWriter } from '../../batching/batch-writer.js';
