@@ -39,7 +39,7 @@ export interface BatchWriterOptions<T, R> {
   signal?: AbortSignal;
 }
 
-type Outcome<R> = { ok: true; result: R } | { ok: false; err: unknown; release: boolean };
+type Outcome<R> = { ok: true; result: R } | { ok: false; release: boolean };
 
 export class BatchWriter<T, R = void> {
   private waiting: T[] = [];
@@ -188,7 +188,7 @@ export class BatchWriter<T, R = void> {
           const wait = this.o.backoffMs?.(this.failures) ?? backoffMs(this.failures, 1000);
           await sleep(wait, this.stop.signal);
         }
-        if (release || this.closed) return { ok: false, err, release };
+        if (release || this.closed) return { ok: false, release };
       }
     }
   }
