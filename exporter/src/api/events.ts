@@ -3,9 +3,9 @@
 import express from 'express';
 import type { AssembleOptions } from '../journeys/assemble/assemble.js';
 import { JourneyService, type ParkedMessage } from '../journeys/service.js';
-import { assembleCeleryTask } from '../celery/journey.js';
+import { assembleCeleryTask } from '../journeys/assemble/celery.js';
 import { workflowTasks } from '../celery/queries.js';
-import { isCeleryStep, type CeleryTask } from '../celery/task.js';
+import { isCeleryStep, type CeleryTask } from '../journeys/model/celery-task.js';
 import type { PipelineRowsReader } from '../journeys/model/pipeline-rows.js';
 import type { JourneyStore, StepQueries } from '../journeys/store/index.js';
 import { errorMessage, type Logger } from '../log.js';

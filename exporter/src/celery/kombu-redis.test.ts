@@ -4,7 +4,7 @@ import { fileSchema } from '../config/sections.js';
 import { loadConfig } from '../config.js';
 import { writeConfig } from '../testing/exporter.js';
 import { envelopeBody, eventPatterns, queueKeys, redisDb, redisTarget } from './kombu-redis.js';
-import { redeliveries } from './task.js';
+import { redeliveries } from '../journeys/model/celery-task.js';
 
 const settings = (redis: Record<string, unknown> = {}, url = 'redis://127.0.0.1:6379/5') =>
   fileSchema.parse({ celery: { url, redis } }).celery;

@@ -2,7 +2,7 @@
 import { aggregateSteps } from '../journeys/store/index.js';
 import type { Reader } from '../journeys/store/index.js';
 import { WORKFLOW } from './steps.js';
-import { stateOf, type WorkflowTask } from './task.js';
+import { stateOf, type WorkflowTask } from '../journeys/model/celery-task.js';
 
 /** The tasks of a Celery workflow (root task id), in the order they first appear. */
 export async function workflowTasks(pool: Reader, rootId: string): Promise<WorkflowTask[]> {

@@ -64,7 +64,7 @@ export interface JourneyServiceOptions<C> {
   /** Dead-letter parking's records of these journey keys; null: parking is off. */
   parked: ((ids: string[]) => Promise<ParkedMessage[]>) | null;
   /**
-   * A Celery task's journey, where the steps are a task's events (celery/journey.ts); null where
+   * A Celery task's journey, where the steps are a task's events (assemble/celery.ts); null where
    * they are not.
    */
   celery: (root: string, steps: StoredRow[]) => Promise<(Journey & { celery: C }) | null>;

@@ -29,7 +29,7 @@ import {
   factsOf,
   fateOfStored,
   limitedReturns,
-  type Fate,
+  REJECT_FATES,
   type ResultWords,
 } from './index.js';
 
@@ -146,13 +146,6 @@ function ingest(spans: ReceivedSpan[], perWrite: number): Step[] {
   return stored;
 }
 
-const REJECT_FATE: Partial<Record<Fate, string>> = {
-  requeued: 'requeued',
-  dead_lettered: 'dead_lettered',
-  discarded: 'discarded',
-  rejected: 'unknown',
-};
-
 /** What the metrics count for these steps: reject fates, and end_to_end observations. */
 async function metricsOf(steps: Step[], words: ResultWords) {
   const registry = new Registry();
@@ -187,7 +180,10 @@ describe('the receiver, the assembler and the metrics agree', () => {
 
       const atIngest = whole.flatMap((s) => fateOfStored(s) ?? []).sort();
       const facts = factsOf(whole, queues, f.words);
-      const assembled = facts.deliveries.flatMap((d) => REJECT_FATE[d.fate] ?? []).sort();
+      // One vocabulary: a delivery's fate is the stored anomaly's and the metric's label as it is.
+      const rejects: readonly string[] = REJECT_FATES;
+      const assembled = facts.deliveries.flatMap((d) => (rejects.includes(d.fate) ? [d.fate] : []));
+      assembled.sort();
       const metrics = await metricsOf(whole, f.words);
       assert.deepEqual(assembled, atIngest, 'fates: assembler against the stored anomalies');
       assert.deepEqual(metrics.fates, atIngest, 'fates: metrics against the stored anomalies');

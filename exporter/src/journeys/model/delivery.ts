@@ -4,29 +4,7 @@ import type { SettleOutcome } from '@acktrail/conventions';
 import type { StoredRow } from './steps.js';
 import type { ResultMeaning } from './results.js';
 import type { SettleRecording } from './settle.js';
-
-/** What became of a message after one delivery. */
-export type Fate =
-  /** Acked: the consumer is done with it (whether it did the work says `Delivery.done`). */
-  | 'acked'
-  /** Requeued (nack or reject with requeue): it comes back. */
-  | 'requeued'
-  /** Rejected or nacked without requeue into a dead-letter exchange. */
-  | 'dead_lettered'
-  /** Rejected without requeue on a queue without a dead-letter exchange: gone. */
-  | 'discarded'
-  /** Rejected without requeue; what the queue does with it is not known (its arguments unread). */
-  | 'rejected'
-  /** The delivery ended without a settle (channel closed or failed): it comes back. */
-  | 'returned'
-  /** No settle yet. */
-  | 'open'
-  /** Its instrumentation records no settle, and the broker showed nothing of it since. */
-  | 'unrecorded'
-  /** Nacked or rejected; its instrumentation does not record the requeue flag. */
-  | 'not_acked'
-  /** Not recorded how it ended, but the message came back: requeued, or its channel closed. */
-  | 'came_back';
+import type { Fate } from './fate.js';
 
 export interface Delivery {
   step: StoredRow;

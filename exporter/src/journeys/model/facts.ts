@@ -8,13 +8,13 @@ import type { QueueLookup } from '../../broker/catalog.js';
 import type { StoredRow } from './steps.js';
 import { STEP_ATTR } from './steps.js';
 import { applyBrokerEvidence, NO_EVIDENCE, type BrokerEvidence } from './evidence.js';
-import { rejectFate } from './fate.js';
+import { rejectFate, type Fate } from './fate.js';
 import { NO_RESULT_WORDS, isDone, meaningOf, type ResultWords } from './results.js';
 import { PROFILES, type ProfileId } from './profiles.js';
 import { outcomeOf, requeueUnknown, type SettleRecording } from './settle.js';
-import type { Delivery, Fate } from './delivery.js';
+import type { Delivery } from './delivery.js';
 
-export type { Delivery, Fate };
+export type { Delivery };
 
 export interface JourneyFacts {
   publishes: StoredRow[];
@@ -130,9 +130,7 @@ export function factsOf(
     const recording = recordingOf(step);
     const operation = settleStep ? requeueUnknown(settleStep.attrs) : null;
     const fate: Fate = decision
-      ? decision.fate === 'unknown'
-        ? 'rejected'
-        : decision.fate
+      ? decision.fate
       : outcome === 'ack'
         ? 'acked'
         : operation !== null

@@ -7,9 +7,35 @@ import type { QueueFacts, QueueLookup } from '../../broker/catalog.js';
 import type { Step, StepAnomaly } from './steps.js';
 import { outcomeOf } from './settle.js';
 
-/** The fates of a settle other than an ack; `unknown`: the queue's arguments are not known. */
-export const REJECT_FATES = ['requeued', 'dead_lettered', 'discarded', 'unknown'] as const;
-export type RejectFate = (typeof REJECT_FATES)[number];
+/**
+ * What became of a message after one delivery: the one vocabulary of the journey (Delivery.fate),
+ * the step's anomaly and the metric's fate label.
+ */
+export type Fate =
+  /** Acked: the consumer is done with it (whether it did the work says `Delivery.done`). */
+  | 'acked'
+  /** Requeued (nack or reject with requeue): it comes back. */
+  | 'requeued'
+  /** Rejected or nacked without requeue into a dead-letter exchange. */
+  | 'dead_lettered'
+  /** Rejected without requeue on a queue without a dead-letter exchange: gone. */
+  | 'discarded'
+  /** Rejected without requeue; what the queue does with it is not known (its arguments unread). */
+  | 'rejected'
+  /** The delivery ended without a settle (channel closed or failed): it comes back. */
+  | 'returned'
+  /** No settle yet. */
+  | 'open'
+  /** Its instrumentation records no settle, and the broker showed nothing of it since. */
+  | 'unrecorded'
+  /** Nacked or rejected; its instrumentation does not record the requeue flag. */
+  | 'not_acked'
+  /** Not recorded how it ended, but the message came back: requeued, or its channel closed. */
+  | 'came_back';
+
+/** The fates of a settle other than an ack, the values of acktrail_messages_rejected_total{fate}. */
+export const REJECT_FATES = ['requeued', 'dead_lettered', 'discarded', 'rejected'] as const;
+export type RejectFate = Extract<Fate, (typeof REJECT_FATES)[number]>;
 
 export interface RejectDecision {
   fate: RejectFate;
@@ -39,13 +65,13 @@ export function rejectFate(
     }
     case 'nack':
     case 'reject':
-      return { fate: queue === null ? 'unknown' : gone(queue), reason: 'rejected' };
+      return { fate: queue === null ? 'rejected' : gone(queue), reason: 'rejected' };
   }
 }
 
 /** The step anomaly a fate is stored as (a requeue is none: the message comes back). */
 export function anomalyOfFate(fate: RejectFate): StepAnomaly | null {
-  return fate === 'requeued' ? null : fate === 'unknown' ? 'rejected' : fate;
+  return fate === 'requeued' ? null : fate;
 }
 
 /** The fate a stored settle step was given at ingest (its anomaly), null for an ack. */
@@ -56,11 +82,10 @@ export function fateOfStored(step: Pick<Step, 'stage' | 'attrs' | 'anomaly'>): R
   switch (step.anomaly) {
     case 'dead_lettered':
     case 'discarded':
-      return step.anomaly;
     case 'rejected':
-      return 'unknown';
+      return step.anomaly;
     default:
-      return outcome === 'nack_requeue' ? 'requeued' : 'unknown';
+      return outcome === 'nack_requeue' ? 'requeued' : 'rejected';
   }
 }
 

@@ -11,12 +11,14 @@ export {
   fateOfStored,
   limitedReturns,
   rejectFate,
+  type Fate,
   type RejectFate,
   type Return,
 } from './fate.js';
-export { factsOf, dlqDelivery, type Delivery, type Fate, type JourneyFacts } from './facts.js';
+export { factsOf, dlqDelivery, type Delivery, type JourneyFacts } from './facts.js';
 export {
   JOURNEY_KINDS,
+  celeryKinds,
   classify,
   type Classified,
   type JourneyKind,

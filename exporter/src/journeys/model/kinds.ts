@@ -5,6 +5,7 @@
 // assemble.test.ts has each kind built from stock OpenTelemetry spans and from acktrail's.
 import { ATTR } from '@acktrail/conventions';
 import { STEP_ATTR } from './steps.js';
+import type { CeleryTask } from './celery-task.js';
 import type { PipelineRows } from './pipeline-rows.js';
 import { dlqDelivery, type Delivery, type JourneyFacts, type QueueLookup } from './facts.js';
 
@@ -185,4 +186,24 @@ export function classify(
     neverAcked,
     unrecorded,
   };
+}
+
+/** A Celery task's final states, each the kind of its journey. */
+const CELERY_FINAL_KIND = {
+  SUCCESS: 'task_succeeded',
+  FAILURE: 'task_failed',
+  REVOKED: 'task_revoked',
+  REJECTED: 'task_rejected',
+} as const satisfies Partial<Record<CeleryTask['state'], JourneyKind>>;
+
+/** The kinds of a Celery task's journey: its events say all of it (model/celery-task.ts). */
+export function celeryKinds(
+  task: Pick<CeleryTask, 'state' | 'retries' | 'redeliveries'>,
+): JourneyKind[] {
+  const kinds: JourneyKind[] = [];
+  if (task.redeliveries) kinds.push('redelivered');
+  if (task.retries.length) kinds.push('retried');
+  const final = task.state in CELERY_FINAL_KIND ? task.state : null;
+  kinds.push(final ? CELERY_FINAL_KIND[final as keyof typeof CELERY_FINAL_KIND] : 'in_flight');
+  return kinds;
 }

@@ -2,9 +2,9 @@
 // final state, a retry, and a task still on its way.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseEvent, type EventLimits } from './events.js';
-import { assembleCeleryTask } from './journey.js';
-import { taskStep } from './steps.js';
+import { parseEvent, type EventLimits } from '../../celery/events.js';
+import { assembleCeleryTask } from './celery.js';
+import { taskStep } from '../../celery/steps.js';
 
 const T = Date.parse('2026-11-30T12:00:00Z') / 1000;
 const limits: EventLimits = { fromS: 0, toS: Number.MAX_SAFE_INTEGER, maxMessageBytes: 1e6 };

@@ -1,12 +1,12 @@
 // Every journey kind, built from span fixtures in both shapes (testing/journey-spans.ts): spans as
 // @acktrail/instrument writes them, and spans as the stock OpenTelemetry amqplib instrumentation
 // alone writes them (no acktrail.* attribute at all). Each goes through the receiver's normalise()
-// and the assembly, as a real span does; the rules themselves are in the journey model (../model/).
+// and the assembly, as a real span does; the rules themselves are here, in kinds.ts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { normalise } from '../../receiver/normalize.js';
 import type { ReceivedSpan } from '../../receiver/profiles/span.js';
-import type { StoredRow } from '../model/steps.js';
+import type { StoredRow } from './steps.js';
 import {
   CHANNEL_CLOSED,
   EVENT,
@@ -20,8 +20,8 @@ import {
   stock,
   stored,
 } from '../../testing/journey-spans.js';
-import { assemble, type Journey } from './assemble.js';
-import type { PipelineRows } from '../model/pipeline-rows.js';
+import { assemble, type Journey } from '../assemble/assemble.js';
+import type { PipelineRows } from './pipeline-rows.js';
 
 function journey(spans: ReceivedSpan[], rows: PipelineRows | null = null): Journey {
   return assemble(EVENT, stored(spans), rows, {

@@ -1,9 +1,9 @@
-// A Celery task's journey, from the steps of its events (exporter/src/celery/steps.ts): its states
+// A Celery task as the journey model reads it, from the steps of its events (celery/steps.ts): its states
 // with times, retries with their countdowns and exceptions, the final exception with a traceback
 // summary, the worker, and its place in a workflow (chain, group, chord) through root_id and
 // parent_id: the task that sent it, the tasks it sent, and the other tasks of the same workflow.
 import type { AttributeValue } from '@acktrail/conventions';
-import type { StoredRow } from '../journeys/model/steps.js';
+import type { StoredRow } from './steps.js';
 
 /** Celery's state names, as its result backend and Flower show them. */
 const STATE = {
@@ -152,35 +152,4 @@ export function redeliveries(states: readonly CeleryState[]): number {
     } else if (state === 'RETRY' || FINAL.has(state)) running = false;
   }
   return n;
-}
-
-/** The one-line verdict of a task journey. */
-export function celeryVerdict(t: CeleryTask): string {
-  const name = t.name ?? 'task';
-  const on = t.worker ? ` on ${t.worker}` : '';
-  const retried =
-    (t.retries.length
-      ? ` after ${t.retries.length === 1 ? '1 retry' : `${t.retries.length} retries`}`
-      : '') +
-    (t.redeliveries
-      ? ` (started ${t.redeliveries + 1} times: delivered again after a start that never ended)`
-      : '');
-  switch (t.state) {
-    case 'SUCCESS':
-      return `${name} succeeded${on}${retried}${t.runtimeMs === null ? '' : ` in ${t.runtimeMs} ms`}`;
-    case 'FAILURE':
-      return `${name} failed${on}${retried}: ${t.exception ?? 'no exception reported'}`;
-    case 'REVOKED':
-      return `${name} was revoked${retried}`;
-    case 'REJECTED':
-      return `${name} was rejected by the worker${on}`;
-    case 'RETRY':
-      return `${name} is waiting to be retried (${t.retries.length} so far)`;
-    case 'STARTED':
-      return `${name} is running${on}`;
-    case 'RECEIVED':
-      return `${name} was received${on} and waits to start`;
-    case 'PENDING':
-      return `${name} was sent${t.queue ? ` to queue ${t.queue}` : ''} and waits for a worker`;
-  }
 }
