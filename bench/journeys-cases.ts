@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import pg from 'pg';
-import { StepQueries } from '../exporter/src/journeys/store/index.js';
+import { StepReads } from '../exporter/src/journeys/store/index.js';
 import { SPANS_PER_BODY } from './journeys-bodies.js';
 import { PIPELINE_ORDERS, SENDERS, TOKEN, md5Uuid } from './journeys-data.js';
 
@@ -53,7 +53,7 @@ export async function lookups(exporterUrl: string, storeUrl: string, ids: number
   const days: number[] = [];
   const db = new pg.Client({ connectionString: storeUrl });
   await db.connect();
-  const queries = new StepQueries(db);
+  const queries = new StepReads(db);
   for (const n of ids) {
     // Events of the same hours for the three, never one warmed by another.
     const [id, bareId, daysId] = [n, n + 2 * PIPELINE_ORDERS, n + 4 * PIPELINE_ORDERS].map(md5Uuid);

@@ -7,7 +7,7 @@ import { assembleCeleryTask } from '../journeys/assemble/celery.js';
 import { workflowTasks } from '../celery/queries.js';
 import { isCeleryStep, type CeleryTask } from '../journeys/model/celery-task.js';
 import type { PipelineRowsReader } from '../journeys/model/pipeline-rows.js';
-import type { JourneyStore, StepQueries } from '../journeys/store/index.js';
+import type { JourneyStore, StepReads } from '../journeys/store/index.js';
 import { errorMessage, type Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import { requireToken, type Tokens } from './auth.js';
@@ -70,7 +70,7 @@ export function metaReply(opts: Pick<EventsApiOptions, 'words'>): Reply {
 /** The store's queries, or the answer that says why there are none. */
 function queriesOf(
   opts: Pick<EventsApiOptions, 'store'>,
-): { queries: StepQueries } | { refused: Reply } {
+): { queries: StepReads } | { refused: Reply } {
   if (!opts.store)
     return { refused: refusal(503, 'the journey store is not configured (ACKTRAIL_DATABASE_URL)') };
   if (!opts.store.ready)
@@ -120,7 +120,7 @@ export async function journeyReply(opts: EventsApiOptions, id: string): Promise<
 }
 
 /** The read path over this store's queries, with Celery's task journeys. */
-const serviceOf = (opts: EventsApiOptions, queries: StepQueries) =>
+const serviceOf = (opts: EventsApiOptions, queries: StepReads) =>
   new JourneyService<CeleryTask>({
     queries,
     pipeline: opts.pipeline,

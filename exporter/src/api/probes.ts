@@ -2,7 +2,7 @@
 // /status (every dependency's state with its last error).
 import express from 'express';
 import type { CollectorRunner } from '../collectors/index.js';
-import type { StoreReads } from '../journeys/store/index.js';
+import type { ReplicaReads } from '../journeys/store/index.js';
 import type { Parts } from '../runtime/parts.js';
 import { readiness, serving } from './readiness.js';
 import { VERSION } from '../version.js';
@@ -21,7 +21,7 @@ export interface ProbeOptions {
   runner: CollectorRunner;
   configFile: string | null;
   /** The journey store's read replica, when there is one. */
-  replica: StoreReads | null;
+  replica: ReplicaReads | null;
   /** Guards /status (internal hosts, the config path): ACKTRAIL_METRICS_TOKEN. */
   guard: express.RequestHandler;
 }

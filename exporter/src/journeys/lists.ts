@@ -9,7 +9,7 @@ import {
   type ResultWords,
 } from './model/index.js';
 import type { PipelineRowsReader } from './model/pipeline-rows.js';
-import { DAY_MS, type Cursor, type EventSummary, type StepQueries } from './store/index.js';
+import { DAY_MS, type Cursor, type EventSummary, type StepReads } from './store/index.js';
 
 /** A list's query, checked already (api/event-lists.ts). */
 export interface ListQuery {
@@ -23,7 +23,7 @@ export interface ListQuery {
 }
 
 export interface ListOptions {
-  queries: StepQueries;
+  queries: StepReads;
   pipeline: PipelineRowsReader | null;
   /** Nothing older is kept: a search never reaches further back. */
   retentionDays: number;

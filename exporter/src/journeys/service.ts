@@ -15,7 +15,7 @@ import {
   type OrderingFinding,
   type ParkedRecord,
 } from './model/index.js';
-import type { StepQueries, TraceStep } from './store/index.js';
+import type { StepReads, TraceStep } from './store/index.js';
 import { ATTR } from '@acktrail/conventions';
 import { STEP_ATTR, type StoredRow } from './model/steps.js';
 
@@ -59,7 +59,7 @@ export type Found<C> =
   | { kind: 'not_found' };
 
 export interface JourneyServiceOptions<C> {
-  queries: StepQueries;
+  queries: StepReads;
   pipeline: PipelineRowsReader | null;
   /** Dead-letter parking's records of these journey keys; null: parking is off. */
   parked: ((ids: string[]) => Promise<ParkedMessage[]>) | null;

@@ -3,7 +3,7 @@
 // and one of each of those days' event index, instead of one per day in retention.
 import type pg from 'pg';
 import type { Step } from '../model/steps.js';
-import type { Reader } from './reads.js';
+import type { Reader } from './replica.js';
 
 export const DAY_MS = 86_400_000;
 const DAY_US = DAY_MS * 1000;

@@ -3,9 +3,10 @@
 //   journey-store.ts  JourneyStore, the part: migrations, health, partitions, its pools
 //   from-config.ts    the JourneyStore the configuration describes
 //   step-store.ts     StepStore, the writes (group commit; staged-rows.ts, write-queries.ts)
-//   queries.ts        StepQueries, the API's reads: one event's steps, lists of events
-//   lookups.ts        the reads for others: queue heads, exemplars' traces, a workflow's tasks
-//   reads.ts          where reads go: the primary or a streaming replica
+//   pools.ts          its connections: writes, the primary's reads, a replica's, maintenance
+//   step-reads.ts     StepReads, the reads of steps: one event's, lists of events, traces
+//   queue-heads.ts    the oldest publish towards a queue not delivered from it yet
+//   replica.ts        where reads go: the primary or a streaming replica
 //   migrate.ts        the schema's migrations (exporter/migrations/)
 //   partitions.ts     daily partitions made ahead and dropped after the retention
 export { JourneyStore, PART as STORE_PART } from './journey-store.js';
@@ -18,14 +19,16 @@ export {
   type WriteResult,
 } from './step-store.js';
 export {
-  StepQueries,
+  StepReads,
   MAX_STEPS,
   type Cursor,
   type EventSummary,
   type TraceStep,
-} from './queries.js';
-export { aggregateSteps, latestTraces, queueHead, type QueueRoutes } from './lookups.js';
-export { StoreReads, type Reader, type ReplicaStatus } from './reads.js';
+  aggregateSteps,
+  latestTraces,
+} from './step-reads.js';
+export { queueHead, type QueueRoutes } from './queue-heads.js';
+export { ReplicaReads, type Reader, type ReplicaStatus } from './replica.js';
 export { MIGRATIONS_DIR, migrateStore } from './migrate.js';
 export { Partitions } from './partitions.js';
 export { DAY_MS } from './event-days.js';

@@ -4,16 +4,16 @@
 // goes away later is reported down (Health, /readyz) and taken up again when it is back: no
 // restart by hand. Several replicas share one store: migrations and partition changes run under
 // advisory locks.
-import pg from 'pg';
+import type pg from 'pg';
 import type { Registry } from 'prom-client';
 import { backoffMs, sleep } from '../../backoff.js';
 import type { Health, PartStatus } from '../../runtime/health.js';
 import type { Part } from '../../runtime/parts.js';
 import type { Logger } from '../../log.js';
-import { SessionPool, type Pooler } from '../../db/session.js';
 import { migrateStore } from './migrate.js';
-import { StepQueries } from './queries.js';
-import { StoreReads } from './reads.js';
+import { openPools, type PoolOptions, type StorePools } from './pools.js';
+import { StepReads } from './step-reads.js';
+import { ReplicaReads } from './replica.js';
 import { StepStore } from './step-store.js';
 import type { ResultWords } from '../model/index.js';
 
@@ -21,25 +21,12 @@ export const PART = 'journey_store';
 const CHECK_EVERY_MS = 5_000;
 const MAINTAIN_EVERY_MS = 3_600_000;
 
-export interface JourneyStoreOptions {
-  url: string;
-  /** The store reached directly: migrations and partition drops (null: url). */
-  migrateUrl: string | null;
-  /** How `url` reaches PostgreSQL: directly, or through a transaction pooler (db/session.ts). */
-  pooler: Pooler;
-  /** A streaming replica for reads (StoreReads); null: reads go to the primary. */
-  readUrl: string | null;
+export interface JourneyStoreOptions extends PoolOptions {
   /** A replica further behind than this is not read from. */
   maxReadLagSeconds: number;
   retentionDays: number;
   /** Steps queued or being written at once (StepStore). */
   maxPendingSteps: number;
-  /** Connections of the primary's read pool (the API's reads), apart from the writes'. */
-  readPoolSize: number;
-  /** Every statement of the store's pools (writes, API reads). */
-  statementTimeoutMs: number;
-  /** How long a statement waits for a lock before it fails. */
-  lockTimeoutMs: number;
   /** What the pipeline's result words mean (journeys.words.results). */
   results?: ResultWords;
 }
@@ -49,16 +36,11 @@ export class JourneyStore implements Part {
   readonly pool: pg.Pool;
   readonly steps: StepStore;
   /** The read paths (API, Celery workflows, queue heads): the replica when there is one. */
-  readonly reads: StoreReads;
-  readonly queries: StepQueries;
-  private readonly readPool: pg.Pool | null;
-  /**
-   * The API's reads on the primary: a pool apart, so that reads never starve writes (the dead
-   * letters' API reads too: their state lives on the primary).
-   */
+  readonly reads: ReplicaReads;
+  readonly queries: StepReads;
+  /** The API's reads on the primary, the dead letters' too (pools.ts). */
   readonly primaryReads: pg.Pool;
-  /** Sessions of their own (partition drops): on migrateUrl when there is one. */
-  private readonly maintenance: pg.Pool | null;
+  private readonly pools: StorePools;
   private migrated = false;
   private readonly stopping = new AbortController();
   private loop: Promise<void> = Promise.resolve();
@@ -70,36 +52,12 @@ export class JourneyStore implements Part {
     private readonly log: Logger,
     registry: Registry,
   ) {
-    const timeouts = {
-      statementTimeoutMs: opts.statementTimeoutMs,
-      lockTimeoutMs: opts.lockTimeoutMs,
-    };
-    this.pool = new SessionPool(
-      {
-        connectionString: opts.url,
-        max: 6,
-        connectionTimeoutMillis: 5000,
-        application_name: 'acktrail-journeys',
-      },
-      opts.pooler,
-      timeouts,
-    );
-    // An idle connection that drops (a restart of PostgreSQL) is an error event, not a crash.
-    this.pool.on('error', (err) => {
-      reports.error(PART, err, 'journey store connection lost');
-    });
     reports.register(PART);
-    this.maintenance = opts.migrateUrl
-      ? new pg.Pool({
-          connectionString: opts.migrateUrl,
-          max: 1,
-          connectionTimeoutMillis: 5000,
-          application_name: 'acktrail-maintenance',
-        })
-      : null;
-    this.maintenance?.on('error', (err) => {
-      reports.error(PART, err, 'journey store maintenance connection lost');
+    this.pools = openPools(opts, (err, what) => {
+      reports.error(PART, err, what);
     });
+    this.pool = this.pools.writes;
+    this.primaryReads = this.pools.primaryReads;
     this.steps = new StepStore(
       this.pool,
       opts.maxPendingSteps,
@@ -107,44 +65,17 @@ export class JourneyStore implements Part {
         if (err === null) this.markUp();
         else reports.down(PART, err, 'unavailable');
       },
-      this.maintenance ?? this.pool,
+      this.pools.maintenance ?? this.pool,
       opts.results,
     );
-    this.readPool = opts.readUrl
-      ? new SessionPool(
-          {
-            connectionString: opts.readUrl,
-            max: 6,
-            connectionTimeoutMillis: 2000,
-            application_name: 'acktrail-journeys-read',
-          },
-          opts.pooler,
-          { statementTimeoutMs: opts.statementTimeoutMs },
-        )
-      : null;
-    // A replica that goes away is the reads' concern (they fall back), never a crash.
-    this.readPool?.on('error', () => undefined);
-    this.primaryReads = new SessionPool(
-      {
-        connectionString: opts.url,
-        max: opts.readPoolSize,
-        connectionTimeoutMillis: 5000,
-        application_name: 'acktrail-journeys-api',
-      },
-      opts.pooler,
-      { statementTimeoutMs: opts.statementTimeoutMs },
-    );
-    this.primaryReads.on('error', (err) => {
-      reports.error(PART, err, 'journey store read connection lost');
-    });
-    this.reads = new StoreReads(
+    this.reads = new ReplicaReads(
       this.primaryReads,
-      this.readPool,
+      this.pools.replica,
       opts.maxReadLagSeconds,
       registry,
       log,
     );
-    this.queries = new StepQueries(this.reads);
+    this.queries = new StepReads(this.reads);
   }
 
   /** The schema is in place: writes and reads can be tried. */
@@ -168,10 +99,7 @@ export class JourneyStore implements Part {
   async stop(): Promise<void> {
     this.stopping.abort();
     await this.loop;
-    await this.pool.end();
-    await this.primaryReads.end();
-    await this.readPool?.end();
-    await this.maintenance?.end();
+    await this.pools.end();
   }
 
   health(): PartStatus {

@@ -7,7 +7,7 @@ import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { migrateStore } from './migrate.js';
 import { Partitions } from './partitions.js';
 import type { Step } from '../model/steps.js';
-import { StepQueries } from './queries.js';
+import { StepReads } from './step-reads.js';
 import { StepStore } from './step-store.js';
 
 const DAY = 86_400_000;
@@ -142,7 +142,7 @@ test('dropping an expired day never blocks writes, even while a long read holds 
 test("an event's steps over several days are found by its days alone, whichever day came first", async () => {
   const now = Date.now();
   const store = new StepStore(pool);
-  const queries = new StepQueries(pool);
+  const queries = new StepReads(pool);
   await store.write([step('multi', now, 'm1')]);
   // Later writes bring a step three days earlier (a late export) and one a day later (a replay).
   await store.write([step('multi', now - 3 * DAY, 'm2')]);
@@ -171,7 +171,7 @@ test('the migration gives the steps stored before it their days', async () => {
   await pool.query(`DROP TABLE journey_events`);
   await pool.query(`DELETE FROM acktrail_migrations WHERE version = '005_journey_events.sql'`);
   assert.deepEqual(await migrateStore(db.url), ['005_journey_events.sql']);
-  assert.equal((await new StepQueries(pool).steps('before')).length, 2);
+  assert.equal((await new StepReads(pool).steps('before')).length, 2);
 });
 
 test('a time too far ahead never makes a partition', async () => {

@@ -1,9 +1,7 @@
-// Reads of the journey store for the parts beside the journey API: the queue heads (collectors),
-// the exemplars of the confirmation latency (collectors) and the tasks of a Celery workflow. The
-// SQL on journey_steps lives in journeys/store/ only; these are its reads for others.
+// The head of a queue as the journeys see it (collectors/rabbitmq/heads.ts): the oldest event
+// published towards it that no delivery from it has taken yet.
 import { ATTR, SEMCONV } from '@acktrail/conventions';
-import { MAX_STEPS } from './queries.js';
-import type { Reader } from './reads.js';
+import type { Reader } from './replica.js';
 
 /** A delivery this much before its publish (clocks of two services) still counts for it. */
 const CLOCK_SKEW_MS = 5_000;
@@ -61,37 +59,4 @@ export async function queueHead(
   ]);
   const row = res.rows[0];
   return row ? { publishedS: row.published, eventId: row.event_id } : null;
-}
-
-/** The trace of each event's latest step, for the events that have any. */
-export async function latestTraces(
-  reader: Reader,
-  eventIds: readonly string[],
-): Promise<Map<string, string>> {
-  if (eventIds.length === 0) return new Map();
-  const res = await reader.query<{ event_id: string; trace_id: string }>(
-    `SELECT DISTINCT ON (event_id) event_id, trace_id FROM journey_steps
-      WHERE event_id = ANY($1) ORDER BY event_id, time DESC`,
-    [[...new Set(eventIds)]],
-  );
-  return new Map(res.rows.map((r) => [r.event_id, r.trace_id]));
-}
-
-/** The steps of one aggregate (its type and id), in time order, at most MAX_STEPS. */
-export async function aggregateSteps(
-  reader: Reader,
-  aggregateType: string,
-  aggregateId: string,
-): Promise<{ eventId: string; stage: string; attrs: Record<string, unknown> }[]> {
-  const res = await reader.query<{
-    event_id: string;
-    stage: string;
-    attrs: Record<string, unknown>;
-  }>(
-    `SELECT event_id, stage, attrs FROM journey_steps
-      WHERE aggregate_id = $1 AND aggregate_type = $2
-      ORDER BY time LIMIT ${MAX_STEPS}`,
-    [aggregateId, aggregateType],
-  );
-  return res.rows.map((r) => ({ eventId: r.event_id, stage: r.stage, attrs: r.attrs }));
 }

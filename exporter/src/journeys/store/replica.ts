@@ -44,7 +44,7 @@ const LAG_SQL = `SELECT pg_is_in_recovery() AS standby,
   CASE WHEN NOT pg_is_in_recovery() OR pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
        ELSE extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8 END AS lag`;
 
-export class StoreReads implements Reader {
+export class ReplicaReads implements Reader {
   private state: ReplicaStatus;
   private readonly reads: Counter<'pool'>;
   private readonly lag: Gauge;

@@ -1,10 +1,12 @@
-// Reads of the journey store for the API: one event's steps, and lists of events by aggregate or
-// anomaly with keyset pagination on (last step time, event_id).
+// The reads of stored steps: one event's steps (by event id, trace or message id), lists of events
+// by aggregate or anomaly with keyset pagination on (last step time, event_id), and for the parts
+// beside the API the latest trace of events (exemplars) and an aggregate's steps (Celery's
+// workflows). The writes are step-store.ts's; where reads go, replica.ts's.
 import { ATTR, SEMCONV, type AttributeValue } from '@acktrail/conventions';
 import type { VersionedDelivery } from '../model/ordering.js';
 import { STEP_ATTR, type Stage, type StoredRow } from '../model/steps.js';
 import { eventDays } from './event-days.js';
-import type { Reader } from './reads.js';
+import type { Reader } from './replica.js';
 
 export interface EventSummary {
   eventId: string;
@@ -31,7 +33,7 @@ export interface Cursor {
 
 export const MAX_STEPS = 2000;
 
-export class StepQueries {
+export class StepReads {
   constructor(private readonly pool: Reader) {}
 
   /**
@@ -217,4 +219,37 @@ export class StepQueries {
       ]),
     );
   }
+}
+
+/** The trace of each event's latest step, for the events that have any. */
+export async function latestTraces(
+  reader: Reader,
+  eventIds: readonly string[],
+): Promise<Map<string, string>> {
+  if (eventIds.length === 0) return new Map();
+  const res = await reader.query<{ event_id: string; trace_id: string }>(
+    `SELECT DISTINCT ON (event_id) event_id, trace_id FROM journey_steps
+      WHERE event_id = ANY($1) ORDER BY event_id, time DESC`,
+    [[...new Set(eventIds)]],
+  );
+  return new Map(res.rows.map((r) => [r.event_id, r.trace_id]));
+}
+
+/** The steps of one aggregate (its type and id), in time order, at most MAX_STEPS. */
+export async function aggregateSteps(
+  reader: Reader,
+  aggregateType: string,
+  aggregateId: string,
+): Promise<{ eventId: string; stage: string; attrs: Record<string, unknown> }[]> {
+  const res = await reader.query<{
+    event_id: string;
+    stage: string;
+    attrs: Record<string, unknown>;
+  }>(
+    `SELECT event_id, stage, attrs FROM journey_steps
+      WHERE aggregate_id = $1 AND aggregate_type = $2
+      ORDER BY time LIMIT ${MAX_STEPS}`,
+    [aggregateId, aggregateType],
+  );
+  return res.rows.map((r) => ({ eventId: r.event_id, stage: r.stage, attrs: r.attrs }));
 }
