@@ -69,6 +69,10 @@ export interface ValidatedConfig extends FileConfig {
   logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
   /** Whether the process starts itself again with acktrail's V8 and allocator settings (runtime/flags.ts). */
   runtimeFlags: boolean;
+  /** Whether the threads that can wait run below the event loop (runtime/threads.ts). */
+  lowerThreads: boolean;
+  /** Whether refused bodies are thrown away by Node's HTTP parser (receiver/discard.ts). */
+  parserDiscard: boolean;
   /** The pipeline's database, read with a read-only role; null turns the SQL collectors off. */
   databaseUrl: string | null;
   /** The journey store (read-write); defaults to databaseUrl. null turns journeys off. */
@@ -121,6 +125,29 @@ function readFileConfig(path: string): unknown {
   }
 }
 
+/** The file's rules across keys, each naming the key at fault. */
+const checkedFileSchema = fileSchema.superRefine((c, ctx) => {
+  const aggregates = c.confirmations?.aggregates;
+  if (aggregates?.status && aggregates.pendingValue === undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['confirmations', 'aggregates', 'pendingValue'],
+      message: 'needed with status: the status value of an aggregate still waiting',
+    });
+  if (c.journeys.maxInflightBytes * 4 > c.memory.budgetBytes)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['journeys', 'maxInflightBytes'],
+      message: `must be at most a quarter of memory.budgetBytes (${c.memory.budgetBytes}): bodies in flight are parsed into about 2.5 times their size`,
+    });
+  if (c.notifications && !c.notifications.query && !c.confirmations?.aggregates.status)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['notifications'],
+      message: 'needs notifications.query, or confirmations.aggregates.status to count',
+    });
+});
+
 /** Validates the environment and the optional config file. Throws ConfigError naming each bad key. */
 export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedConfig {
   const env = withSecretFiles(given);
@@ -130,29 +157,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
   const e = envSchema.safeParse(known);
   if (!e.success) throw new ConfigError(describe(e.error, 'the environment'));
   const file = e.data.ACKTRAIL_CONFIG ?? null;
-  const f = fileSchema
-    .superRefine((c, ctx) => {
-      const aggregates = c.confirmations?.aggregates;
-      if (aggregates?.status && aggregates.pendingValue === undefined)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['confirmations', 'aggregates', 'pendingValue'],
-          message: 'needed with status: the status value of an aggregate still waiting',
-        });
-      if (c.journeys.maxInflightBytes * 4 > c.memory.budgetBytes)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['journeys', 'maxInflightBytes'],
-          message: `must be at most a quarter of memory.budgetBytes (${c.memory.budgetBytes}): bodies in flight are parsed into about 2.5 times their size`,
-        });
-      if (c.notifications && !c.notifications.query && !c.confirmations?.aggregates.status)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['notifications'],
-          message: 'needs notifications.query, or confirmations.aggregates.status to count',
-        });
-    })
-    .safeParse(file ? readFileConfig(file) : {});
+  const f = checkedFileSchema.safeParse(file ? readFileConfig(file) : {});
   if (!f.success) throw new ConfigError(describe(f.error, file ?? 'defaults'));
   checkDistinctTokens(e.data, e.data.ACKTRAIL_INGEST_TOKEN ?? f.data.journeys.ingestToken);
   checkDistinctPorts(e.data);
@@ -220,6 +225,8 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
     keepAliveTimeoutMs: e.data.ACKTRAIL_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
     logLevel: e.data.LOG_LEVEL,
     runtimeFlags: e.data.ACKTRAIL_RUNTIME_FLAGS === 'on',
+    lowerThreads: e.data.ACKTRAIL_LOWER_THREADS === 'on',
+    parserDiscard: e.data.ACKTRAIL_PARSER_DISCARD === 'on',
     databaseUrl: e.data.DATABASE_URL ?? null,
     storeUrl: f.data.journeys.enabled
       ? (e.data.ACKTRAIL_DATABASE_URL ?? e.data.DATABASE_URL ?? null)

@@ -93,6 +93,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   const decoder = new BodyDecoder(
     config.journeys.decodeOffThreadBytes,
     config.journeys.maxBodyBytes,
+    config.lowerThreads,
   );
   const coverage = new Coverage(registry);
   const ingest = newIngest(config, src, shared, { decoder, coverage, accepting: () => accepting });
@@ -244,6 +245,7 @@ function newIngest(
       ...journeys,
       bodyIdleMs: journeys.bodyIdleTimeoutSeconds * 1000,
       bodyMs: journeys.bodyTimeoutSeconds * 1000,
+      discardInParser: config.parserDiscard,
     },
     retentionDays: journeys.retentionDays,
     ingestToken: journeys.ingestToken,

@@ -15,7 +15,7 @@ export async function serve(config: ValidatedConfig): Promise<void> {
   if (runtime.kind === 'as-started')
     log.warn({ reason: runtime.reason }, "running without acktrail's V8 and allocator settings");
   // Garbage collection beside the isolates can wait; the event loop's answers cannot (threads.ts).
-  lowerHelperThreads();
+  if (config.lowerThreads) lowerHelperThreads();
   process.on('unhandledRejection', (err) => {
     log.error({ err: coerceError(err).message }, 'unhandled rejection');
   });

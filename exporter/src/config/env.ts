@@ -55,6 +55,10 @@ export const envSchema = z.object({
   CELERY_BROKER_URL: celeryBrokerUrl.optional(),
   /** `on`: the exporter starts itself again, once, with the V8 and allocator settings it is measured with (docs/metrics.md, "Running"); `off`: it runs as it was started. */
   ACKTRAIL_RUNTIME_FLAGS: z.enum(['on', 'off']).default('on'),
+  /** `on`: V8's helper threads, the decoding workers and the ingest thread run 10 nice steps below the event loop (Linux; docs/operations.md); `off`: at the process's priority. */
+  ACKTRAIL_LOWER_THREADS: z.enum(['on', 'off']).default('on'),
+  /** `on`: a refused OTLP/HTTP body of a declared length is thrown away by Node's HTTP parser, none of it reaching JavaScript (docs/operations.md); `off`: it is read and dropped as 'data' events. */
+  ACKTRAIL_PARSER_DISCARD: z.enum(['on', 'off']).default('on'),
   /** pino's level for the exporter's JSON log lines on stdout. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

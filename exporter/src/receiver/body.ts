@@ -66,6 +66,14 @@ export interface Body {
   release(): void;
 }
 
+/** A body's bounds in time, and how a refused one is thrown away (discard.ts). */
+export interface BodyTimes {
+  idleMs: number;
+  totalMs: number;
+  /** Node's HTTP parser throws it away (the default); false: read as 'data' events. */
+  discardInParser?: boolean;
+}
+
 /**
  * Reads (and inflates) the body, charging every byte to the budget as it arrives. Throws
  * BodyError; on any error the budget taken is given back. A body idle for `idleMs` is destroyed
@@ -75,23 +83,12 @@ export async function readBody(
   req: IncomingMessage,
   budget: ByteBudget,
   maxBodyBytes: number,
-  { idleMs, totalMs }: { idleMs: number; totalMs: number },
+  { idleMs, totalMs, discardInParser = true }: BodyTimes,
   /** Called once the declared size is within the bounds, before the first byte is read. */
   beforeRead: () => void = () => undefined,
 ): Promise<Body> {
-  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  const inflate =
-    encoding === 'identity'
-      ? null
-      : (INFLATE as Partial<Record<string, (typeof INFLATE)[keyof typeof INFLATE]>>)[encoding];
-  if (inflate === undefined)
-    throw new BodyError(415, `content-encoding ${encoding} is not supported (gzip, deflate, br)`);
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (!Number.isSafeInteger(declared) || declared < 0)
-    throw new BodyError(400, 'content-length is not a number of bytes');
-  if (declared > maxBodyBytes)
-    throw new BodyError(413, `body larger than ${maxBodyBytes} bytes (after inflation)`);
-  if (declared > budget.max - budget.inUse) throw busy(budget);
+  const discard = { parser: discardInParser };
+  const { encoding, inflate } = checkHeaders(req, budget, maxBodyBytes);
   beforeRead();
 
   let held = 0;
@@ -164,12 +161,12 @@ export async function readBody(
   } catch (err) {
     budget.release(held);
     if (err instanceof BodyError) {
-      if (err.status !== 408) discardBody(req, discardLimit(maxBodyBytes), idleMs);
+      if (err.status !== 408) discardBody(req, discardLimit(maxBodyBytes), idleMs, discard);
       throw err;
     }
     const code = (err as { code?: string }).code ?? '';
     if (code.startsWith('Z_') || code.startsWith('ERR__')) {
-      discardBody(req, discardLimit(maxBodyBytes), idleMs);
+      discardBody(req, discardLimit(maxBodyBytes), idleMs, discard);
       throw new BodyError(400, `unreadable ${encoding} body: ${(err as Error).message}`);
     }
     // The client went away mid-body: nothing to answer, nothing was taken.
@@ -186,6 +183,24 @@ export async function readBody(
       budget.release(held);
     },
   };
+}
+
+/** What the headers say of the body, refused (BodyError) before a byte of it is read. */
+function checkHeaders(req: IncomingMessage, budget: ByteBudget, maxBodyBytes: number) {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  const inflate =
+    encoding === 'identity'
+      ? null
+      : (INFLATE as Partial<Record<string, (typeof INFLATE)[keyof typeof INFLATE]>>)[encoding];
+  if (inflate === undefined)
+    throw new BodyError(415, `content-encoding ${encoding} is not supported (gzip, deflate, br)`);
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (!Number.isSafeInteger(declared) || declared < 0)
+    throw new BodyError(400, 'content-length is not a number of bytes');
+  if (declared > maxBodyBytes)
+    throw new BodyError(413, `body larger than ${maxBodyBytes} bytes (after inflation)`);
+  if (declared > budget.max - budget.inUse) throw busy(budget);
+  return { encoding, inflate };
 }
 
 function busy(budget: ByteBudget): BodyError {

@@ -4,10 +4,16 @@
 import { convert, type Converted } from './convert.js';
 import type { Window } from './normalize.js';
 import { DecodeError } from './profiles/span.js';
+import { workerData } from 'node:worker_threads';
 import { lowerThisThread } from '../runtime/threads.js';
 
-// Decoding is background work: this thread runs below the event loop (threads.ts).
-lowerThisThread();
+export interface DecodeWorkerData {
+  lowerThreads: boolean;
+}
+
+// Decoding is background work: this thread runs below the event loop (threads.ts), unless the
+// configuration says otherwise (ACKTRAIL_LOWER_THREADS=off).
+if ((workerData as DecodeWorkerData).lowerThreads) lowerThisThread();
 
 export interface DecodeTask {
   format: 'json' | 'protobuf';

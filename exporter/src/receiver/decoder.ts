@@ -8,7 +8,7 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { convert, type Converted } from './convert.js';
-import type { DecodeOutcome, DecodeTask } from './decode-worker.js';
+import type { DecodeOutcome, DecodeTask, DecodeWorkerData } from './decode-worker.js';
 import type { Window } from './normalize.js';
 import { DecodeError } from './profiles/span.js';
 
@@ -40,10 +40,12 @@ export class BodyDecoder {
   /**
    * @param offThreadBytes bodies this large or larger are decoded in a worker.
    * @param maxBodyBytes the largest body, which sizes the worker's heap.
+   * @param lowerThreads the workers run below the event loop (runtime/threads.ts).
    */
   constructor(
     private readonly offThreadBytes: number,
     maxBodyBytes: number,
+    private readonly lowerThreads = true,
   ) {
     this.oldMb = workerOldMb(maxBodyBytes);
   }
@@ -83,6 +85,7 @@ export class BodyDecoder {
     }
     this.pool ??= new Piscina<DecodeTask, DecodeOutcome>({
       filename: WORKER.href,
+      workerData: { lowerThreads: this.lowerThreads } satisfies DecodeWorkerData,
       // One core stays for the event loop; the in-flight budget bounds the queue's bytes.
       maxThreads: Math.max(1, availableParallelism() - 1),
       minThreads: 1,

@@ -16,6 +16,8 @@ export interface IngestLimits {
   bodyIdleMs: number;
   /** A body not whole this long after its first byte was asked for is dropped (ms). */
   bodyMs: number;
+  /** A refused body of a declared length is thrown away by Node's HTTP parser (discard.ts). */
+  discardInParser: boolean;
 }
 
 /** Why nothing of a request was stored, and what the client should do. */

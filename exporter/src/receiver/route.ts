@@ -37,6 +37,17 @@ const closing = (req: Request, res: Response) =>
     (v ?? '').split(',').some((t) => t.trim().toLowerCase() === 'close'),
   );
 
+/** How a refused body is read and thrown away (discard.ts). */
+interface DiscardBounds {
+  discardBytes: number;
+  bodyIdleMs: number;
+  discardInParser: boolean;
+}
+
+const discardRest = (req: Request, b: DiscardBounds) => {
+  discardBody(req, b.discardBytes, b.bodyIdleMs, { parser: b.discardInParser });
+};
+
 /**
  * Sends the answer. A client that closes its connection after this answer (Python's urllib sends
  * `Connection: close`, and a refusal may say it too) may send its whole body before it reads
@@ -49,12 +60,12 @@ function replyAfterBody(
   res: Response,
   status: number,
   body: object,
-  bounds: { discardBytes: number; bodyIdleMs: number },
+  bounds: DiscardBounds,
 ) {
   // Answered before its 100 Continue: the body never comes, the connection cannot be reused.
   if (bodyHeldBack(req, res)) res.set('connection', 'close');
   else if (!req.complete && closing(req, res)) {
-    discardBody(req, bounds.discardBytes, bounds.bodyIdleMs);
+    discardRest(req, bounds);
     req.once('end', () => {
       send(req, res, status, body);
     });
@@ -77,15 +88,15 @@ function send(req: Request, res: Response, status: number, body: object) {
 
 export function receiverRouter(ingest: IngestGate): express.Router {
   const router = express.Router();
-  const { maxBodyBytes, bodyIdleMs } = ingest.limits;
-  const discardBytes = discardLimit(maxBodyBytes);
+  const { maxBodyBytes, bodyIdleMs, discardInParser } = ingest.limits;
+  const bounds = { discardBytes: discardLimit(maxBodyBytes), bodyIdleMs, discardInParser };
   const reply = (req: Request, res: Response, status: number, body: object) => {
-    replyAfterBody(req, res, status, body, { discardBytes, bodyIdleMs });
+    replyAfterBody(req, res, status, body, bounds);
   };
 
   /** Reads and drops a refused body, unless its client holds it back (Expect: 100-continue). */
   const drop = (req: Request, res: Response) => {
-    if (!bodyHeldBack(req, res)) discardBody(req, discardBytes, bodyIdleMs);
+    if (!bodyHeldBack(req, res)) discardRest(req, bounds);
   };
 
   /** Answers an outcome. A refusal reads and throws away the rest of the body (bounded), so
@@ -142,7 +153,7 @@ export function receiverRouter(ingest: IngestGate): express.Router {
     }
     let body;
     try {
-      const times = { idleMs: bodyIdleMs, totalMs: ingest.limits.bodyMs };
+      const times = { idleMs: bodyIdleMs, totalMs: ingest.limits.bodyMs, discardInParser };
       body = await readBody(req, ingest.budget, maxBodyBytes, times, () => {
         sendContinue(res);
       });

@@ -36,9 +36,11 @@ export function threadData(config: ValidatedConfig): ThreadData {
       maxSpansPerRequest: j.maxSpansPerRequest,
       bodyIdleMs: j.bodyIdleTimeoutSeconds * 1000,
       bodyMs: j.bodyTimeoutSeconds * 1000,
+      discardInParser: config.parserDiscard,
     },
     ingestToken: j.ingestToken,
     offThreadBytes: j.decodeOffThreadBytes,
+    lowerThreads: config.lowerThreads,
     retentionDays: j.retentionDays,
   };
 }

@@ -29,6 +29,8 @@ export interface ThreadData {
   limits: IngestLimits;
   ingestToken: string | null;
   offThreadBytes: number;
+  /** The thread and its decoding workers run below the event loop (runtime/threads.ts). */
+  lowerThreads: boolean;
   retentionDays: number;
 }
 

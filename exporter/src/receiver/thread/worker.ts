@@ -33,7 +33,7 @@ const post = (m: FromThread) => {
 };
 
 // Ingest waits for the exporter's loop: /healthz, /metrics and the API come first (threads.ts).
-lowerThisThread();
+if (data.lowerThreads) lowerThisThread();
 
 /** Requests to the exporter's loop, answered by id. */
 const waiting = new Map<number, (answer: unknown) => void>();
@@ -52,7 +52,11 @@ class ThreadIngest implements IngestGate {
   accepting = true;
   store: StoreState = 'starting';
   overMemory = false;
-  readonly decoder = new BodyDecoder(data.offThreadBytes, data.limits.maxBodyBytes);
+  readonly decoder = new BodyDecoder(
+    data.offThreadBytes,
+    data.limits.maxBodyBytes,
+    data.lowerThreads,
+  );
   private readonly expected = tokenDigest(data.ingestToken);
   private inflightTimer: NodeJS.Timeout | null = null;
 
