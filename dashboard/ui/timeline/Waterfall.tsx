@@ -15,6 +15,7 @@ import {
   YAxis,
   type BarShapeProps,
 } from 'recharts';
+import { ATTR, isPublish } from '@acktrail/conventions';
 import type { TimelineEntry } from '@/lib/types';
 import { compressedAxis } from '@/lib/waterfall';
 
@@ -34,13 +35,10 @@ const COLOURS = {
   pipeline: '#6e7781',
 };
 
-/** A first publish of the message (@acktrail/conventions' PUBLISH_STAGES); a retry is not one. */
-const isPublish = (stage: string) => stage === 'outbox.publish' || stage === 'publish';
-
 function colourOf(e: TimelineEntry, publishIndex: number): string {
   if (e.source === 'pipeline') return COLOURS.pipeline;
-  if (e.attributes['acktrail.delivery.redelivered'] === true) return COLOURS.redelivered;
-  if (Number(e.attributes['acktrail.delivery.attempt'] ?? 1) > 1 || e.stage === 'retry.publish')
+  if (e.attributes[ATTR.redelivered] === true) return COLOURS.redelivered;
+  if (Number(e.attributes[ATTR.attempt] ?? 1) > 1 || e.stage === 'retry.publish')
     return COLOURS.retry;
   if (isPublish(e.stage) && publishIndex > 0) return COLOURS.duplicate;
   return COLOURS.normal;
