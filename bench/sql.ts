@@ -11,7 +11,7 @@ import { loadConfig } from '../exporter/src/config.js';
 import { createReadOnlyPool } from '../exporter/src/db/pool.js';
 import { OutboxCollector } from '../exporter/src/collectors/sql/outbox.js';
 import { ConfirmationsCollector } from '../exporter/src/collectors/sql/confirmations.js';
-import { NotificationsCollector } from '../exporter/src/collectors/sql/notifications.js';
+import { AggregatesCollector } from '../exporter/src/collectors/sql/aggregates.js';
 import type { Collector } from '../exporter/src/collectors/runner/collector.js';
 import { fmt, quantile } from './lib.js';
 import { target } from './figures.js';
@@ -108,9 +108,9 @@ export async function runSqlBench(rounds: number): Promise<void> {
   const registry = new Registry();
   const outbox = new OutboxCollector(pool, config.outbox!, lateness, registry);
   const confirmations = new ConfirmationsCollector(pool, config.confirmations!, lateness, registry);
-  const notifications = new NotificationsCollector(
+  const aggregates = new AggregatesCollector(
     pool,
-    config.notifications!,
+    config.aggregateCounts!,
     config.confirmations!.aggregates,
     registry,
   );
@@ -118,7 +118,7 @@ export async function runSqlBench(rounds: number): Promise<void> {
     outbox: [] as number[],
     confirmations: [] as number[],
     outboxNoIndex: [] as number[],
-    notifications: [] as number[],
+    aggregates: [] as number[],
   };
   try {
     await timeRuns(outbox, 3); // first runs initialise the watermarks and warm the cache
@@ -133,7 +133,7 @@ export async function runSqlBench(rounds: number): Promise<void> {
       );
       samples.outbox.push(...(await timeRuns(outbox, 100)));
       samples.confirmations.push(...(await timeRuns(confirmations, 100)));
-      samples.notifications.push(...(await timeRuns(notifications, 1)));
+      samples.aggregates.push(...(await timeRuns(aggregates, 1)));
       await db.query('DROP INDEX outbox_events_unpublished_idx');
       samples.outboxNoIndex.push(...(await timeRuns(outbox, 5)));
       await db.query(
@@ -161,7 +161,7 @@ export async function runSqlBench(rounds: number): Promise<void> {
     console.log(line('outbox collector', samples.outbox));
     console.log(line('confirmations collector', samples.confirmations));
     console.log(line('outbox, no partial index', samples.outboxNoIndex));
-    console.log(line('notifications (background, full)', samples.notifications));
+    console.log(line('aggregates (background, full)', samples.aggregates));
     console.log(
       `ratio outbox without / with the partial index: ${fmt(quantile(samples.outboxNoIndex, 0.5) / quantile(samples.outbox, 0.5), 0)}x`,
     );

@@ -27,7 +27,7 @@ before(async () => {
     { DATABASE_URL: role.url, ACKTRAIL_API_TOKEN: TOKEN },
     ordersConfig({
       rabbitmq: { vhosts: [p.vhost.name], statsIntervalSeconds: 1, statusWindowSeconds: 5 },
-      notifications: { minIntervalSeconds: 0.001 },
+      aggregateCounts: { minIntervalSeconds: 0.001 },
     }),
   );
   await p.start('provider');

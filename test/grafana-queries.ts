@@ -10,13 +10,17 @@ interface Panel {
   targets?: { expr: string }[];
 }
 
+interface Templating {
+  list: { name: string; type: string; current?: { value?: unknown } }[];
+}
+
 /** The dashboards' file names. */
 export const dashboardFiles = () => dashboards().map(([f]) => f);
 
 /**
  * Every panel query of the dashboards in `files`, generated with `params`; `values` fills the
  * variables (the group labels, `job` and `instance` match everything unless given,
- * `$__rate_interval` is 1m).
+ * `$__rate_interval` is 1m, a textbox variable is its default).
  */
 export function panelQueries(
   files: readonly string[],
@@ -32,11 +36,20 @@ export function panelQueries(
   return dashboards(params)
     .filter(([f]) => files.includes(f))
     .flatMap(([, json]) => {
-      const d = JSON.parse(json) as { uid: string; panels: Panel[] };
+      const d = JSON.parse(json) as { uid: string; panels: Panel[]; templating?: Templating };
+      // A textbox variable (a value the user types, such as a status word) has its default.
+      const typed = Object.fromEntries(
+        (d.templating?.list ?? []).flatMap((v) =>
+          v.type === 'textbox' && typeof v.current?.value === 'string'
+            ? [[v.name, v.current.value]]
+            : [],
+        ),
+      );
+      const filled = { ...typed, ...all };
       return d.panels.flatMap((panel) =>
         (panel.targets ?? []).map(({ expr }) => ({
           where: `${d.uid} panel ${panel.id} (${panel.title})`,
-          query: expr.replace(/\$(\w+)/g, (_, name: string) => all[name] ?? `$${name}`),
+          query: expr.replace(/\$(\w+)/g, (_, name: string) => filled[name] ?? `$${name}`),
         })),
       );
     });

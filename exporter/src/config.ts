@@ -140,11 +140,11 @@ const checkedFileSchema = fileSchema.superRefine((c, ctx) => {
       path: ['journeys', 'maxInflightBytes'],
       message: `must be at most a quarter of memory.budgetBytes (${c.memory.budgetBytes}): bodies in flight are parsed into about 2.5 times their size`,
     });
-  if (c.notifications && !c.notifications.query && !c.confirmations?.aggregates.status)
+  if (c.aggregateCounts && !c.aggregateCounts.query && !c.confirmations?.aggregates.status)
     ctx.addIssue({
       code: 'custom',
-      path: ['notifications'],
-      message: 'needs notifications.query, or confirmations.aggregates.status to count',
+      path: ['aggregateCounts'],
+      message: 'needs aggregateCounts.query, or confirmations.aggregates.status to count',
     });
 });
 

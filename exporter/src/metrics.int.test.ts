@@ -81,7 +81,7 @@ test('promtool check metrics passes and the contract families are all exposed', 
       { DATABASE_URL: role.url },
       ordersConfig({
         rabbitmq: { vhosts: ['/', vhost.name] },
-        notifications: { minIntervalSeconds: 0.001 },
+        aggregateCounts: { minIntervalSeconds: 0.001 },
       }),
     );
     try {

@@ -177,7 +177,7 @@ function sources(config: ValidatedConfig, shared: Shared): Sources {
     : null;
   if (!pools)
     log.warn(
-      'DATABASE_URL is not set: the outbox, confirmations, notifications and provider collectors are off',
+      'DATABASE_URL is not set: the outbox, confirmations, aggregates and provider collectors are off',
     );
   const store = config.storeUrl ? journeyStore(config, health, log, registry) : null;
   if (!store)

@@ -4,7 +4,7 @@ import type { ValidatedConfig } from '../config.js';
 import type { ReadOnlyPools } from '../db/pool.js';
 import type { Collector } from './runner/collector.js';
 import { ConfirmationsCollector } from './sql/confirmations.js';
-import { NotificationsCollector } from './sql/notifications.js';
+import { AggregatesCollector } from './sql/aggregates.js';
 import { OutboxCollector } from './sql/outbox.js';
 import { ProviderCollector } from './sql/provider.js';
 import { QueueHeadsCollector } from './rabbitmq/heads.js';
@@ -64,7 +64,7 @@ export function createCollectors(
       );
   }
   if (pools) {
-    const { outbox, confirmations, notifications, provider } = config;
+    const { outbox, confirmations, aggregateCounts, provider } = config;
     const lateness = config.watermarkLatenessSeconds * 1000;
     if (outbox) collectors.push(new OutboxCollector(pool(outbox), outbox, lateness, registry));
     if (confirmations)
@@ -77,11 +77,11 @@ export function createCollectors(
           journeys && exemplars ? { reads: journeys, exemplars } : null,
         ),
       );
-    if (notifications)
+    if (aggregateCounts)
       collectors.push(
-        new NotificationsCollector(
-          pool(notifications),
-          notifications,
+        new AggregatesCollector(
+          pool(aggregateCounts),
+          aggregateCounts,
           confirmations?.aggregates,
           registry,
         ),

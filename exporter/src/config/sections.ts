@@ -142,7 +142,7 @@ const confirmations = z.strictObject({
   timeoutSeconds: seconds(2),
 });
 
-const notifications = z.strictObject({
+const aggregateCounts = z.strictObject({
   /** Counting every aggregate is a full scan: at most this often, in the background. */
   minIntervalSeconds: seconds(60),
   /**
@@ -183,7 +183,7 @@ export const fileSchema = z.strictObject({
   rabbitmq: rabbitmq.default(rabbitmq.parse({})),
   outbox: outbox.optional(),
   confirmations: confirmations.optional(),
-  notifications: notifications.optional(),
+  aggregateCounts: aggregateCounts.optional(),
   provider: provider.optional(),
   /**
    * Incremental collectors re-read this many seconds behind their watermark, so that a row

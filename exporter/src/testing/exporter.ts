@@ -148,14 +148,14 @@ export function exampleConfig(name: 'orders' | 'payments', over: Json = {}): Jso
   const file = parseYaml(
     readFileSync(join(REPO_ROOT, `examples/${name}/acktrail.yaml`), 'utf8'),
   ) as Json;
-  const { outbox, confirmations, provider, journeys, notifications } = file;
+  const { outbox, confirmations, provider, journeys, aggregateCounts } = file;
   // The reference pipeline's notification gauge, without the demo's interval.
   const sections = {
     outbox,
     confirmations,
     provider,
     journeys,
-    notifications: notifications && {},
+    aggregateCounts: aggregateCounts && {},
   };
   const tables = Object.fromEntries(Object.entries(sections).filter(([, v]) => v !== undefined));
   return merge(tables, over);

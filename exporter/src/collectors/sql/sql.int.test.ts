@@ -24,7 +24,7 @@ after(async () => {
 
 const noBroker = ordersConfig({
   rabbitmq: { enabled: false },
-  notifications: { minIntervalSeconds: 0.001 },
+  aggregateCounts: { minIntervalSeconds: 0.001 },
   // A collection that outruns its timeout counts nothing (the next one counts). Counting 100,000
   // rows of one timestamp took longer than the default 2 s in CI runs on a loaded machine, every
   // scrape for a minute: these tests are about what is counted, not how fast.
@@ -144,7 +144,7 @@ describe('the published counter never stalls', () => {
   });
 });
 
-describe('confirmations, provider and notifications', () => {
+describe('confirmations, provider and aggregate counts', () => {
   let exporter: TestExporter;
   let before0: number;
   before(async () => {
@@ -273,7 +273,7 @@ describe('faults', () => {
     );
     try {
       const s = await exporter.scrape();
-      for (const c of ['outbox', 'confirmations', 'notifications', 'provider'])
+      for (const c of ['outbox', 'confirmations', 'aggregates', 'provider'])
         assert.equal(s.success(c), 0, c);
       assert.equal(s.value('acktrail_build_info'), 1);
       assert.deepEqual(s.samples('acktrail_outbox_unpublished_events'), []);

@@ -1,15 +1,15 @@
 // Counts of aggregates by the status of their event's work (the reference pipeline's: pending /
 // sent / failed). Counting every aggregate is a full scan, so this collector refreshes at most
 // every minIntervalSeconds, in the background, and its data age is exposed as
-// acktrail_collector_data_age_seconds{collector="notifications"}.
+// acktrail_collector_data_age_seconds{collector="aggregates"}.
 import { Gauge, type Registry } from 'prom-client';
 import type { ValidatedConfig } from '../../config.js';
 import { ident, type Pool } from '../../db/pool.js';
 import type { Collector } from '../runner/collector.js';
 import { BoundedLabel } from '../../labels.js';
 
-export class NotificationsCollector implements Collector {
-  readonly name = 'notifications';
+export class AggregatesCollector implements Collector {
+  readonly name = 'aggregates';
   readonly timeoutMs: number;
   readonly minIntervalMs: number;
   private readonly gauge: Gauge;
@@ -23,7 +23,7 @@ export class NotificationsCollector implements Collector {
    */
   constructor(
     private readonly pool: Pool,
-    n: NonNullable<ValidatedConfig['notifications']>,
+    n: NonNullable<ValidatedConfig['aggregateCounts']>,
     aggregates: { table: string; status?: string | undefined } | undefined,
     registry: Registry,
   ) {
