@@ -32,8 +32,8 @@ export const discardLimit = (maxBodyBytes: number): number => 4 * maxBodyBytes;
 
 /**
  * Reads the rest of a refused body and throws it away; past `maxBytes`, or `idleMs` without a byte,
- * the connection is closed. `parser: false` reads it as 'data' events whatever the body (for the
- * benchmark that compares the two ways).
+ * the connection is closed. `parser: false` (ACKTRAIL_PARSER_DISCARD=off) reads it as 'data'
+ * events whatever the body.
  */
 export function discardBody(
   req: IncomingMessage,
