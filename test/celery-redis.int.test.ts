@@ -423,3 +423,45 @@ test("through a Redis Sentinel: sentinel:// with the master's name, as Celery ha
     await once(sentinel, 'exit');
   }
 });
+
+test('stopped while it takes the lease: stop waits for that, and nothing subscribes after', async () => {
+  // A database of its own: the file's exporter holds connections on db 0.
+  const DB = 5;
+  const clientsOfDb = async () =>
+    String(await client.client('LIST'))
+      .split('\n')
+      .filter((l) => / name=acktrail-/.test(l) && l.includes(` db=${DB} `));
+  // Writes paused, the exporter's lease (a script that SETs) waits in Redis, not in acktrail.
+  await client.client('PAUSE', 60_000, 'WRITE');
+  let e: TestExporter | null = null;
+  try {
+    e = await TestExporter.start(
+      { ACKTRAIL_API_TOKEN: TOKEN },
+      {
+        rabbitmq: { enabled: false },
+        journeys: { enabled: false },
+        celery: {
+          enabled: true,
+          url: `redis://127.0.0.1:${PORT}/${DB}`,
+          redis: { leaseSeconds: 3 },
+        },
+      },
+    );
+    await waitFor('its lease script blocked by the pause', async () =>
+      (await clientsOfDb()).some((l) => / flags=b .* cmd=eval /.test(l)),
+    );
+    const closing = e.close();
+    await client.client('UNPAUSE');
+    await closing;
+  } finally {
+    await client.client('UNPAUSE');
+    await e?.close();
+  }
+  // The lease came back after the exporter stopped: had it acted on it, an events connection
+  // would be here now, reconnecting for ever.
+  await waitFor(
+    'none of the stopped exporter connections left',
+    async () => (await clientsOfDb()).length === 0,
+  );
+  assert.equal(subscribed(e), 0, 'it subscribed after it was stopped');
+});

@@ -17,12 +17,12 @@ import type { Step } from '../journeys/model/steps.js';
 import { PausableConsumer } from '../broker/consumer.js';
 import type { MemoryBudget } from '../runtime/memory.js';
 import {
-  Loops,
   PART,
   type CeleryIntake,
   type CelerySettings,
   type CeleryTransport,
 } from './intake.js';
+import { Loops } from './loops.js';
 
 export const FLUSH_STEPS = 5000;
 export const FLUSH_MS = 50;
@@ -270,9 +270,11 @@ export class CeleryAmqpConsumer implements CeleryTransport {
     if (this.closed) return;
     this.closed = true;
     this.unwatch();
-    this.loops.stop();
+    // Waited for last: closing the connection ends a probe that the broker does not answer.
+    const runs = this.loops.stop();
     this.batches.close();
     await this.batches.flush();
     await this.conn?.close().catch(() => undefined);
+    await runs;
   }
 }

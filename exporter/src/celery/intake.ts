@@ -16,21 +16,6 @@ const DAY_S = 86_400;
 
 export type CelerySettings = ValidatedConfig['celery'];
 
-/** A transport's background loops: each runs every few seconds, all stop at close. */
-export class Loops {
-  private readonly timers: NodeJS.Timeout[] = [];
-
-  every(ms: number, run: () => Promise<void>): void {
-    const timer = setInterval(() => void run(), ms);
-    timer.unref();
-    this.timers.push(timer);
-  }
-
-  stop(): void {
-    for (const t of this.timers) clearInterval(t);
-  }
-}
-
 /** A Celery event transport: a part of the exporter, named and reported in Health as PART. */
 export type CeleryTransport = Part;
 

@@ -21,12 +21,12 @@ import type { Step } from '../journeys/model/steps.js';
 import { BatchWriter } from '../batching/batch-writer.js';
 import { FLUSH_MS, FLUSH_STEPS, QUEUE_LENGTH_EVERY_MS } from './amqp.js';
 import {
-  Loops,
   PART,
   type CeleryIntake,
   type CelerySettings,
   type CeleryTransport,
 } from './intake.js';
+import { Loops } from './loops.js';
 import { releaseLease, takeLease } from './redis-lease.js';
 import {
   envelope,
@@ -123,7 +123,7 @@ export class CeleryRedisConsumer implements CeleryTransport {
     this.loops.every(QUEUE_LENGTH_EVERY_MS, () => this.measureQueues());
     if (this.settings.enableEventsIntervalSeconds > 0)
       this.loops.every(this.settings.enableEventsIntervalSeconds * 1000, () => this.enableEvents());
-    void this.elect(leaseMs);
+    this.loops.now(() => this.elect(leaseMs));
   }
 
   /** `celery control enable_events`, as kombu's broadcast sends it over Redis (a PUBLISH). */
@@ -151,10 +151,12 @@ export class CeleryRedisConsumer implements CeleryTransport {
   /** Takes or renews the subscriber's lease; subscribes while holding it, stops when lost. */
   private async elect(leaseMs: number): Promise<void> {
     const cmd = this.cmd;
-    if (!cmd || this.closed || cmd.status !== 'ready') return;
+    if (!cmd || cmd.status !== 'ready') return;
     try {
       const key = this.settings.redis.leaseKey;
       const taken = await takeLease(cmd, key, this.token, leaseMs);
+      // Stopped while the lease was asked for (no run starts after stop, one can be under way).
+      if (this.closed) return;
       if (taken === 'from a squatter')
         this.reports.error(
           PART,
@@ -270,7 +272,8 @@ export class CeleryRedisConsumer implements CeleryTransport {
   async stop(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.loops.stop();
+    // A run under way (a lease taken, a subscription begun) ends before the connections close.
+    await this.loops.stop();
     // What waits is written once more below; a write that fails now is not retried.
     this.batches.close();
     await this.subscribing;
