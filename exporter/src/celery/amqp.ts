@@ -270,7 +270,7 @@ export class CeleryAmqpConsumer implements CeleryTransport {
     if (this.closed) return;
     this.closed = true;
     this.unwatch();
-    // Waited for last: closing the connection ends a probe that the broker does not answer.
+    // Waited for last: a probe under way ends, at the latest, when the connection has closed.
     const runs = this.loops.stop();
     this.batches.close();
     await this.batches.flush();
