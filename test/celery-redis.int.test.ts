@@ -424,7 +424,7 @@ test("through a Redis Sentinel: sentinel:// with the master's name, as Celery ha
   }
 });
 
-test('stopped while it takes the lease: stop waits for that, and nothing subscribes after', async () => {
+test('stopped while it takes the lease: nothing subscribes after, no connection is left', async () => {
   // A database of its own: the file's exporter holds connections on db 0.
   const DB = 5;
   const clientsOfDb = async () =>
