@@ -16,12 +16,7 @@ import { errorMessage } from '../log.js';
 import type { Step } from '../journeys/model/steps.js';
 import { PausableConsumer } from '../broker/consumer.js';
 import type { MemoryBudget } from '../runtime/memory.js';
-import {
-  PART,
-  type CeleryIntake,
-  type CelerySettings,
-  type CeleryTransport,
-} from './intake.js';
+import { PART, type CeleryIntake, type CelerySettings, type CeleryTransport } from './intake.js';
 import { Loops } from './loops.js';
 
 export const FLUSH_STEPS = 5000;

@@ -20,12 +20,7 @@ import { errorMessage } from '../log.js';
 import type { Step } from '../journeys/model/steps.js';
 import { BatchWriter } from '../batching/batch-writer.js';
 import { FLUSH_MS, FLUSH_STEPS, QUEUE_LENGTH_EVERY_MS } from './amqp.js';
-import {
-  PART,
-  type CeleryIntake,
-  type CelerySettings,
-  type CeleryTransport,
-} from './intake.js';
+import { PART, type CeleryIntake, type CelerySettings, type CeleryTransport } from './intake.js';
 import { Loops } from './loops.js';
 import { releaseLease, takeLease } from './redis-lease.js';
 import {
