@@ -207,8 +207,9 @@ test('more too-large messages than the prefetch: each is set aside (a confirmed 
       for (const c of copies) {
         const headers = c.properties.headers!;
         assert.equal(headers['x-acktrail-set-aside-from'], DLQ);
-        assert.equal(headers['x-app-note'], 'kept');
-        assert.equal((headers['x-death'] as { queue: string }[])[0]!.queue, 'jobs.work');
+        const own = headers['x-acktrail-set-aside-headers'] as Record<string, unknown>;
+        assert.equal(own['x-app-note'], 'kept');
+        assert.equal((own['x-death'] as { queue: string }[])[0]!.queue, 'jobs.work');
         assert.ok(c.content.length > 10_000);
       }
       ch.ackAll();
@@ -220,6 +221,72 @@ test('more too-large messages than the prefetch: each is set aside (a confirmed 
     assert.equal(scrape.value('acktrail_dead_letters_too_large', { queue: DLQ }), 0);
   } finally {
     await exporter.close();
+  }
+});
+
+test('a too-large dead letter naming other queues (CC, BCC) is set aside to its queue alone, by a user that may not write the default exchange', async () => {
+  // The documented permissions (docs/dead-letters.md): configure and write on the set-aside name
+  // only, read on the dead-letter queues and the set-aside exchange; nothing on amq.default.
+  const v = encodeURIComponent(vhost.name);
+  const user = `parker-${vhost.name}`;
+  const aside = 'acktrail.dead-letters.set-aside';
+  const victim = 'jobs.victim';
+  await management(`/users/${encodeURIComponent(user)}`, {
+    method: 'PUT',
+    body: JSON.stringify({ password: 'parker-password', tags: '' }),
+  });
+  await management(`/permissions/${v}/${encodeURIComponent(user)}`, {
+    method: 'PUT',
+    body: JSON.stringify({
+      configure: '^acktrail\\.dead-letters\\.set-aside$',
+      write: '^acktrail\\.dead-letters\\.set-aside$',
+      read: '^(jobs\\.dlq|jobs\\.late\\.dlq|acktrail\\.dead-letters\\.set-aside)$',
+    }),
+  });
+  const asParker = new URL(vhost.url);
+  asParker.username = encodeURIComponent(user);
+  asParker.password = 'parker-password';
+  const conn = await amqp.connect(vhost.url);
+  const ch = await conn.createConfirmChannel();
+  await ch.assertQueue(victim, { durable: true });
+  const exporter = await inProcess(
+    env(),
+    config({ url: asParker.toString(), maxMessageBytes: 4096 }),
+  );
+  try {
+    // Written to the dead-letter exchange directly, as an app user that may write it can: there
+    // the CC routes nowhere (jobs.dlx is a fanout bound to the DLQ alone), on the default
+    // exchange it would reach the victim by name.
+    const headers = { CC: [victim], BCC: [victim], cc: [victim], 'x-app-note': 'kept' };
+    ch.publish('jobs.dlx', '', Buffer.alloc(10_000, 'x'), {
+      messageId: 'forged-cc',
+      persistent: true,
+      headers,
+    });
+    await ch.waitForConfirms();
+    await statesReach('forged-cc', { set_aside: 1 });
+    // The copy was confirmed before the row was marked: the broker had routed it by then.
+    assert.equal((await ch.checkQueue(victim)).messageCount, 0, 'nothing reached the victim');
+    const copies: amqp.GetMessage[] = [];
+    for (let m = await ch.get(aside, { noAck: true }); m; m = await ch.get(aside, { noAck: true }))
+      if (m.properties.messageId === 'forged-cc') copies.push(m);
+    assert.equal(copies.length, 1, 'one copy in the set-aside queue');
+    const copy = copies[0]!;
+    const top = copy.properties.headers!;
+    assert.deepEqual(Object.keys(top).sort(), [
+      'x-acktrail-set-aside-from',
+      'x-acktrail-set-aside-headers',
+      'x-acktrail-set-aside-id',
+    ]);
+    // The broker drops BCC on delivery: the DLQ's copy, and so the set-aside one, has the rest.
+    const own = top['x-acktrail-set-aside-headers'] as Record<string, unknown>;
+    assert.deepEqual(own.CC, [victim]);
+    assert.deepEqual(own.cc, [victim]);
+    assert.equal(own['x-app-note'], 'kept');
+  } finally {
+    await exporter.close();
+    await conn.close();
+    await management(`/users/${encodeURIComponent(user)}`, { method: 'DELETE' });
   }
 });
 

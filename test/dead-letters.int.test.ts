@@ -66,7 +66,7 @@ before(async () => {
     method: 'PUT',
     body: JSON.stringify({
       configure: '^$',
-      write: '^(orders\\.events|amq\\.default)$',
+      write: '^orders\\.events$',
       read: '^orders\\.confirmations\\.dlq$',
     }),
   });

@@ -32,8 +32,10 @@ export const deadLetters = z.strictObject({
     .default(256 * 1024),
   /**
    * Where a message over maxMessageBytes goes (published with confirms, then acked, so it never
-   * stops its queue's parking): this queue, declared durable by acktrail when missing. null: held
-   * unacknowledged in its own queue, as before 0.1 (each takes a prefetch slot for good).
+   * stops its queue's parking): this queue, through the direct exchange of the same name bound to
+   * it alone, both declared durable by acktrail when missing; its own headers ride in one nested
+   * header, so that none routes it elsewhere. null: held unacknowledged in its own queue, as before
+   * 0.1 (each takes a prefetch slot for good).
    */
   setAsideQueue: z.string().min(1).max(255).nullable().default('acktrail.dead-letters.set-aside'),
   /** Parked messages, and the audit log, are deleted this many days after they were parked. */

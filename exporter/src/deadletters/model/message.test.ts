@@ -1,7 +1,7 @@
 // What a dead letter says about its failure, from AMQP facts only.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { deathsOf, normaliseReason, reasonOf, replayTargetOf } from './message.js';
+import { deathsOf, isRoutingHeader, normaliseReason, reasonOf, replayTargetOf } from './message.js';
 import { seal, unseal, keyId } from './seal.js';
 import { randomBytes } from 'node:crypto';
 import { scrub } from '../../journeys/model/scrub.js';
@@ -101,4 +101,11 @@ test('sealed bodies open only with the same key and queue, and are not stored in
   assert.throws(() => unseal(key, tampered, '/:jobs.dlq'));
   assert.notEqual(seal(key, body, 'q').toString('hex'), seal(key, body, 'q').toString('hex'));
   assert.equal(keyId(key).length, 16);
+});
+
+test('routing headers: CC and BCC whatever their case, and nothing else', () => {
+  for (const h of ['CC', 'BCC', 'cc', 'bcc', 'Cc', 'bCc'])
+    assert.equal(isRoutingHeader(h), true, h);
+  for (const h of ['x-cc', 'cc ', 'CCC', 'x-death', 'traceparent', ''])
+    assert.equal(isRoutingHeader(h), false, h);
 });

@@ -130,6 +130,17 @@ export const REPLAY_HEADERS = {
   at: 'x-acktrail-replayed-at',
 } as const;
 
+/**
+ * Headers that add routes to a publish: RabbitMQ's sender-selected distribution also delivers to
+ * the queues that the `CC` and `BCC` keys reach through the exchange published to (on the default
+ * exchange, any queue by name). The broker reads them as written; acktrail drops them whatever
+ * their case, so that a header that some proxy or library folds still routes nowhere.
+ */
+export function isRoutingHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower === 'cc' || lower === 'bcc';
+}
+
 /** Properties as stored (sealed) and published again; headers are kept apart. */
 export function propertiesOf(msg: ConsumeMessage): Record<string, unknown> {
   const out: Record<string, unknown> = {};

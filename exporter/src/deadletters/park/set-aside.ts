@@ -1,17 +1,32 @@
 // Dead letters too large to park (over deadLetters.maxMessageBytes) are set aside rather than held:
-// copied whole, with their properties (but user-id, which the broker checks against acktrail's own
-// user) and headers, to deadLetters.setAsideQueue, with the queue they came from in a header. The
-// broker's confirm makes the original safe to ack (broker.ts, parker.ts), so no number of them
-// stops a queue's parking.
+// copied whole to deadLetters.setAsideQueue, and the broker's confirm makes the original safe to
+// ack (broker.ts, parker.ts), so no number of them stops a queue's parking.
+//
+// The copy goes nowhere else. A dead letter's headers are its producer's words, and RabbitMQ routes
+// a publish to every queue its `CC` and `BCC` headers name (sender-selected distribution; on the
+// default exchange, any queue by name). So the copy carries a fixed set of headers of acktrail's
+// own, with the message's headers kept whole inside one of them (a nested table, which the broker
+// never reads for routing), and it is published to an exchange of acktrail's own, named as the
+// queue and bound to it alone: acktrail's broker user needs no write on the default exchange.
 import { randomUUID } from 'node:crypto';
-import type { ChannelModel, ConsumeMessage, Options } from 'amqplib';
+import type { Channel, ChannelModel, ConsumeMessage, Options } from 'amqplib';
 import { UNSENT_PROPERTIES, propertiesOf } from '../model/message.js';
 
-/** Headers of a set-aside copy: its own id (for a return), and the queue it was taken from. */
+/** The headers of a set-aside copy, and the only ones it has. */
 export const SET_ASIDE_HEADERS = {
+  /** Its own id (for a return). */
   id: 'x-acktrail-set-aside-id',
+  /** The queue it was taken from. */
   from: 'x-acktrail-set-aside-from',
+  /** The message's own headers, as a nested table: readable, routing nothing. */
+  headers: 'x-acktrail-set-aside-headers',
 } as const;
+
+/**
+ * Properties the copy does not take: those a replay does not send, and `expiration`, since the
+ * copy is kept for an operator and not for as long as its producer asked.
+ */
+const UNCOPIED_PROPERTIES = [...UNSENT_PROPERTIES, 'expiration'];
 
 /** What setting aside needs of the broker connection: a confirmed, mandatory publish. */
 export interface Publisher {
@@ -24,36 +39,60 @@ export interface Publisher {
   ): Promise<'confirmed' | 'unroutable' | 'nacked'>;
 }
 
-/**
- * The set-aside queue, checked and declared durable when missing, each on a channel of its own (a
- * refusal closes its channel). null when off or refused: too-large messages are then held.
- */
-export async function declareSetAside(
-  model: ChannelModel,
-  queue: string | null,
-  refused: (err: Error) => void,
-): Promise<string | null> {
-  if (queue === null) return null;
-  const attempt = async (declare: boolean) => {
-    const ch = await model.createChannel();
-    ch.on('error', () => undefined);
-    try {
-      await (declare ? ch.assertQueue(queue, { durable: true }) : ch.checkQueue(queue));
-      return true;
-    } catch {
-      return false;
-    } finally {
-      await ch.close().catch(() => undefined);
-    }
-  };
-  if ((await attempt(false)) || (await attempt(true))) return queue;
-  refused(new Error(`cannot declare ${queue} (acktrail's user needs configure on it)`));
-  return null;
+/** Runs one declaration on a channel of its own (a refusal closes its channel): whether it passed. */
+async function declared(model: ChannelModel, op: (ch: Channel) => Promise<unknown>) {
+  const ch = await model.createChannel();
+  ch.on('error', () => undefined);
+  try {
+    await op(ch);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await ch.close().catch(() => undefined);
+  }
 }
 
 /**
- * Publishes the message to `target` (the default exchange); resolves with `target` once the broker
- * confirmed the copy, rejects when it returned or nacked it.
+ * The set-aside queue and its exchange (direct, of the same name), each checked and declared
+ * durable when missing, and the queue bound to it by its own name. null when off or refused:
+ * too-large messages are then held.
+ */
+export async function declareSetAside(
+  model: ChannelModel,
+  name: string | null,
+  refused: (err: Error) => void,
+): Promise<string | null> {
+  if (name === null) return null;
+  const queue =
+    (await declared(model, (ch) => ch.checkQueue(name))) ||
+    (await declared(model, (ch) => ch.assertQueue(name, { durable: true })));
+  const exchange =
+    (await declared(model, (ch) => ch.checkExchange(name))) ||
+    (await declared(model, (ch) => ch.assertExchange(name, 'direct', { durable: true })));
+  if (!queue || !exchange) {
+    refused(
+      new Error(
+        `cannot declare the queue and exchange ${name} (acktrail's user needs configure on that name)`,
+      ),
+    );
+    return null;
+  }
+  if (!(await declared(model, (ch) => ch.bindQueue(name, name, name)))) {
+    refused(
+      new Error(
+        `cannot bind the queue ${name} to the exchange of that name (acktrail's user needs write on the queue and read on the exchange)`,
+      ),
+    );
+    return null;
+  }
+  return name;
+}
+
+/**
+ * Publishes a copy of the message to the set-aside exchange `target`, with the key that reaches
+ * the queue of that name; resolves with `target` once the broker confirmed the copy, rejects when
+ * it returned or nacked it.
  */
 export async function setAside(
   broker: Publisher,
@@ -63,14 +102,14 @@ export async function setAside(
 ): Promise<string> {
   const id = randomUUID();
   const properties = Object.fromEntries(
-    Object.entries(propertiesOf(msg)).filter(([k]) => !UNSENT_PROPERTIES.includes(k)),
+    Object.entries(propertiesOf(msg)).filter(([k]) => !UNCOPIED_PROPERTIES.includes(k)),
   );
   const headers = {
-    ...(msg.properties.headers ?? {}),
     [SET_ASIDE_HEADERS.id]: id,
     [SET_ASIDE_HEADERS.from]: from,
+    [SET_ASIDE_HEADERS.headers]: msg.properties.headers ?? {},
   };
-  const outcome = await broker.publish('', target, msg.content, { ...properties, headers }, id);
+  const outcome = await broker.publish(target, target, msg.content, { ...properties, headers }, id);
   if (outcome === 'confirmed') return target;
   throw new Error(`the broker answered ${outcome} to the set-aside copy`);
 }

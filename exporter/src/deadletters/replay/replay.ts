@@ -15,7 +15,12 @@ import type { StepStore } from '../../journeys/store/index.js';
 import { STEP_ATTR, type Step } from '../../journeys/model/steps.js';
 import { errorMessage, type Logger } from '../../log.js';
 import type { DeadLetterBroker } from '../park/broker.js';
-import { DEATH_HEADERS, REPLAY_HEADERS, UNSENT_PROPERTIES } from '../model/message.js';
+import {
+  DEATH_HEADERS,
+  REPLAY_HEADERS,
+  UNSENT_PROPERTIES,
+  isRoutingHeader,
+} from '../model/message.js';
 import { replayTarget, type Topology } from './targets.js';
 import type { DeadLetterMetrics } from '../model/metrics.js';
 import { UnknownKeyError, keyId, unseal } from '../model/seal.js';
@@ -25,12 +30,6 @@ type Settings = ValidatedConfig['deadLetters'];
 
 export type ReplayOutcome =
   'replayed' | 'not_parked' | 'no_target' | 'refused' | 'unroutable' | 'nacked' | 'error';
-
-/**
- * Headers that add routes to a publish (sender-selected distribution: RabbitMQ also delivers to
- * the queues that the CC and BCC keys reach): a replay goes to its one target only.
- */
-const ROUTING_HEADERS = new Set(['cc', 'bcc']);
 
 /** What a bulk replay would do, before it runs: messages per target, and those refused. */
 export interface ReplayPlan {
@@ -173,7 +172,8 @@ export class Replayer {
           ([k]) =>
             !DEATH_HEADERS.includes(k) &&
             !this.failureHeaders.includes(k) &&
-            !ROUTING_HEADERS.has(k.toLowerCase()) &&
+            // A replay goes to its one target only.
+            !isRoutingHeader(k) &&
             k !== 'tracestate',
         ),
       );
