@@ -6,11 +6,15 @@
 //             the token, once with it, held past journeys.bodyTimeoutSeconds;
 //   drip      4 OTLP/HTTP uploads (the whole 32 MiB budget) that send all of 8 MiB but 64 bytes,
 //             then one byte a second, under the body idle bound;
+//   tiny      4 connections each sending 1,000,000 one-byte chunks of OTLP/HTTP chunked bodies,
+//             then 4 sending 1,500,000 one-byte DATA frames of Export calls (a new request or call
+//             after each refusal), as an attacker holding the token would (testing/tiny-pieces.ts);
 // printed: the exporter's RSS before and at its peak (VmHWM), every call's or request's answer
 // (a gRPC status, an HTTP status, or none), and when the drips' budget was given back.
 import { connect, type ClientHttp2Session } from 'node:http2';
 import { request } from 'node:http';
 import { startExporterProcess } from '../exporter/src/testing/exporter.js';
+import { dripChunked, dripGrpc, type Dripped } from '../exporter/src/testing/tiny-pieces.js';
 import { target } from './figures.js';
 import { fmt, procMemoryMb } from './lib.js';
 
@@ -179,9 +183,56 @@ async function slowDrip(store: string): Promise<void> {
   }
 }
 
+/** `each` pieces over `drip` on 4 connections at once, a new request after each refusal. */
+async function fourAtOnce(drip: (left: number) => Promise<Dripped>, each: number) {
+  let requests = 0;
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let left = each; left > 0; requests++) left -= Math.max(1, (await drip(left)).sent);
+    }),
+  );
+  return requests;
+}
+
+async function tinyPieces(store: string): Promise<void> {
+  const { proc, ingestUrl } = await startExporterProcess(
+    {
+      ACKTRAIL_DATABASE_URL: store,
+      ACKTRAIL_INGEST_PORT: '0',
+      ACKTRAIL_OTLP_GRPC_PORT: '0',
+      ACKTRAIL_INGEST_TOKEN: TOKEN,
+    },
+    { rabbitmq: { enabled: false } },
+  );
+  try {
+    const ready = proc.lines.find((l) => l.msg === 'ready')!;
+    const before = procMemoryMb(proc.pid, 'VmRSS');
+    const started = Date.now();
+    const port = Number(new URL(ingestUrl).port);
+    const chunked = await fourAtOnce((left) => dripChunked(port, left, TOKEN), 1_000_000);
+    const grpc = await fourAtOnce(
+      (left) => dripGrpc(Number(ready.otlpGrpc), left, TOKEN, 8 * MB - 16),
+      1_500_000,
+    );
+    const peak = procMemoryMb(proc.pid, 'VmHWM');
+    log(
+      `  tiny pieces: 4 x 1,000,000 one-byte chunks written in ${chunked} requests, 4 x 1,500,000 one-byte DATA frames in ${grpc} calls (each refused by the exporter at its 65,536th piece), ${fmt((Date.now() - started) / 1000)} s; RSS ${fmt(before)} MB before, peak (VmHWM) ${fmt(peak)} MB (memory.budgetBytes 512 MiB)`,
+    );
+    target(
+      'exporter peak RSS (VmHWM), one-byte chunks and DATA frames',
+      peak,
+      { atMost: 640 },
+      'MB',
+    );
+  } finally {
+    await proc.stop();
+  }
+}
+
 export async function holds(store: string): Promise<void> {
-  log(`hostile: holds (${HOLD_SECONDS} s of gRPC hold, then a slow drip)`);
+  log(`hostile: holds (${HOLD_SECONDS} s of gRPC hold, then a slow drip, then tiny pieces)`);
   await grpcHold(store, false);
   await grpcHold(store, true);
   await slowDrip(store);
+  await tinyPieces(store);
 }

@@ -16,6 +16,8 @@ import { FLOOD_SPANS, floodTraceId, runFlood } from '../exporter/src/testing/flo
 
 const TOKEN = 'ingest-token-0123456789abcdef';
 const MB = 1024 * 1024;
+/** What each held upload of 8 MiB does not send: 4 of them leave 256 KiB of the 32 MiB budget. */
+const HELD_BACK = 64 * 1024;
 /**
  * The bound stated in docs/security.md for the default limits (32 MiB in flight, 8 MiB bodies).
  * It was 512 MB; reading and dropping every refused body (so that its sender reads the 503) and a
@@ -225,15 +227,18 @@ describe('limits checked before the work', () => {
   });
 
   test('past the in-flight budget: 503 with Retry-After, read by a client that sends its body', async () => {
-    // Four uploads that send all but the last byte of 8 MiB hold the whole 32 MiB budget.
-    const held = [0, 1, 2, 3].map(() => openUpload(8 * MB, 8 * MB - 1));
-    await waitFor('32 MiB held', async () => {
+    // Four uploads that send all but 64 KiB of 8 MiB hold all of the 32 MiB budget but 256 KiB,
+    // less what their pieces cost beyond their bytes (receiver/pieces.ts).
+    const held = [0, 1, 2, 3].map(() => openUpload(8 * MB, 8 * MB - HELD_BACK));
+    await waitFor('32 MiB held but 256 KiB', async () => {
       const text = await (await fetch(`${exporter.url}/metrics`)).text();
-      return Number(/^acktrail_ingest_inflight_bytes (\d+)/m.exec(text)?.[1]) >= 32 * MB - 4;
+      const inUse = Number(/^acktrail_ingest_inflight_bytes (\d+)/m.exec(text)?.[1]);
+      return inUse >= 4 * (8 * MB - HELD_BACK);
     });
-    // A client that sends its whole body (as SDKs do) reads the 503, not a reset.
+    // A client that sends its whole body of 1 MiB (as SDKs do) reads the 503, not a reset.
     const refused = await post(
-      body([span({ traceId: hex(5, 32), spanId: hex(1, 16), eventId: 'ev-refused' })]),
+      body([span({ traceId: hex(5, 32), spanId: hex(1, 16), eventId: 'ev-refused' })]) +
+        ' '.repeat(MB),
     );
     assert.equal(refused.status, 503);
     assert.equal(refused.headers.get('retry-after'), '2');
@@ -252,11 +257,13 @@ describe('limits checked before the work', () => {
     // The real SDK (exporter-trace-otlp-proto 0.301.0) waits out Retry-After only within what is
     // left of its 10 s export timeout. The budget stays held through two refusals: at a Retry-After
     // of 5 s the SDK gave up after them (the relay's lost publish span in CI, 2026-12-05).
-    // All but 16 bytes of 8 MiB each, a byte a second under the idle bound: 32 MiB less 64 held.
-    const held = [0, 1, 2, 3].map(() => openUpload(8 * MB, 8 * MB - 16));
-    await waitFor('32 MiB held', async () => {
+    // All but 64 KiB of 8 MiB each, a byte a second under the idle bound: 32 MiB less 256 KiB
+    // held, and less what the pieces cost beyond their bytes; the SDK's span carries 512 KiB.
+    const held = [0, 1, 2, 3].map(() => openUpload(8 * MB, 8 * MB - HELD_BACK));
+    await waitFor('32 MiB held but 256 KiB', async () => {
       const text = await (await fetch(`${exporter.url}/metrics`)).text();
-      return Number(/^acktrail_ingest_inflight_bytes (\d+)/m.exec(text)?.[1]) >= 32 * MB - 64;
+      const inUse = Number(/^acktrail_ingest_inflight_bytes (\d+)/m.exec(text)?.[1]);
+      return inUse >= 4 * (8 * MB - HELD_BACK);
     });
     const refusals = async () =>
       Number(
@@ -280,7 +287,11 @@ describe('limits checked before the work', () => {
       provider
         .getTracer('hostile-ingest')
         .startSpan('deliver', {
-          attributes: { 'acktrail.event_id': 'ev-sdk-retried', 'acktrail.stage': 'deliver' },
+          attributes: {
+            'acktrail.event_id': 'ev-sdk-retried',
+            'acktrail.stage': 'deliver',
+            'x-pad': 'p'.repeat(MB / 2),
+          },
         })
         .end();
       await waitFor("the SDK's export refused twice", async () => (await refusals()) >= before + 2);

@@ -125,6 +125,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
         );
   const otlpGrpc =
     config.otlpGrpcPort === null || ingestThread ? null : new OtlpGrpcReceiver(ingest);
+  shared.memory.countThreads(() => [...decoder.threads(), ...(ingestThread?.threads() ?? [])]);
 
   return {
     app,

@@ -194,10 +194,11 @@ export const fileSchema = z.strictObject({
   memory: z
     .strictObject({
       /**
-       * Resident memory the exporter keeps under: past it every input stops taking more (OTLP
-       * answers 503 or UNAVAILABLE, parking and the Celery consumer over AMQP pause) until it is
-       * below 90 % of it again. Keep it well inside the container's memory limit (the manifest
-       * gives 768 Mi).
+       * Resident memory the exporter keeps under: past it (while its heaps and Buffers hold at
+       * least half of it) every input stops taking more (OTLP answers 503 or UNAVAILABLE, bodies
+       * being read included; parking and the Celery consumer over AMQP pause) until it is below
+       * 90 % of it again, or what they hold below 45 %. Keep it well inside the container's memory
+       * limit (the manifest gives 768 Mi).
        */
       budgetBytes: z
         .number()

@@ -1,42 +1,19 @@
-// Reads an OTLP request body within three bounds: the body's own size after inflation
-// (maxBodyBytes, 413 beyond), the bytes of every body being read or worked on at once (the
-// in-flight budget, 503 with Retry-After beyond), time without a byte (bodyIdleTimeout) and time in
-// all (bodyTimeout: a body sent but for a byte dripped every few seconds), the body dropped. The budget is charged by bytes received (after inflation), never by what a
-// client declares: a connection that declares 8 MiB and sends nothing holds nothing. A body
-// whose declared size does not fit what is free now is refused before it is read. A refused
-// body is read and thrown away (discard.ts), so the client sees the answer, not a reset.
+// Reads an OTLP request body within its bounds: the body's own size after inflation
+// (maxBodyBytes, 413 beyond), the pieces it may come in (pieces.ts, 400 beyond), what every body
+// being read or worked on holds at once (the in-flight budget, 503 with Retry-After beyond; and
+// over the exporter's memory budget, 503 for the bodies being read too), time without a byte
+// (bodyIdleTimeout) and time in all (bodyTimeout: a body sent but for a byte dripped every few
+// seconds), the body dropped. The budget is charged for what is held as it arrives (after
+// inflation), never by what a client declares: a connection that declares 8 MiB and sends nothing
+// holds nothing. A body whose declared size does not fit what is free now is refused before it is
+// read. A refused body is read and thrown away (discard.ts), so the client sees the answer, not a
+// reset.
 import type { IncomingMessage } from 'node:http';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { BudgetRefusal, ByteBudget } from './budget.js';
 import { discardBody, discardLimit } from './discard.js';
 import { IdleWatch } from './idle.js';
-
-/** Bytes of request bodies held at once, shared by every request of one receiver. */
-export class ByteBudget {
-  private used = 0;
-
-  /** @param onChange told the bytes in use after every change (a gauge). */
-  constructor(
-    readonly max: number,
-    private readonly onChange: (inUse: number) => void = () => undefined,
-  ) {}
-
-  get inUse(): number {
-    return this.used;
-  }
-
-  /** Takes `n` bytes if they fit; nothing is taken otherwise. */
-  tryTake(n: number): boolean {
-    if (this.used + n > this.max) return false;
-    this.used += n;
-    this.onChange(this.used);
-    return true;
-  }
-
-  release(n: number): void {
-    this.used = Math.max(0, this.used - n);
-    this.onChange(this.used);
-  }
-}
+import { MAX_PIECES, Pieces } from './pieces.js';
 
 export class BodyError extends Error {
   constructor(
@@ -44,6 +21,8 @@ export class BodyError extends Error {
     message: string,
     /** A 408 for a body that kept sending but too slowly (bodyTimeout), not an idle one. */
     readonly slow = false,
+    /** A 503's cause: the in-flight budget, or the exporter's memory. */
+    readonly refusal: BudgetRefusal = 'over_budget',
   ) {
     super(message);
   }
@@ -75,7 +54,7 @@ export interface BodyTimes {
 }
 
 /**
- * Reads (and inflates) the body, charging every byte to the budget as it arrives. Throws
+ * Reads (and inflates) the body, charging what it holds to the budget as it arrives. Throws
  * BodyError; on any error the budget taken is given back. A body idle for `idleMs` is destroyed
  * (408; the connection goes with it).
  */
@@ -91,9 +70,8 @@ export async function readBody(
   const { encoding, inflate } = checkHeaders(req, budget, maxBodyBytes);
   beforeRead();
 
-  let held = 0;
-  let size = 0;
-  const chunks: Buffer[] = [];
+  const declared = inflate ? null : Number(req.headers['content-length'] ?? NaN);
+  const pieces = new Pieces(budget, Number.isSafeInteger(declared) ? declared : null);
   let idle: IdleWatch | undefined;
   let cleanup: () => void = () => undefined;
   let done = false;
@@ -126,24 +104,26 @@ export async function readBody(
       const quiet = () => {
         idle?.touch();
       };
+      // Over the memory budget a body being read stops at once, not at its next piece.
+      const stopReading = budget.reading(() => {
+        stop(busy(budget));
+      });
       // Charged as the bytes arrive (after inflation): a gzip bomb stops at the budget too.
       const take = (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBodyBytes) {
+        if (pieces.size + chunk.length > maxBodyBytes) {
           stop(new BodyError(413, `body larger than ${maxBodyBytes} bytes (after inflation)`));
           return;
         }
-        if (!budget.tryTake(size - held)) {
-          stop(busy(budget));
-          return;
-        }
-        held = size;
-        chunks.push(chunk);
+        const refused = pieces.add(chunk);
+        if (refused === 'pieces')
+          stop(new BodyError(400, `the request body came in more than ${MAX_PIECES} pieces`));
+        else if (refused === 'budget') stop(busy(budget));
       };
       cleanup = () => {
         done = true;
         clearTimeout(deadline);
         idle?.stop();
+        stopReading();
         req.off('data', quiet);
         source.off('data', take);
       };
@@ -159,7 +139,7 @@ export async function readBody(
       });
     });
   } catch (err) {
-    budget.release(held);
+    pieces.release();
     if (err instanceof BodyError) {
       if (err.status !== 408) discardBody(req, discardLimit(maxBodyBytes), idleMs, discard);
       throw err;
@@ -174,13 +154,10 @@ export async function readBody(
   } finally {
     cleanup();
   }
-  let released = false;
   return {
-    chunks,
+    chunks: pieces.buffers(),
     release: () => {
-      if (released) return;
-      released = true;
-      budget.release(held);
+      pieces.release();
     },
   };
 }
@@ -204,8 +181,6 @@ function checkHeaders(req: IncomingMessage, budget: ByteBudget, maxBodyBytes: nu
 }
 
 function busy(budget: ByteBudget): BodyError {
-  return new BodyError(
-    503,
-    `the receiver holds its in-flight budget (${budget.max} bytes of request bodies); retry later`,
-  );
+  const why = budget.refusal;
+  return new BodyError(503, budget.describe(why), false, why);
 }

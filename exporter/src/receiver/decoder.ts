@@ -5,6 +5,7 @@
 // are moved to the worker, not copied; what comes back is the steps (a few hundred bytes each, a
 // small part of the body they were read from) and the coverage's counts: the spans themselves
 // never reach the event loop.
+import type { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { convert, type Converted } from './convert.js';
@@ -117,6 +118,11 @@ export class BodyDecoder {
       });
     if (!outcome.ok) throw new DecodeError(outcome.message, outcome.tooMany);
     return outcome.converted;
+  }
+
+  /** The decoding workers running now (their memory counts against the memory budget). */
+  threads(): readonly Worker[] {
+    return this.pool?.threads ?? [];
   }
 
   async close(): Promise<void> {

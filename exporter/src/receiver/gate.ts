@@ -3,7 +3,7 @@
 // there and has the exporter's loop store what it decoded. The admission rule is written once.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RefusalReason } from '../journeys/metrics.js';
-import type { ByteBudget } from './body.js';
+import type { ByteBudget } from './budget.js';
 
 export interface IngestLimits {
   /** Largest body after inflation (413 / RESOURCE_EXHAUSTED beyond). */

@@ -1,12 +1,16 @@
 // One OTLP/gRPC call's message, read as it arrives: every DATA frame charged to the ingest's
-// in-flight budget, the declared length checked on the 5-byte prefix before the rest is read, the
-// call refused the moment the budget is full, the stream goes idle or the call's deadline passes
-// (grpc.ts answers the refusal). gRPC's framing: doc/PROTOCOL-HTTP2.md, "Length-Prefixed-Message".
+// in-flight budget for what holding it costs (pieces.ts), the declared length checked on the
+// 5-byte prefix before the rest is read, the call refused the moment the budget is full (or the
+// exporter goes over its memory budget), the message comes in too many frames, the stream goes
+// idle or the call's deadline passes (grpc.ts answers the refusal). gRPC's framing:
+// doc/PROTOCOL-HTTP2.md, "Length-Prefixed-Message".
 import type { ServerHttp2Stream, IncomingHttpHeaders } from 'node:http2';
 import { promisify } from 'node:util';
 import { gunzip, inflate } from 'node:zlib';
 import { IdleWatch } from './idle.js';
+import type { ByteBudget } from './budget.js';
 import type { IngestGate } from './gate.js';
+import { MAX_PIECES, Pieces } from './pieces.js';
 
 /** The gRPC status codes this service answers (grpc/doc/statuscodes.md). */
 export const GrpcStatus = {
@@ -26,6 +30,8 @@ export class CallError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    /** Why the budget refused it, where it did: counted as a refusal. */
+    readonly refusal: 'over_budget' | 'over_memory' | null = null,
   ) {
     super(message);
   }
@@ -37,99 +43,100 @@ export class CallError extends Error {
  * is full, the stream is idle or the call's deadline passes. A compressed message is inflated
  * within the body limit and its inflated size charged too.
  */
-export function readMessage(
+export async function readMessage(
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
   ingest: IngestGate,
 ): Promise<{ body: Buffer; release: () => void }> {
   const { budget, limits } = ingest;
-  let held = 0;
+  const pieces = new Pieces(budget);
+  let inflated = 0;
   const release = () => {
-    budget.release(held);
-    held = 0;
+    pieces.release();
+    budget.release(inflated);
+    inflated = 0;
   };
+  try {
+    const frame = await readFrame(stream, ingest, pieces);
+    const body = await unframe(frame, String(headers['grpc-encoding'] ?? 'identity'), limits);
+    if (body !== frame) {
+      if (!budget.tryTake(body.length)) throw busy(budget);
+      inflated = body.length;
+    }
+    return { body, release };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+const busy = (budget: ByteBudget) => {
+  const why = budget.refusal;
+  return new CallError(GrpcStatus.UNAVAILABLE, budget.describe(why), why);
+};
+
+/** The length-prefixed frame as its DATA frames arrive, held in `pieces`. */
+function readFrame(
+  stream: ServerHttp2Stream,
+  { budget, limits }: IngestGate,
+  pieces: Pieces,
+): Promise<Buffer> {
   const tooLarge = () =>
     new CallError(
       GrpcStatus.RESOURCE_EXHAUSTED,
       `message larger than ${limits.maxBodyBytes} bytes (after inflation)`,
     );
-  const busy = () =>
-    new CallError(
-      GrpcStatus.UNAVAILABLE,
-      `the receiver holds its in-flight budget (${budget.max} bytes of request bodies); retry later`,
-    );
-  const read = new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const stop = (err: CallError) => {
+  const deadlineError = (message: string) => new CallError(GrpcStatus.DEADLINE_EXCEEDED, message);
+  return new Promise<Buffer>((resolve, reject) => {
+    const end = () => {
       idle.stop();
       clearTimeout(deadline);
+      stopReading();
       stream.off('data', take);
+    };
+    const stop = (err: CallError) => {
+      end();
       reject(err);
     };
     const idle = new IdleWatch(limits.bodyIdleMs, () => {
-      stop(
-        new CallError(
-          GrpcStatus.DEADLINE_EXCEEDED,
-          `the message sent nothing for ${limits.bodyIdleMs / 1000} s`,
-        ),
-      );
+      stop(deadlineError(`the message sent nothing for ${limits.bodyIdleMs / 1000} s`));
     });
     const deadline = setTimeout(() => {
-      stop(
-        new CallError(
-          GrpcStatus.DEADLINE_EXCEEDED,
-          `the message did not arrive within ${limits.bodyMs / 1000} s`,
-        ),
-      );
+      stop(deadlineError(`the message did not arrive within ${limits.bodyMs / 1000} s`));
     }, limits.bodyMs);
+    // Over the memory budget a call being read stops at once, not at its next frame.
+    const stopReading = budget.reading(() => {
+      stop(busy(budget));
+    });
     const take = (chunk: Buffer) => {
       idle.touch();
-      size += chunk.length;
-      // The prefix (flag, length) is known from the fifth byte on: refuse before the rest comes.
-      if (size >= 5 && size - chunk.length < 5) {
-        const prefix = Buffer.concat([...chunks, chunk]).subarray(0, 5);
-        if (prefix.readUInt32BE(1) > limits.maxBodyBytes) {
-          stop(tooLarge());
-          return;
-        }
-      }
-      if (size > limits.maxBodyBytes + 5) {
+      const before = pieces.size;
+      if (before + chunk.length > limits.maxBodyBytes + 5) {
         stop(tooLarge());
         return;
       }
-      if (!budget.tryTake(chunk.length)) {
-        stop(busy());
-        return;
-      }
-      held += chunk.length;
-      chunks.push(chunk);
+      const refused = pieces.add(chunk);
+      if (refused === 'pieces') {
+        const message = `the message came in more than ${MAX_PIECES} frames`;
+        stop(new CallError(GrpcStatus.INVALID_ARGUMENT, message));
+      } else if (refused === 'budget') stop(busy(budget));
+      // The prefix (flag, length) is known from the fifth byte on: refuse before the rest comes.
+      else if (
+        before < 5 &&
+        pieces.size >= 5 &&
+        pieces.head(5).readUInt32BE(1) > limits.maxBodyBytes
+      )
+        stop(tooLarge());
     };
     stream.on('data', take);
     stream.once('end', () => {
-      idle.stop();
-      clearTimeout(deadline);
-      resolve(Buffer.concat(chunks, size));
+      end();
+      resolve(pieces.join());
     });
     stream.once('close', () => {
       stop(new CallError(GrpcStatus.UNAVAILABLE, 'the call was cancelled'));
     });
   });
-  return read.then(
-    async (frame) => {
-      const body = await unframe(frame, String(headers['grpc-encoding'] ?? 'identity'), limits);
-      if (body !== frame && !budget.tryTake(body.length)) {
-        release();
-        throw busy();
-      }
-      if (body !== frame) held += body.length;
-      return { body, release };
-    },
-    (err: unknown) => {
-      release();
-      throw err;
-    },
-  );
 }
 
 /** The message of a unary call's one length-prefixed frame, inflated if its flag says so. */

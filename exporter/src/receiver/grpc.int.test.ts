@@ -70,8 +70,11 @@ function call(body: Buffer, token: string | null = TOKEN) {
   });
 }
 
-/** An ExportTraceServiceRequest of `count` deliver spans (`bad` of them with a 3-byte span id). */
-function protobuf(eventId: string, count = 1, bad = 0): Buffer {
+/**
+ * An ExportTraceServiceRequest of `count` deliver spans (`bad` of them with a 3-byte span id),
+ * each with a `pad` attribute of `padBytes` bytes.
+ */
+function protobuf(eventId: string, count = 1, bad = 0, padBytes = 0): Buffer {
   const nanos = BigInt(Date.now()) * 1_000_000n;
   const spans = Array.from({ length: count }, (_, i) => ({
     traceId: Buffer.from('7'.padStart(32, '0'), 'hex'),
@@ -83,6 +86,7 @@ function protobuf(eventId: string, count = 1, bad = 0): Buffer {
     attributes: [
       { key: 'acktrail.event_id', value: { stringValue: `${eventId}-${i}` } },
       { key: 'acktrail.stage', value: { stringValue: 'deliver' } },
+      ...(padBytes > 0 ? [{ key: 'pad', value: { stringValue: 'p'.repeat(padBytes) } }] : []),
     ],
   }));
   const request = ExportTraceServiceRequest.fromObject({
@@ -166,27 +170,29 @@ test('beyond the body or the span limit: RESOURCE_EXHAUSTED; a partly bad batch:
 });
 
 test('the in-flight budget is shared with OTLP/HTTP: held by uploads, gRPC gets UNAVAILABLE', async () => {
-  // Two HTTP uploads that each send all but one byte of the largest body, then wait: together
-  // they hold all but two bytes of the budget (2 x MAX_BODY).
+  // Two HTTP uploads that each send all but 4 KiB of the largest body, then wait: together they
+  // hold all but 8 KiB of the budget (2 x MAX_BODY), less what their pieces cost beyond their
+  // bytes (pieces.ts). A gRPC message of 16 KiB cannot fit in what is left.
+  const sent = MAX_BODY - 4096;
   const uploads = [0, 1].map(() => {
     const upload = request(`${exporter.url}/v1/traces`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        'content-length': String(MAX_BODY),
+        'content-length': String(sent + 1),
         authorization: `Bearer ${TOKEN}`,
       },
     });
     upload.on('error', () => undefined);
-    upload.write(Buffer.alloc(MAX_BODY - 1, ' '));
+    upload.write(Buffer.alloc(sent, ' '));
     return upload;
   });
   try {
     await waitFor('the uploads holding the budget', async () => {
       const held = (await exporter.scrape()).value('acktrail_ingest_inflight_bytes') ?? 0;
-      return held === 2 * (MAX_BODY - 1);
+      return held >= 2 * sent;
     });
-    const refused = await call(protobuf('ev-over-budget', 3));
+    const refused = await call(protobuf('ev-over-budget', 3, 0, 16 * 1024));
     assert.equal(refused.code, status.UNAVAILABLE, 'the status an SDK retries');
     assert.match(refused.details, /in-flight budget/);
   } finally {
@@ -244,12 +250,14 @@ test('held calls with the token: charged as their bytes arrive, the rest refused
   const session = connect(`http://${address}`);
   session.on('error', () => undefined);
   try {
-    // Two calls fill the budget (2 x MAX_BODY) but for ten bytes (each sends its 5-byte prefix
-    // and all but 10 bytes of its message); a third cannot fit.
-    const held = [0, 1].map(() => hold(session, MAX_BODY, MAX_BODY - 10, TOKEN));
+    // Two calls fill the budget (2 x MAX_BODY) but for 8 KiB (each sends its 5-byte prefix and
+    // all but 4 KiB of its message), and a little less for what their frames cost beyond their
+    // bytes (pieces.ts); a third cannot fit.
+    const sent = MAX_BODY - 4096;
+    const held = [0, 1].map(() => hold(session, MAX_BODY, sent, TOKEN));
     await waitFor('the held calls charged to the budget', async () => {
       const inUse = (await exporter.scrape()).value('acktrail_ingest_inflight_bytes') ?? 0;
-      return inUse === 2 * (MAX_BODY - 5);
+      return inUse >= 2 * (sent + 5);
     });
     const third = hold(session, MAX_BODY, MAX_BODY - 1, TOKEN);
     assert.equal(await third.status, status.UNAVAILABLE, 'refused while the others still hold');

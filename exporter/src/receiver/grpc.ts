@@ -77,7 +77,10 @@ export class OtlpGrpcReceiver {
     try {
       const refusal = this.admit(headers);
       if (refusal) throw refusal;
-      const message = await readMessage(stream, headers, this.ingest);
+      const message = await readMessage(stream, headers, this.ingest).catch((err: unknown) => {
+        this.counted(err);
+        throw err;
+      });
       release = message.release;
       answer(stream, await this.ingest.ingest('protobuf', message.body));
     } catch (err) {
@@ -87,6 +90,14 @@ export class OtlpGrpcReceiver {
     } finally {
       release();
     }
+  }
+
+  /** A message that could not be read, counted as OTLP/HTTP counts its body: refused or unreadable. */
+  private counted(err: unknown): void {
+    if (!(err instanceof CallError)) return;
+    if (err.refusal) this.ingest.refuse(err.refusal, err.message);
+    else if (err.code === GrpcStatus.INVALID_ARGUMENT || err.code === GrpcStatus.RESOURCE_EXHAUSTED)
+      this.ingest.unreadable(err.message, err.code === GrpcStatus.RESOURCE_EXHAUSTED);
   }
 
   /** The call's route, encoding and token, from its headers alone: no byte is read before. */

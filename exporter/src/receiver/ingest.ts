@@ -9,7 +9,7 @@ import type { QueueLookup } from '../broker/catalog.js';
 import { StepsRefusedError, StoreBusyError } from '../journeys/store/index.js';
 import type { JourneyStore } from '../journeys/store/index.js';
 import type { Coverage } from './coverage.js';
-import { ByteBudget } from './body.js';
+import { ByteBudget } from './budget.js';
 import type { BodyDecoder } from './decoder.js';
 import { withQueueAnomalies } from './convert.js';
 import type { ExchangeIndex } from '../broker/routes.js';
@@ -56,6 +56,9 @@ export class Ingest implements IngestGate {
   constructor(readonly opts: IngestOptions) {
     this.budget = new ByteBudget(opts.limits.maxInflightBytes, (inUse) => {
       opts.metrics.inflightBytes.set(inUse);
+    });
+    opts.memory?.onChange((over) => {
+      this.budget.setOverMemory(over);
     });
     this.expected = tokenDigest(opts.ingestToken);
   }

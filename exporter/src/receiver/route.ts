@@ -159,7 +159,7 @@ export function receiverRouter(ingest: IngestGate): express.Router {
       });
     } catch (err) {
       if (!(err instanceof BodyError)) throw err;
-      if (err.status === 503) answer(req, res, ingest.refuse('over_budget', err.message));
+      if (err.status === 503) answer(req, res, ingest.refuse(err.refusal, err.message));
       else if (err.status === 408)
         ingest.refuse(err.slow ? 'slow_body' : 'idle_body', err.message); // the connection is gone
       else {

@@ -5,7 +5,8 @@ import { MemoryBudget } from './memory.js';
 
 const MB = 1024 * 1024;
 
-function budget(readings: number[]) {
+/** `readings`: resident memory at each check; `held`: what the isolates hold at each (400 MB). */
+function budget(readings: number[], held: number[] = []) {
   const registry = new Registry();
   let collected = 0;
   const told: boolean[] = [];
@@ -16,6 +17,7 @@ function budget(readings: number[]) {
     () => {
       collected++;
     },
+    () => held.shift() ?? 400 * MB,
   );
   b.onChange((over) => told.push(over));
   return { b, registry, told, collected: () => collected };
@@ -61,6 +63,51 @@ test('a listener that stopped listening is not told', () => {
   b.check();
   assert.deepEqual(heard, []);
   assert.deepEqual(told, [true]);
+});
+
+test('resident memory the allocator keeps after the heaps were emptied does not hold the budget crossed', () => {
+  // As after a flood: RSS stays at 750 MB (glibc keeps the freed pages) while the heaps empty.
+  const { b, told } = budget(
+    [600 * MB, 750 * MB, 750 * MB, 750 * MB, 750 * MB],
+    [400 * MB, 300 * MB, 230 * MB, 224 * MB, 30 * MB],
+  );
+  b.check();
+  assert.equal(b.over, true, 'over: RSS past the budget, and what is held is half of it or more');
+  b.check();
+  b.check();
+  assert.equal(b.over, true, 'held above 45 % of the budget: still over');
+  b.check();
+  assert.equal(b.over, false, 'held below 45 %: under, whatever RSS says');
+  b.check();
+  assert.equal(b.over, false, 'RSS over the budget with little held is not a crossing');
+  assert.deepEqual(told, [true, false]);
+});
+
+test("the threads' isolates count as held", async () => {
+  const b = new MemoryBudget(
+    500 * MB,
+    null,
+    () => 600 * MB,
+    undefined,
+    () => 10 * MB,
+  );
+  b.check();
+  assert.equal(b.over, false, 'the event loop alone holds 10 MB');
+  let asked = 0;
+  const stats = { total_heap_size: 200 * MB, external_memory: 100 * MB } as never;
+  b.countThreads(() => [
+    {
+      getHeapStatistics: () => {
+        asked++;
+        return Promise.resolve(stats);
+      },
+    },
+  ]);
+  b.check(); // reads the thread in the background
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  b.check();
+  assert.ok(asked >= 1);
+  assert.equal(b.over, true, '10 MB here and 300 MB in a thread: over');
 });
 
 test('the process as it runs: a budget below its resident memory is over at once', () => {

@@ -116,6 +116,11 @@ export class IngestThread {
     });
   }
 
+  /** The thread, while it runs (its memory counts against the memory budget). */
+  threads(): readonly Worker[] {
+    return this.worker ? [this.worker] : [];
+  }
+
   /** From now on the thread refuses requests (the exporter is shutting down). */
   stopAccepting(): void {
     this.tell();

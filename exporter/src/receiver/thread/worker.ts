@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import express, { type Request, type Response } from 'express';
 import { listenHttp, requestsInFlight } from '../http-listener.js';
 import { lowerThisThread } from '../../runtime/threads.js';
-import { ByteBudget } from '../body.js';
+import { ByteBudget } from '../budget.js';
 import { BodyDecoder } from '../decoder.js';
 import { OtlpGrpcReceiver } from '../grpc.js';
 import { receiverRouter } from '../route.js';
@@ -161,6 +161,7 @@ port.on('message', (m: ToThread) => {
       ingest.accepting = m.accepting;
       ingest.store = m.store;
       ingest.overMemory = m.overMemory;
+      ingest.budget.setOverMemory(m.overMemory);
       return;
     case 'outcome':
     case 'probe': {
