@@ -296,3 +296,84 @@ test('a message declared over the limit is refused on its prefix; a gzip one is 
   assert.equal(result.code, 0);
   assert.equal(await countSteps(exporter.storeUrl, 'event_id = $1', ['ev-grpc-gzip']), 4);
 });
+
+test('70 connections from one address that never sign in hold no slot: calls from another address succeed', async () => {
+  // An attacker on 127.0.0.2: the preface, SETTINGS, and a call to an unknown path every second
+  // on each connection (which used to keep every one open, and all 64 slots taken).
+  const held = Array.from({ length: 70 }, () => {
+    const session = connect(`http://${address}`, { localAddress: '127.0.0.2' });
+    session.on('error', () => undefined);
+    return session;
+  });
+  const poke = () => {
+    for (const s of held) {
+      if (s.closed || s.destroyed) continue;
+      const r = s.request({
+        ':method': 'POST',
+        ':path': '/x.Y/Z',
+        'content-type': 'application/grpc',
+      });
+      r.on('error', () => undefined);
+      r.resume();
+      r.end();
+    }
+  };
+  poke();
+  const timer = setInterval(poke, 1000);
+  const fresh = new Client(address, credentials.createInsecure());
+  try {
+    for (let i = 0; i < 5; i++) {
+      const metadata = new Metadata();
+      metadata.set('authorization', `Bearer ${TOKEN}`);
+      const code = await new Promise<number>((resolve) => {
+        fresh.makeUnaryRequest(
+          PATH,
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          protobuf(`ev-beside-held-${i}`),
+          metadata,
+          { deadline: Date.now() + 20_000 },
+          (err: ServiceError | null) => {
+            resolve(err?.code ?? status.OK);
+          },
+        );
+      });
+      assert.equal(code, status.OK, `call ${i} from 127.0.0.1`);
+    }
+    // However often they call, connections that never open an admitted call are closed.
+    await waitFor('every connection that never signed in closed', () =>
+      held.every((s) => s.closed || s.destroyed),
+    );
+  } finally {
+    clearInterval(timer);
+    fresh.close();
+    for (const s of held) s.destroy();
+  }
+});
+
+test('without the token nothing else is answered: an unknown method is UNAUTHENTICATED, not UNIMPLEMENTED', async () => {
+  const session = connect(`http://${address}`);
+  session.on('error', () => undefined);
+  const statusOf = (token: string | null) =>
+    new Promise<string>((resolve) => {
+      const r = session.request({
+        ':method': 'POST',
+        ':path': '/x.Y/Z',
+        'content-type': 'application/grpc',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      });
+      r.on('error', () => undefined);
+      r.on('response', (h) => {
+        if (h['grpc-status'] !== undefined) resolve(String(h['grpc-status']));
+      });
+      r.resume();
+      r.end();
+    });
+  try {
+    assert.equal(await statusOf(null), String(status.UNAUTHENTICATED));
+    assert.equal(await statusOf('forged-token'), String(status.UNAUTHENTICATED));
+    assert.equal(await statusOf(TOKEN), String(status.UNIMPLEMENTED));
+  } finally {
+    session.destroy();
+  }
+});

@@ -14,17 +14,18 @@
 // request's headers before a byte of the message is read, and every DATA frame is charged to the
 // in-flight budget as it arrives; a refused stream gets its status (Trailers-Only) and a
 // RST_STREAM(NO_ERROR), which tells the client to stop sending (RFC 9113 §8.1). Connections,
-// streams per connection and each call's time are bounded (grpc-js, the clients' library, is
+// streams per connection and each call's time are bounded, and connections per address and until
+// their first admitted call (grpc-sessions.ts) (grpc-js, the clients' library, is
 // what the tests and the benchmark call it with).
 import {
   constants,
   createServer,
   type Http2Server,
-  type Http2Session,
   type IncomingHttpHeaders,
   type ServerHttp2Stream,
 } from 'node:http2';
 import { CallError, GrpcStatus, INFLATE, readMessage } from './grpc-message.js';
+import { GrpcSessions } from './grpc-sessions.js';
 import type { IngestGate, Outcome } from './gate.js';
 import { ExportTraceServiceResponse } from './otlp-schema.js';
 
@@ -32,16 +33,12 @@ export const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService
 
 /** Concurrent calls on one connection (SETTINGS_MAX_CONCURRENT_STREAMS). */
 const MAX_CONCURRENT_STREAMS = 16;
-/** Connections at once; one more is closed at once (its client retries, UNAVAILABLE). */
-export const MAX_CONNECTIONS = 64;
-/** A connection is closed this long after it opened (clients reconnect; lets load spread). */
-const MAX_CONNECTION_AGE_MS = 10 * 60_000;
 
 const ACCEPT_ENCODING = 'identity,gzip,deflate';
 
 export class OtlpGrpcReceiver {
   private readonly server: Http2Server;
-  private readonly sessions = new Set<Http2Session>();
+  private readonly sessions: GrpcSessions;
 
   constructor(private readonly ingest: IngestGate) {
     this.server = createServer({
@@ -50,22 +47,8 @@ export class OtlpGrpcReceiver {
       // every DATA frame is read as it comes.
       maxSessionMemory: 4,
     });
-    this.server.maxConnections = MAX_CONNECTIONS;
-    this.server.on('session', (session) => {
-      this.sessions.add(session);
-      const age = setTimeout(() => {
-        session.close();
-      }, MAX_CONNECTION_AGE_MS).unref();
-      session.once('close', () => {
-        clearTimeout(age);
-        this.sessions.delete(session);
-      });
-      // A connection with no call for a while is closed (GOAWAY); its client reconnects.
-      session.setTimeout(ingest.limits.bodyIdleMs * 6, () => {
-        session.close();
-      });
-      session.on('error', () => undefined);
-    });
+    // A connection with no admitted call for a while is closed (GOAWAY); its client reconnects.
+    this.sessions = new GrpcSessions(this.server, ingest.limits.bodyIdleMs * 6);
     this.server.on('stream', (stream, headers) => {
       stream.on('error', () => undefined);
       void this.call(stream, headers);
@@ -77,6 +60,7 @@ export class OtlpGrpcReceiver {
     try {
       const refusal = this.admit(headers);
       if (refusal) throw refusal;
+      this.sessions.used(stream.session!);
       const message = await readMessage(stream, headers, this.ingest).catch((err: unknown) => {
         this.counted(err);
         throw err;
@@ -100,8 +84,17 @@ export class OtlpGrpcReceiver {
       this.ingest.unreadable(err.message, err.code === GrpcStatus.RESOURCE_EXHAUSTED);
   }
 
-  /** The call's route, encoding and token, from its headers alone: no byte is read before. */
+  /**
+   * The call's token first (nothing else is answered to a client without it), then its route and
+   * encoding, then whether the receiver takes it: from its headers alone, no byte is read before.
+   */
   private admit(headers: IncomingHttpHeaders): CallError | null {
+    const authorization = headers.authorization;
+    const outcome = this.ingest.admit(
+      typeof authorization === 'string' ? authorization : undefined,
+    );
+    if (outcome?.kind === 'unauthorized')
+      return new CallError(GrpcStatus.UNAUTHENTICATED, outcome.message);
     if (headers[':path'] !== EXPORT_PATH)
       return new CallError(GrpcStatus.UNIMPLEMENTED, `no method ${String(headers[':path'])}`);
     if (!(headers['content-type'] ?? '').startsWith('application/grpc'))
@@ -109,14 +102,7 @@ export class OtlpGrpcReceiver {
     const encoding = String(headers['grpc-encoding'] ?? 'identity');
     if (encoding !== 'identity' && !(encoding in INFLATE))
       return new CallError(GrpcStatus.UNIMPLEMENTED, `grpc-encoding ${encoding} is not supported`);
-    const authorization = headers.authorization;
-    const outcome = this.ingest.admit(
-      typeof authorization === 'string' ? authorization : undefined,
-    );
-    if (!outcome) return null;
-    if (outcome.kind === 'unauthorized')
-      return new CallError(GrpcStatus.UNAUTHENTICATED, outcome.message);
-    if (outcome.kind === 'stored') return null;
+    if (!outcome || outcome.kind === 'stored') return null;
     return new CallError(codeOf(outcome), outcome.message);
   }
 
@@ -139,13 +125,13 @@ export class OtlpGrpcReceiver {
   close(graceMs = 5000): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        for (const session of this.sessions) session.destroy();
+        for (const session of this.sessions.all) session.destroy();
       }, graceMs).unref();
       this.server.close(() => {
         clearTimeout(timer);
         resolve();
       });
-      for (const session of this.sessions) session.close();
+      for (const session of this.sessions.all) session.close();
     });
   }
 }
