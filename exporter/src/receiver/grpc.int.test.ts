@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { connect, type ClientHttp2Session } from 'node:http2';
+import { createConnection } from 'node:net';
 import { after, before, test } from 'node:test';
 import { Client, Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
@@ -301,7 +302,15 @@ test('70 connections from one address that never sign in hold no slot: calls fro
   // An attacker on 127.0.0.2: the preface, SETTINGS, and a call to an unknown path every second
   // on each connection (which used to keep every one open, and all 64 slots taken).
   const held = Array.from({ length: 70 }, () => {
-    const session = connect(`http://${address}`, { localAddress: '127.0.0.2' });
+    // http2's options have no localAddress; the socket is made here to bind one.
+    const session = connect(`http://${address}`, {
+      createConnection: () =>
+        createConnection({
+          host: '127.0.0.1',
+          port: Number(exporter.ports.otlpGrpc),
+          localAddress: '127.0.0.2',
+        }),
+    });
     session.on('error', () => undefined);
     return session;
   });
