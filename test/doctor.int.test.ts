@@ -170,3 +170,37 @@ test('the store never migrated and a writing role, a dead-letter queue not there
     holder.close();
   }
 });
+
+test('Celery over Sentinel where nothing answers: a FAIL line that names it, and the doctor ends', async () => {
+  // One sentinel accepts connections and never says a word; the other port refuses them.
+  const silent = createServer(() => undefined).listen(0, '127.0.0.1');
+  await once(silent, 'listening');
+  const mute = (silent.address() as { port: number }).port;
+  const closed = await freePort();
+  try {
+    const { out, code } = await doctor(
+      { ACKTRAIL_PORT: '0' },
+      {
+        rabbitmq: { enabled: false },
+        journeys: { enabled: false },
+        celery: {
+          enabled: true,
+          url: `sentinel://127.0.0.1:${mute};sentinel://127.0.0.1:${closed}/0`,
+          redis: { masterName: 'mymaster' },
+        },
+      },
+    );
+    assert.equal(code, 1, out);
+    assert.match(
+      line(
+        out,
+        'FAIL',
+        new RegExp(`Celery broker 127\\.0\\.0\\.1:${mute}, 127\\.0\\.0\\.1:${closed}`),
+      ),
+      /./,
+      out,
+    );
+  } finally {
+    silent.close();
+  }
+});

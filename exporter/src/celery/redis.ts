@@ -89,6 +89,8 @@ export class CeleryRedisConsumer implements CeleryTransport {
       connectTimeout: 5000,
       retryStrategy: (attempt) => backoffMs(attempt, 500, 10_000),
       sentinelRetryStrategy: (attempt) => backoffMs(attempt, 500, 10_000),
+      // A sentinel that accepts and never answers would hold the connect for good (no default).
+      sentinelCommandTimeout: 5000,
       lazyConnect: true,
     };
     const target = redisTarget(this.settings.url, this.settings.redis.masterName);

@@ -26,19 +26,27 @@ async function exists(conn: amqp.ChannelModel, kind: 'exchange' | 'queue', name:
   }
 }
 
+/** The hosts of a broker URL (kombu's `;`-separated list), never its credentials. */
+export const hosts = (url: string) => url.split(';').map(where).join(', ');
+
 /** Celery's broker: reachable; on RabbitMQ, whether workers have declared the event exchange. */
 export async function celery(config: ValidatedConfig): Promise<Finding[]> {
   const c = config.celery;
   if (!c.enabled) return [];
   const scheme = new URL(c.url.split(';')[0]!).protocol;
-  const source = `Celery broker ${c.url.split(';').map(where).join(', ')}`;
+  const source = `Celery broker ${hosts(c.url)}`;
   if (scheme === 'redis:' || scheme === 'rediss:' || scheme === 'sentinel:') {
     const target = redisTarget(c.url, c.redis.masterName);
+    // No retries of any kind, every wait bounded: by default ioredis retries sentinels for ever
+    // (sentinelRetryStrategy) and waits on a sentinel's answer or a command without a bound.
     const options = {
       lazyConnect: true,
       connectTimeout: TIMEOUT_MS,
+      commandTimeout: TIMEOUT_MS,
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
+      sentinelRetryStrategy: () => null,
+      sentinelCommandTimeout: TIMEOUT_MS,
     };
     const redis =
       typeof target === 'string'
