@@ -329,9 +329,25 @@ test('a replay goes only where config or the broker allows: a poisoned message i
       dryRun: true,
     });
     assert.equal(plan.status, 200);
-    assert.deepEqual(plan.body.targets, [
-      { exchange: 'jobs', routingKey: 'job', source: 'headers', count: 31 },
-    ]);
+    const targets = plan.body.targets as Record<string, unknown>[];
+    assert.deepEqual(
+      targets.map(({ note: _, ...t }) => t),
+      [
+        {
+          exchange: 'jobs',
+          routingKey: 'job',
+          source: 'headers',
+          basis: 'claimed',
+          reaches: ['jobs.work'],
+          count: 31,
+        },
+      ],
+    );
+    assert.match(
+      String(targets[0]!.note),
+      /the message's own x-death names this target .* set deadLetters\.queues\[\]\.replayTo for jobs\.dlq/,
+      'a target only x-death vouches for is shown as the message’s claim',
+    );
     const refused = plan.body.refused as { reason: string; count: number; ids: string[] }[];
     assert.deepEqual(
       refused.map((r) => [r.count, r.ids]),
@@ -384,6 +400,60 @@ test('a replay goes only where config or the broker allows: a poisoned message i
     );
   } finally {
     await exporter.close();
+  }
+});
+
+test('exchange-to-exchange bindings: a claimed target that reaches another queue is refused; a configured one shows both queues it reaches', async () => {
+  // jobs -> audit.fanout -> audit.q: a publish to jobs with key job reaches jobs.work and audit.q.
+  const conn = await amqp.connect(vhost.url);
+  const ch = await conn.createChannel();
+  await ch.assertExchange('audit.fanout', 'fanout', { durable: true });
+  await ch.assertQueue('audit.q', { durable: true });
+  await ch.bindQueue('audit.q', 'audit.fanout', '');
+  await ch.bindExchange('audit.fanout', 'jobs', 'job');
+  const exporter = await start();
+  try {
+    await publish([{ id: 'e2e-1' }]);
+    await waitFor('parked', async () => (await idsOf('e2e-')).length === 1);
+    await ch.purgeQueue('audit.q'); // the first publish's copy
+    const [{ id }] = (await idsOf('e2e-')) as [{ id: string }];
+    const plan = await api(exporter.url, '/api/dead-letters/replay', OPERATOR, {
+      ids: [id],
+      dryRun: true,
+    });
+    assert.deepEqual(plan.body.targets, []);
+    const [refused] = plan.body.refused as { reason: string }[];
+    assert.match(refused!.reason, /routing key "job" reaches "audit\.q" besides "jobs\.work"/);
+    const replay = await api(exporter.url, '/api/dead-letters/replay', OPERATOR, { ids: [id] });
+    assert.equal(replay.status, 409);
+    assert.equal(await ready('audit.q'), 0, 'the refused replay published nothing');
+  } finally {
+    await exporter.close();
+  }
+  // With the target configured, the plan says every queue it reaches, and the replay reaches them.
+  const base = config();
+  const replayTo = { exchange: 'jobs', routingKey: 'job' };
+  const second = await start({
+    ...base,
+    deadLetters: { ...base.deadLetters, queues: [{ queue: DLQ, replayTo }] },
+  });
+  try {
+    const [{ id }] = (await idsOf('e2e-')) as [{ id: string }];
+    const plan = await api(second.url, '/api/dead-letters/replay', OPERATOR, {
+      ids: [id],
+      dryRun: true,
+    });
+    const [target] = plan.body.targets as { basis: string; reaches: string[] }[];
+    assert.equal(target!.basis, 'configured');
+    assert.deepEqual(target!.reaches, ['audit.q', 'jobs.work']);
+    const replay = await api(second.url, '/api/dead-letters/replay', OPERATOR, { ids: [id] });
+    assert.equal(replay.status, 200);
+    await waitFor('the copy in audit.q', async () => (await ready('audit.q')) === 1);
+  } finally {
+    await second.close();
+    await ch.unbindExchange('audit.fanout', 'jobs', 'job');
+    await ch.deleteQueue('audit.q');
+    await conn.close();
   }
 });
 

@@ -12,6 +12,7 @@ export type {
   AuditEntry,
 } from './deadletters/store/store.js';
 export type { ReplayResult, ReplayPlan } from './deadletters/replay/replay.js';
+export type { PlannedTarget } from './deadletters/replay/planned.js';
 export type { Job as ReplayJob } from './deadletters/replay/jobs.js';
 export type { Death } from './deadletters/model/message.js';
 export type { QueueSummary } from './broker/catalog.js';

@@ -6,7 +6,8 @@ import { queueKey, type QueueDepth } from './queue.js';
 import type { Evaluation } from './status.js';
 import { roleFromName, type BindingInfo, type Role } from './roles.js';
 import { ExchangeIndex, routesByQueue, type ExchangeInfo, type Routes } from './routes.js';
-import { deadLetterSources, routesReach } from './dead-lettering.js';
+import { deadLetterSources } from './dead-lettering.js';
+import { RoutingGraph, type Reach } from './reach.js';
 
 /** What the broker does with a message this queue's consumer rejects or nacks without requeue. */
 export interface QueueFacts {
@@ -85,6 +86,7 @@ export class QueueCatalog {
   private leaders = new Map<string, string>();
   private routes = new Map<string, Routes>();
   private exchanges = new ExchangeIndex(this.routes);
+  private graph = new RoutingGraph([], []);
   /** Per queue key: the last depths read and when it was last seen with nothing ready. */
   private readonly depths = new Map<string, { depth: QueueDepth; emptyAtMs: number | null }>();
   private facts = new Map<string, QueueFacts[]>();
@@ -125,6 +127,7 @@ export class QueueCatalog {
     if (u.routes) {
       this.routes = routesByQueue(u.routes.bindings, u.routes.exchanges);
       this.exchanges = new ExchangeIndex(this.routes);
+      this.graph = new RoutingGraph(u.routes.bindings, u.routes.exchanges);
     }
     const byName = new Map<string, QueueFacts[]>();
     for (const { name, ...f } of u.facts ?? []) byName.set(name, [...(byName.get(name) ?? []), f]);
@@ -247,17 +250,12 @@ export class QueueCatalog {
     return this.exchanges;
   }
 
-  /** The queues of a vhost a publish to `exchange` with `routingKey` reaches. */
-  queuesReached(vhost: string, exchange: string, routingKey: string): string[] {
-    const prefix = queueKey(vhost, '');
-    return [...this.routes].flatMap(([k, r]) =>
-      k.startsWith(prefix) && routesReach(r, exchange, routingKey) ? [k.slice(prefix.length)] : [],
-    );
-  }
-
-  /** The routes (bindings) that reach a queue, where the broker listed any. */
-  routesOf(vhost: string, queue: string): Routes | undefined {
-    return this.routes.get(queueKey(vhost, queue));
+  /**
+   * The queues of a vhost a publish to `exchange` with `routingKey` reaches, following
+   * exchange-to-exchange bindings and alternate exchanges, or why that cannot be computed.
+   */
+  reach(vhost: string, exchange: string, routingKey: string): Reach {
+    return this.graph.reach(vhost, exchange, routingKey);
   }
 
   /**

@@ -2,13 +2,18 @@
 // (collectors/rabbitmq/heads.ts) matches publish steps against. The default exchange routes a key to
 // the queue of that name; a direct exchange by equal binding key; a fanout exchange everything; a
 // topic exchange by pattern (`*` one word, `#` zero or more). Headers and plugin exchanges, and
-// exchange-to-exchange bindings, route by what a publish step does not record: not matched.
+// exchange-to-exchange bindings, route by what a publish step does not record: not matched. Where
+// one publish goes, through every hop, is broker/reach.ts (what a replay's plan promises).
 import type { BindingInfo } from './roles.js';
 
 export interface ExchangeInfo {
   vhost: string;
   name: string;
   type: string;
+  /** Its declared arguments (`alternate-exchange`), where the broker was asked for them. */
+  arguments?: Record<string, unknown>;
+  /** The policy that applies to it, if any (a policy may name an alternate exchange). */
+  policy?: string | null;
 }
 
 /** The routes into one queue: publishes to `exchange` with a key that matches. */

@@ -1,16 +1,24 @@
 // /dead-letters/confirm?group=…|ids=…: before a bulk replay, what it would do (a dry run of the
-// exporter): how many messages go to each target, and which are refused and why. Its form, sent
+// exporter): how many messages go to each target, why each is allowed (the configuration's, or the
+// message's claim), the queues it reaches now, and which are refused and why. Its form, sent
 // with confirmed=1, starts the replay; nothing is published until then. Operators only.
 import { isOperator } from '@/lib/access';
 import { planReplay } from '@/lib/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import Link from 'next/link';
 import { replay } from '@/app/dead-letters/actions';
+import type { ReplayPlan } from '@/lib/types';
 
 export const dynamic = 'force-dynamic';
 
 const ID = /^\d{1,18}$/;
 const GROUP = /^[A-Za-z0-9_-]{1,1200}$/;
+/** Why the exporter allows a target: the configuration names it, or the message claims it. */
+const BASIS: Record<ReplayPlan['targets'][number]['basis'], string> = {
+  configured: 'configured (replayTo)',
+  listed: 'listed (allowedTargets)',
+  claimed: 'the message’s claim (x-death)',
+};
 
 export default async function Confirm({
   searchParams,
@@ -46,12 +54,14 @@ export default async function Confirm({
             <th scope="col">Exchange</th>
             <th scope="col">Routing key</th>
             <th scope="col">Said by</th>
+            <th scope="col">Allowed as</th>
+            <th scope="col">Reaches now</th>
             <th scope="col">Messages</th>
           </tr>
         </thead>
         <tbody>
           {p.targets.map((t) => (
-            <tr key={`${t.exchange}\u0000${t.routingKey}\u0000${t.source}`}>
+            <tr key={`${t.exchange}\u0000${t.routingKey}\u0000${t.source}\u0000${t.basis}`}>
               <td>
                 <code>{t.exchange === '' ? '(default exchange)' : t.exchange}</code>
               </td>
@@ -59,6 +69,11 @@ export default async function Confirm({
                 <code>{t.routingKey}</code>
               </td>
               <td>{t.source}</td>
+              <td>{BASIS[t.basis]}</td>
+              <td>
+                {t.reaches === null ? 'not known' : t.reaches.join(', ') || 'no queue'}
+                {t.note ? <p className="muted">{t.note}</p> : null}
+              </td>
               <td>{t.count}</td>
             </tr>
           ))}

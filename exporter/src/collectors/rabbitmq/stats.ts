@@ -25,6 +25,7 @@ import type { Piece } from '../../exposition/encoding.js';
 import type { ValidatedConfig } from '../../config.js';
 import type { Collector } from '../runner/collector.js';
 import type { QueueCatalog } from '../../broker/catalog.js';
+import type { ExchangeInfo } from '../../broker/routes.js';
 import { scopeFilter } from '../../broker/scope.js';
 import { queueKey } from './source/detailed.js';
 import { getText, type ManagementApi } from './source/http.js';
@@ -196,9 +197,7 @@ export class RabbitmqStatsCollector implements Collector {
     const [queues, bindings, exchanges, overview, detailed] = await Promise.all([
       get<StatsQueue>(per('/api/queues', columns)),
       get<BindingInfo>(per('/api/bindings', bindingColumns)),
-      get<{ vhost: string; name: string; type: string }>(
-        per('/api/exchanges', 'columns=vhost,name,type'),
-      ),
+      get<ExchangeInfo>(per('/api/exchanges', 'columns=vhost,name,type,arguments,policy')),
       this.api.getJson<{ rabbitmq_version?: string }>(
         '/api/overview?columns=rabbitmq_version',
         signal,

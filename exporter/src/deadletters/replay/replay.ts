@@ -21,6 +21,7 @@ import {
   UNSENT_PROPERTIES,
   isRoutingHeader,
 } from '../model/message.js';
+import { planned, type PlannedTarget } from './planned.js';
 import { replayTarget, type Topology } from './targets.js';
 import type { DeadLetterMetrics } from '../model/metrics.js';
 import { UnknownKeyError, keyId, unseal } from '../model/seal.js';
@@ -34,7 +35,7 @@ export type ReplayOutcome =
 /** What a bulk replay would do, before it runs: messages per target, and those refused. */
 export interface ReplayPlan {
   total: number;
-  targets: { exchange: string; routingKey: string; source: string; count: number }[];
+  targets: PlannedTarget[];
   refused: { reason: string; count: number; ids: string[] }[];
   /** Selected but not parked (replayed, discarded, replaying) now. */
   notParked: number;
@@ -85,8 +86,12 @@ export class Replayer {
     for (const row of rows) {
       const d = replayTarget(row, this.settings, this.topology);
       if (d.allowed) {
-        const k = JSON.stringify([d.target.exchange, d.target.routingKey, d.target.source]);
-        const t = targets.get(k) ?? { ...d.target, count: 0 };
+        const { exchange, routingKey, source } = d.target;
+        const k = JSON.stringify([exchange, routingKey, source, d.basis]);
+        const t = targets.get(k) ?? {
+          ...planned(d, row.queue, this.topology, row.vhost),
+          count: 0,
+        };
         t.count++;
         targets.set(k, t);
       } else {

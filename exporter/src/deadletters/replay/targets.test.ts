@@ -3,8 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadConfig } from '../../config.js';
-import { routesByQueue } from '../../broker/routes.js';
-import { deadLetterSources, routesReach } from '../../broker/dead-lettering.js';
+import { RoutingGraph } from '../../broker/reach.js';
+import type { BindingInfo } from '../../broker/roles.js';
+import { routesByQueue, type ExchangeInfo } from '../../broker/routes.js';
+import { deadLetterSources } from '../../broker/dead-lettering.js';
 import type { Death, ReplayTarget } from '../model/message.js';
 import { globMatch, replayTarget, type Topology } from './targets.js';
 
@@ -17,7 +19,7 @@ const queues = [
   { vhost, name: 'trap', deadLetterExchange: 'jobs.dlx', deadLetterRoutingKey: null },
   { vhost, name: 'payments.refunds', deadLetterExchange: null, deadLetterRoutingKey: null },
 ];
-const bindings = [
+const bindings: BindingInfo[] = [
   {
     vhost,
     source: 'jobs',
@@ -47,23 +49,22 @@ const bindings = [
     routing_key: 'refund.all',
   })),
 ];
-const exchanges = [
+const exchanges: ExchangeInfo[] = [
   { vhost, name: 'jobs', type: 'direct' },
   { vhost, name: 'jobs.dlx', type: 'fanout' },
   { vhost, name: 'payments.commands', type: 'direct' },
 ];
-const routes = routesByQueue(bindings, exchanges);
-const sources = deadLetterSources(queues, routes);
 const key = (q: string) => `${vhost}\u0000${q}`;
-const topology: Topology = {
-  deadLetterQueues: () => [],
-  deadLetterSources: (_v, q) => sources.get(key(q)) ?? [],
-  routesOf: (_v, q) => routes.get(key(q)),
-  queuesReached: (_v, exchange, rk) =>
-    [...routes].flatMap(([k, r]) =>
-      routesReach(r, exchange, rk) ? [k.slice(k.indexOf('\u0000') + 1)] : [],
-    ),
+const topologyOf = (b: BindingInfo[], e: ExchangeInfo[]): Topology => {
+  const sources = deadLetterSources(queues, routesByQueue(b, e));
+  const graph = new RoutingGraph(b, e);
+  return {
+    deadLetterQueues: () => [],
+    deadLetterSources: (_v, q) => sources.get(key(q)) ?? [],
+    reach: (v, exchange, rk) => graph.reach(v, exchange, rk),
+  };
 };
+const topology = topologyOf(bindings, exchanges);
 
 const death = (queue: string, exchange: string, rk: string): Death => ({
   queue,
@@ -101,6 +102,7 @@ test("the broker's own record of a queue that dead-letters here is allowed", () 
   const d = replayTarget(row(null, [real]), settings(), topology);
   assert.deepEqual(d, {
     allowed: true,
+    basis: 'claimed',
     target: { exchange: 'jobs', routingKey: 'job', source: 'x-death' },
   });
   const fromHeaders = replayTarget(
@@ -156,6 +158,7 @@ test('config allows: replayTo wins; allowedTargets patterns; the default exchang
   );
   assert.deepEqual(configured, {
     allowed: true,
+    basis: 'configured',
     target: { exchange: 'jobs', routingKey: 'job', source: 'config' },
   });
   const listed = (allowedTargets: object[]) =>
@@ -164,7 +167,11 @@ test('config allows: replayTo wins; allowedTargets patterns; the default exchang
       settings({ replay: { ...settings().replay, allowedTargets } }),
       topology,
     );
-  assert.equal(listed([{ exchange: '', routingKey: 'celery' }]).allowed, true);
+  assert.deepEqual(listed([{ exchange: '', routingKey: 'celery' }]), {
+    allowed: true,
+    basis: 'listed',
+    target: { exchange: '', routingKey: 'celery', source: 'headers' },
+  });
   assert.equal(listed([{ exchange: 'jobs', routingKey: '*' }]).allowed, false);
   assert.equal(
     listed([{ exchange: '*', routingKey: 'cel*' }]).allowed,
@@ -207,4 +214,55 @@ test('x-death vouches only for a configured source queue, and only for a target 
   // The real record still replays, and the default settings trust no x-death at all.
   assert.equal(replayTarget(row(null, [real]), everything, topology).allowed, true);
   assert.equal(replayTarget(row(null, [real]), defaults, topology).allowed, false);
+});
+
+test('a claimed target reached through an exchange-to-exchange binding reaches that queue too: refused', () => {
+  // jobs (direct) -> audit.fanout (an exchange-to-exchange binding) -> audit.q: a publish to jobs
+  // with key job reaches jobs.work and audit.q, which the queue-only routes never showed.
+  const e2e = topologyOf(
+    [
+      ...bindings,
+      {
+        vhost,
+        source: 'jobs',
+        destination: 'audit.fanout',
+        destination_type: 'exchange',
+        routing_key: 'job',
+      },
+      {
+        vhost,
+        source: 'audit.fanout',
+        destination: 'audit.q',
+        destination_type: 'queue',
+        routing_key: '',
+      },
+    ],
+    [...exchanges, { vhost, name: 'audit.fanout', type: 'fanout' }],
+  );
+  const d = replayTarget(row(null, [real]), settings(), e2e);
+  if (d.allowed) assert.fail(`allowed: ${JSON.stringify(d)}`);
+  assert.match(d.reason, /routing key "job" reaches "audit\.q" besides "jobs\.work"/);
+});
+
+test('a claimed target whose reach cannot be computed is refused, with the reason', () => {
+  // jobs -> a headers exchange: where a message goes depends on its headers, not the key.
+  const viaHeaders = topologyOf(
+    [
+      ...bindings,
+      {
+        vhost,
+        source: 'jobs',
+        destination: 'by-headers',
+        destination_type: 'exchange',
+        routing_key: 'job',
+      },
+    ],
+    [...exchanges, { vhost, name: 'by-headers', type: 'headers' }],
+  );
+  const d = replayTarget(row(null, [real]), settings(), viaHeaders);
+  if (d.allowed) assert.fail(`allowed: ${JSON.stringify(d)}`);
+  assert.match(
+    d.reason,
+    /where exchange "jobs", routing key "job" goes cannot be computed: exchange "by-headers" is of type "headers"/,
+  );
 });

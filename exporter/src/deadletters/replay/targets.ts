@@ -1,15 +1,16 @@
 // Where a replay may publish. acktrail replays with a broker user of its own, which may publish
 // where the message's producer may not, so what the message says is never enough: a target is
 // allowed when the config names it (the queue's replayTo, or replay.allowedTargets) or when it is
-// the broker's own record of where the message was published before it died: an x-death entry of
-// a queue that replay.sourceQueues names and that dead-letters into this one, whose exchange and
-// routing key reach that queue and no other by the broker's bindings. The topology alone is no
-// credential: an app user may declare queues and bindings, and a queue it declares that
-// dead-letters here, bound where it likes, would otherwise vouch for a forged x-death. The
-// x-original-* headers only choose among allowed targets, and the default exchange (which
-// reaches every queue of the vhost by name) only when listed by name.
-import type { Routes } from '../../broker/routes.js';
-import { routesReach } from '../../broker/dead-lettering.js';
+// what an x-death entry records: of a queue that replay.sourceQueues names and that dead-letters
+// into this one, with an exchange and routing key that reach that queue and no other by the
+// broker's bindings (followed through exchange-to-exchange bindings; a reach that cannot be
+// computed is refused). The broker writes x-death, but so can anyone who may publish to the
+// dead-letter exchange: such a target stays the message's claim, and the plan says so (basis
+// `claimed`). The topology alone is no credential: an app user may declare queues and bindings,
+// and a queue it declares that dead-letters here, bound where it likes, would otherwise vouch for a
+// forged x-death. The x-original-* headers only choose among allowed targets, and the default
+// exchange (which reaches every queue of the vhost by name) only when listed by name.
+import type { Reach } from '../../broker/reach.js';
 import type { ValidatedConfig } from '../../config.js';
 import type { Death, ReplayTarget } from '../model/message.js';
 
@@ -19,15 +20,22 @@ export interface Topology {
   deadLetterQueues(vhost: string): string[];
   /** The queues whose dead-lettering reaches `queue`; null: not known yet. */
   deadLetterSources(vhost: string, queue: string): string[] | null;
-  routesOf(vhost: string, queue: string): Routes | undefined;
-  /** The queues of a vhost a publish to `exchange` with `routingKey` reaches. */
-  queuesReached(vhost: string, exchange: string, routingKey: string): string[];
+  /** Where a publish goes, following exchange-to-exchange bindings (broker/reach.ts). */
+  reach(vhost: string, exchange: string, routingKey: string): Reach;
 }
+
+/**
+ * Why a target is allowed, for the plan: `configured` the queue's replayTo names it; `listed` the
+ * message names it and deadLetters.replay.allowedTargets admits it; `claimed` the message's own
+ * x-death names it and the broker's bindings agree (it reaches that queue alone), which any user
+ * who may publish to the dead-letter exchange can also write.
+ */
+export type TargetBasis = 'configured' | 'listed' | 'claimed';
 
 type Settings = ValidatedConfig['deadLetters'];
 
 export type TargetDecision =
-  | { allowed: true; target: ReplayTarget }
+  | { allowed: true; target: ReplayTarget; basis: TargetBasis }
   | { allowed: false; reason: string; target: ReplayTarget | null };
 
 /** `*` matches any run of characters; everything else matches itself. Linear in the text. */
@@ -77,15 +85,20 @@ function brokerRecords(
     }
     if (!sources.includes(d.queue) || d.exchange === '') return [];
     for (const routingKey of d.routingKeys) {
-      if (!routesReach(topology.routesOf(row.vhost, d.queue), d.exchange, routingKey)) continue;
-      const others = topology
-        .queuesReached(row.vhost, d.exchange, routingKey)
-        .filter((q) => q !== d.queue);
+      const to = `exchange "${d.exchange}", routing key "${routingKey}"`;
+      const reach = topology.reach(row.vhost, d.exchange, routingKey);
+      if ('unknown' in reach) {
+        notes.push(`where ${to} goes cannot be computed: ${reach.unknown}`);
+        continue;
+      }
+      if (!reach.queues.includes(d.queue)) {
+        notes.push(`${to} does not reach "${d.queue}"`);
+        continue;
+      }
+      const others = reach.queues.filter((q) => q !== d.queue);
       if (others.length === 0)
         return [{ exchange: d.exchange, routingKey, source: 'x-death' as const }];
-      notes.push(
-        `exchange "${d.exchange}", routing key "${routingKey}" reaches ${others.map((q) => `"${q}"`).join(', ')} besides "${d.queue}"`,
-      );
+      notes.push(`${to} reaches ${others.map((q) => `"${q}"`).join(', ')} besides "${d.queue}"`);
     }
     return [];
   });
@@ -110,21 +123,23 @@ export function replayTarget(
   topology: Topology | null,
 ): TargetDecision {
   const configured = settings.queues.find((q) => q.queue === row.queue)?.replayTo;
-  if (configured) return { allowed: true, target: { ...configured, source: 'config' } };
+  if (configured)
+    return { allowed: true, basis: 'configured', target: { ...configured, source: 'config' } };
   const notes: string[] = [];
   const records = brokerRecords(row, settings, topology, notes);
   const candidate = row.replayTo;
   if (!candidate) {
     const record = records[0];
-    if (record) return { allowed: true, target: record };
+    if (record) return { allowed: true, basis: 'claimed', target: record };
     return {
       allowed: false,
       target: null,
       reason: `nothing says where to replay it (${notes.length ? notes.join('; ') : 'no x-death, no x-original-exchange'}): set deadLetters.queues[].replayTo for ${row.queue}`,
     };
   }
-  if (listed(candidate, settings) || records.some((r) => same(r, candidate)))
-    return { allowed: true, target: candidate };
+  if (listed(candidate, settings)) return { allowed: true, basis: 'listed', target: candidate };
+  if (records.some((r) => same(r, candidate)))
+    return { allowed: true, basis: 'claimed', target: candidate };
   const why =
     candidate.exchange === ''
       ? 'the default exchange reaches every queue of the vhost by name and is refused unless configured'

@@ -1,0 +1,85 @@
+// Where one publish goes, by the broker's bindings, as RabbitMQ routes it: through the exchange
+// named, every exchange-to-exchange binding that matches the key (each hop routes by the same key,
+// with its own exchange's type), and an exchange's alternate exchange when its bindings match
+// nothing. What a replay's plan promises ("reaches that queue and no other") rests on it, so a hop
+// whose routing depends on what this cannot see (a headers exchange, a plugin's exchange type, an
+// exchange the broker did not list) makes the reach unknown, with the reason, never a guess.
+import type { BindingInfo } from './roles.js';
+import { topicRegex, type ExchangeInfo } from './routes.js';
+
+/** The queues a publish reaches (no queue: unroutable), or why that cannot be computed. */
+export type Reach = { queues: string[] } | { unknown: string };
+
+/** The exchange types whose routing is a function of the routing key alone. */
+const KEYED = new Set(['direct', 'fanout', 'topic']);
+
+interface Edge {
+  key: string;
+  destination: string;
+  toQueue: boolean;
+}
+
+const at = (vhost: string, name: string) => `${vhost}\u0000${name}`;
+
+export class RoutingGraph {
+  private readonly edges = new Map<string, Edge[]>();
+  private readonly exchanges = new Map<string, ExchangeInfo>();
+  private readonly queues = new Set<string>();
+  private readonly patterns = new Map<string, RegExp>();
+
+  constructor(bindings: readonly BindingInfo[], exchanges: readonly ExchangeInfo[]) {
+    for (const e of exchanges) this.exchanges.set(at(e.vhost, e.name), e);
+    for (const b of bindings) {
+      const toQueue = b.destination_type === 'queue';
+      if (toQueue) this.queues.add(at(b.vhost, b.destination));
+      // The default exchange's bindings are implicit: it routes a key to the queue of that name.
+      if (b.source === '') continue;
+      const from = at(b.vhost, b.source);
+      const list = this.edges.get(from) ?? [];
+      list.push({ key: b.routing_key ?? '', destination: b.destination, toQueue });
+      this.edges.set(from, list);
+    }
+  }
+
+  /** The queues of `vhost` a publish to `exchange` ('' the default) with `routingKey` reaches. */
+  reach(vhost: string, exchange: string, routingKey: string): Reach {
+    if (exchange === '')
+      return { queues: this.queues.has(at(vhost, routingKey)) ? [routingKey] : [] };
+    const queues = new Set<string>();
+    const seen = new Set<string>();
+    const pending = [exchange];
+    for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const info = this.exchanges.get(at(vhost, name));
+      if (!info) return { unknown: `the broker lists no exchange "${name}" in vhost "${vhost}"` };
+      if (!KEYED.has(info.type))
+        return {
+          unknown: `exchange "${name}" is of type "${info.type}", which routes by more than the routing key`,
+        };
+      const matched = (this.edges.get(at(vhost, name)) ?? []).filter((e) =>
+        this.matches(info.type, e.key, routingKey),
+      );
+      for (const e of matched) {
+        if (e.toQueue) queues.add(e.destination);
+        else pending.push(e.destination);
+      }
+      if (matched.length > 0) continue;
+      const alternate = info.arguments?.['alternate-exchange'];
+      if (typeof alternate === 'string') pending.push(alternate);
+      else if (info.policy)
+        return {
+          unknown: `exchange "${name}" matches no binding for this key, and its policy "${info.policy}" may name an alternate exchange`,
+        };
+    }
+    return { queues: [...queues].sort() };
+  }
+
+  private matches(type: string, bindingKey: string, routingKey: string): boolean {
+    if (type === 'fanout') return true;
+    if (type === 'direct') return bindingKey === routingKey;
+    let re = this.patterns.get(bindingKey);
+    if (!re) this.patterns.set(bindingKey, (re = new RegExp(topicRegex(bindingKey))));
+    return re.test(`.${routingKey}`);
+  }
+}
