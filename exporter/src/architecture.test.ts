@@ -147,3 +147,34 @@ test("the exporter depends on no example pipeline's code", () => {
     for (const spec of importsOf(file))
       assert.doesNotMatch(spec, /orders-example|examples\//, relative(SRC, file));
 });
+
+test('only db/checkout.ts checks a connection out of a pg pool', () => {
+  // A pooled connection checked out anywhere else has no `error` listener while it is out: the
+  // server ending it (a restart, a failover) would end the process. `.connect()` is otherwise a
+  // client's own (pg.Client, ioredis): allowed in a file that makes that client and no pool.
+  const outside = sources()
+    .filter((f) => relative(SRC, f) !== 'db/checkout.ts')
+    .filter((f) => {
+      const text = readFileSync(f, 'utf8');
+      if (!/\.connect\(\)/.test(text)) return false;
+      const ownClient = /new (?:pg\.Client|Redis)\(/.test(text);
+      return !ownClient || /\bPool\b|\bpools?\b/.test(text);
+    });
+  assert.deepEqual(
+    outside.map((f) => relative(SRC, f)),
+    [],
+  );
+});
+
+test('every pg client the exporter makes listens for its error', () => {
+  const silent = sources().filter((f) => {
+    const text = readFileSync(f, 'utf8');
+    const made = text.match(/new (?:pg\.Client|pg\.Pool|SessionPool)\(/g)?.length ?? 0;
+    const heard = text.match(/\.on\('error'/g)?.length ?? 0;
+    return made > heard;
+  });
+  assert.deepEqual(
+    silent.map((f) => relative(SRC, f)),
+    [],
+  );
+});

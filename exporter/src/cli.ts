@@ -154,6 +154,7 @@ switch (command) {
       import('./deadletters/store/reseal.js'),
     ]);
     const pool = new pg.Pool({ connectionString: config.storeUrl, max: 1 });
+    pool.on('error', () => undefined); // an idle connection lost: the next query says so
     try {
       const done = await reseal(pool, config.deadLetterKey, config.deadLetterOldKeys, (p) => {
         console.error(`resealed ${p.resealed} of ${p.total}`);

@@ -4,6 +4,7 @@
 // provider); a reader that fails (a missing table or column, no permission, the database away)
 // becomes a note in the journey, never an error of the lookup. Values are always parameters.
 import type { ValidatedConfig } from '../config.js';
+import { withClient } from '../db/checkout.js';
 import { ident, type Pool } from '../db/pool.js';
 import { errorMessage } from '../log.js';
 import type { PipelineRows, PipelineRowsReader } from '../journeys/model/pipeline-rows.js';
@@ -27,17 +28,14 @@ function noteOf(reader: string, table: string, err: unknown): string {
  * connection healthy; only other errors discard it.
  */
 async function rows<R extends object>(pool: Pool, sql: string, params: unknown[]): Promise<R[]> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    return (await client.query<R>(sql, params)).rows;
-  } catch (err) {
+  return withClient(
+    pool,
+    async (client) => (await client.query<R>(sql, params)).rows,
+    (err) => (err as { code?: string }).code === INVALID_TEXT,
+  ).catch((err: unknown) => {
     if ((err as { code?: string }).code === INVALID_TEXT) return [];
-    broken = err as Error;
     throw err;
-  } finally {
-    client.release(broken);
-  }
+  });
 }
 
 type OutboxTable = NonNullable<ValidatedConfig['outbox']>['tables'][number];

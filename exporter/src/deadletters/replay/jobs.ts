@@ -4,7 +4,7 @@
 // any replica reaches it. A job whose replica went away (no progress for STALE_SECONDS) is
 // marked interrupted. Each job replays at the configured rate and stops by itself when too many
 // of its replays come back dead-lettered (the cause was not fixed).
-import { beginOf } from '../../db/session.js';
+import { withTransaction } from '../../db/checkout.js';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
@@ -53,10 +53,7 @@ export class BulkReplays {
    * maxRunningJobs are running (on any replica).
    */
   async start(ids: string[], actor: Actor): Promise<Job> {
-    const client = await this.pool.connect();
-    let row: Row | undefined;
-    try {
-      await client.query(beginOf(this.pool));
+    const row = await withTransaction(this.pool, async (client) => {
       await client.query('SELECT pg_advisory_xact_lock($1)', [START_LOCK]);
       await this.markInterrupted(client);
       const res = await client.query<Row>(
@@ -66,14 +63,8 @@ export class BulkReplays {
          RETURNING ${COLUMNS}`,
         [randomUUID(), actor.name, actor.verified, ids, ids.length, this.settings.maxRunningJobs],
       );
-      await client.query('COMMIT');
-      row = res.rows[0];
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+      return res.rows[0];
+    });
     if (!row)
       throw new JobLimitReached(
         `${this.settings.maxRunningJobs} bulk replays are running (deadLetters.replay.maxRunningJobs): wait for one to end, or stop one`,

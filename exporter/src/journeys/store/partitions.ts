@@ -6,7 +6,7 @@
 // - an old day is detached CONCURRENTLY (it waits for the reads that may still see it, while
 //   inserts go on) and dropped once it is no longer part of journey_steps.
 import type pg from 'pg';
-import { beginOf } from '../../db/session.js';
+import { withClient, withTransaction } from '../../db/checkout.js';
 import { DAY_MS, dropExpiredEvents } from './event-days.js';
 
 const LOCK_KEY = 7_461_200_003;
@@ -50,9 +50,7 @@ export class Partitions {
       if (!this.known.has(day)) missing.add(day);
     }
     if (missing.size === 0) return;
-    const db = await this.pool.connect();
-    try {
-      await db.query(beginOf(this.pool));
+    await withTransaction(this.pool, async (db) => {
       await db.query('SELECT pg_advisory_xact_lock($1)', [LOCK_KEY]);
       const attached = await this.attachedDays(db);
       for (const day of missing) {
@@ -66,14 +64,8 @@ export class Partitions {
              FOR VALUES FROM ('${new Date(day).toISOString()}') TO ('${new Date(day + DAY_MS).toISOString()}')`,
         );
       }
-      await db.query('COMMIT');
-      for (const day of missing) this.known.add(day);
-    } catch (err) {
-      await db.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      db.release();
-    }
+    });
+    for (const day of missing) this.known.add(day);
   }
 
   /** Today's partition and the next days', made ahead of the writes that will need them. */
@@ -90,55 +82,57 @@ export class Partitions {
    */
   async dropExpired(retentionDays: number, nowMs = Date.now()): Promise<string[]> {
     const horizon = dayStart(nowMs - retentionDays * DAY_MS);
-    const db = await this.maintenance.connect();
-    let locked = false;
-    try {
-      const lock = await db.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [
-        DROP_LOCK_KEY,
-      ]);
-      locked = lock.rows[0]?.ok === true;
-      if (!locked) return [];
-      // A detach waits for every read that may still see the partition (API reads end within
-      // their statement timeout); inserts go on meanwhile, so this session may wait that long.
-      await db.query('SET statement_timeout = 0; SET lock_timeout = 0');
-      const res = await db.query<{ name: string; pending: boolean }>(
-        `SELECT c.relname AS name, i.inhdetachpending AS pending FROM pg_inherits i
-           JOIN pg_class c ON c.oid = i.inhrelid
-          WHERE i.inhparent = 'journey_steps'::regclass`,
+    return withClient(this.maintenance, async (db, discard) => {
+      let locked = false;
+      try {
+        const lock = await db.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [
+          DROP_LOCK_KEY,
+        ]);
+        locked = lock.rows[0]?.ok === true;
+        if (!locked) return [];
+        // A detach waits for every read that may still see the partition (API reads end within
+        // their statement timeout); inserts go on meanwhile, so this session may wait that long.
+        await db.query('SET statement_timeout = 0; SET lock_timeout = 0');
+        return await this.dropBefore(db, horizon);
+      } finally {
+        // A session that cannot be reset (or unlocked) is not given back to the pool.
+        await db
+          .query('RESET statement_timeout; RESET lock_timeout')
+          .then(() => (locked ? db.query('SELECT pg_advisory_unlock($1)', [DROP_LOCK_KEY]) : null))
+          .catch(discard);
+      }
+    });
+  }
+
+  /** Detaches and drops the partitions whose day ended before `horizon`, then their events. */
+  private async dropBefore(db: pg.PoolClient, horizon: number): Promise<string[]> {
+    const res = await db.query<{ name: string; pending: boolean }>(
+      `SELECT c.relname AS name, i.inhdetachpending AS pending FROM pg_inherits i
+         JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent = 'journey_steps'::regclass`,
+    );
+    const dropped: string[] = [];
+    for (const { name, pending } of res.rows) {
+      const m = NAME.exec(name);
+      if (!m) continue;
+      const day = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+      if (day + DAY_MS > horizon) continue;
+      this.known.delete(day);
+      // Outside a transaction block, as CONCURRENTLY requires. A detach that an earlier
+      // process began and did not finish is finished instead.
+      await db.query(
+        `ALTER TABLE journey_steps DETACH PARTITION ${name} ${pending ? 'FINALIZE' : 'CONCURRENTLY'}`,
       );
-      const dropped: string[] = [];
-      for (const { name, pending } of res.rows) {
-        const m = NAME.exec(name);
-        if (!m) continue;
-        const day = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-        if (day + DAY_MS > horizon) continue;
-        this.known.delete(day);
-        // Outside a transaction block, as CONCURRENTLY requires. A detach that an earlier
-        // process began and did not finish is finished instead.
-        await db.query(
-          `ALTER TABLE journey_steps DETACH PARTITION ${name} ${pending ? 'FINALIZE' : 'CONCURRENTLY'}`,
-        );
-        await db.query(`DROP TABLE IF EXISTS ${name}`);
-        dropped.push(name);
-      }
-      // Their events go too: after a drop, and once per process (an earlier one may have stopped
-      // between the two).
-      if (dropped.length > 0 || !this.eventsPruned) {
-        await dropExpiredEvents(db, horizon);
-        this.eventsPruned = true;
-      }
-      return dropped;
-    } finally {
-      // A session that cannot be reset (or unlocked) is not given back to the pool.
-      const reset = await db
-        .query('RESET statement_timeout; RESET lock_timeout')
-        .then(() => (locked ? db.query('SELECT pg_advisory_unlock($1)', [DROP_LOCK_KEY]) : null))
-        .then(
-          () => undefined,
-          (err: unknown) => err as Error,
-        );
-      db.release(reset);
+      await db.query(`DROP TABLE IF EXISTS ${name}`);
+      dropped.push(name);
     }
+    // Their events go too: after a drop, and once per process (an earlier one may have stopped
+    // between the two).
+    if (dropped.length > 0 || !this.eventsPruned) {
+      await dropExpiredEvents(db, horizon);
+      this.eventsPruned = true;
+    }
+    return dropped;
   }
 
   private async attachedDays(db: pg.PoolClient): Promise<Set<number>> {

@@ -5,7 +5,7 @@
 // a 200 from the receiver means the steps are durable. ON CONFLICT (trace_id, span_id, time) DO
 // NOTHING makes a retried export a no-op, and the rows actually inserted come back so that the
 // derived metrics count each step once.
-import { beginOf } from '../../db/session.js';
+import { withTransaction } from '../../db/checkout.js';
 import type pg from 'pg';
 import {
   NO_RESULT_WORDS,
@@ -207,44 +207,40 @@ export class StepStore {
 
   private async insert(steps: Step[]): Promise<WriteResult> {
     await this.partitions.ensure(steps.map((s) => s.timeUs));
-    const db = await this.pool.connect();
-    try {
-      await db.query(`${beginOf(this.pool)}; ${CREATE_STAGING_TABLE}`);
-      const priorMax = await versionMax(db, steps.flatMap(versionedDelivery), this.words);
-      await stageSteps(db, steps);
-      const res = await db.query<{ trace_id: string; span_id: string }>(
-        `INSERT INTO journey_steps (event_id, time, duration_us, stage, service, trace_id, span_id,
-            parent_span_id, name, status, status_message, aggregate_type, aggregate_id, anomaly, attrs)
-         ${STAGED_STEPS}
-         ON CONFLICT DO NOTHING
-         RETURNING trace_id, span_id`,
-      );
-      const fresh = new Set(res.rows.map((r) => r.trace_id + r.span_id));
-      const inserted = steps.filter((s) => fresh.has(s.traceId + s.spanId));
-      const days = await recordEventDays(db, inserted);
-      await lockPublishes(db, inserted);
-      // One after the other: a connection runs one statement at a time anyway, and pg 8
-      // deprecates queueing a second on it while the first runs (pg 9 refuses it).
-      const parentSteps = await parents(db, inserted, days);
-      const publishes = await publishCounts(db, inserted, days);
-      const startedAt = await startTimes(db, inserted, days);
-      await db.query('COMMIT');
-      return {
-        inserted: inserted.map((step) => ({
-          step,
-          parent: step.parentSpanId
-            ? (parentSteps.get(step.traceId + step.parentSpanId) ?? null)
-            : null,
-        })),
-        publishes,
-        startedAt,
-        ordering: findOrdering(inserted.flatMap(versionedDelivery), this.words, priorMax),
-      };
-    } catch (err) {
-      await db.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      db.release();
-    }
+    return withTransaction(
+      this.pool,
+      async (db) => {
+        const priorMax = await versionMax(db, steps.flatMap(versionedDelivery), this.words);
+        await stageSteps(db, steps);
+        const res = await db.query<{ trace_id: string; span_id: string }>(
+          `INSERT INTO journey_steps (event_id, time, duration_us, stage, service, trace_id, span_id,
+              parent_span_id, name, status, status_message, aggregate_type, aggregate_id, anomaly, attrs)
+           ${STAGED_STEPS}
+           ON CONFLICT DO NOTHING
+           RETURNING trace_id, span_id`,
+        );
+        const fresh = new Set(res.rows.map((r) => r.trace_id + r.span_id));
+        const inserted = steps.filter((s) => fresh.has(s.traceId + s.spanId));
+        const days = await recordEventDays(db, inserted);
+        await lockPublishes(db, inserted);
+        // One after the other: a connection runs one statement at a time anyway, and pg 8
+        // deprecates queueing a second on it while the first runs (pg 9 refuses it).
+        const parentSteps = await parents(db, inserted, days);
+        const publishes = await publishCounts(db, inserted, days);
+        const startedAt = await startTimes(db, inserted, days);
+        return {
+          inserted: inserted.map((step) => ({
+            step,
+            parent: step.parentSpanId
+              ? (parentSteps.get(step.traceId + step.parentSpanId) ?? null)
+              : null,
+          })),
+          publishes,
+          startedAt,
+          ordering: findOrdering(inserted.flatMap(versionedDelivery), this.words, priorMax),
+        };
+      },
+      CREATE_STAGING_TABLE,
+    );
   }
 }
