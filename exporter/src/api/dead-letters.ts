@@ -21,7 +21,7 @@ import {
 } from './dead-letter-inputs.js';
 import { refuseCrossSite, requireToken, scopeOf, type Scope, type Tokens } from './auth.js';
 import { concurrentPerToken } from './per-token.js';
-import { explain, ok, refusal, send, type Reply } from './reply.js';
+import { explain, ok, refusal, send, storeUnavailable, type Reply } from './reply.js';
 
 export interface DeadLetterApiOptions {
   tokens: Tokens;
@@ -114,7 +114,7 @@ export function deadLetterHandlers(
         // Not the store: this exporter lacks the key a row was sealed with. Retrying is no use.
         if (err instanceof UnknownKeyError)
           return { status: 500, body: { error: err.message, keyId: err.keyId } };
-        return refusal(503, 'the store is unavailable; retry later');
+        return storeUnavailable('the store');
       }
     };
   const ids = async (

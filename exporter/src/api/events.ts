@@ -12,7 +12,7 @@ import { errorMessage, type Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import { requireToken, type Tokens } from './auth.js';
 import { concurrentPerToken } from './per-token.js';
-import { explain, ok, refusal, send, type Reply } from './reply.js';
+import { explain, ok, refusal, send, storeUnavailable, type Reply } from './reply.js';
 import { ID, LIST_ANOMALIES, encodeCursor, listQuery, listedJson } from './event-lists.js';
 
 export { LIST_ANOMALIES };
@@ -84,7 +84,7 @@ function queriesOf(
 
 function failed(opts: Pick<EventsApiOptions, 'log'>, err: unknown): Reply {
   opts.log.error({ err: errorMessage(err) }, 'journey API query failed');
-  return refusal(503, 'the journey store is unavailable; retry later');
+  return storeUnavailable();
 }
 
 /**

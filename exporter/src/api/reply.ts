@@ -19,6 +19,16 @@ export const refusal = (
   headers?: Record<string, string>,
 ): Reply => ({ status, body: { error }, ...(headers ? { headers } : {}) });
 
+/**
+ * The answer while the store cannot be read (a restart, a failover, connections being ended): 503
+ * with a stable code, and a short Retry-After, since the pools reconnect by themselves.
+ */
+export const storeUnavailable = (what = 'the journey store'): Reply => ({
+  status: 503,
+  body: { error: `${what} is unavailable; retry later`, code: 'store_unavailable' },
+  headers: { 'retry-after': '2' },
+});
+
 /** The Express handler that sends what `handle` replies. */
 export function send<P = Record<string, string>>(
   handle: (req: Request<P>, res: Response) => Reply | Promise<Reply>,

@@ -8,6 +8,7 @@ import { coerceError, createLogger } from '../log.js';
 import { createExporter } from '../server.js';
 import { applyRuntimeFlags } from '../runtime/flags.js';
 import { lowerHelperThreads } from '../runtime/threads.js';
+import { guardProcess } from '../runtime/last-resort.js';
 
 export async function serve(config: ValidatedConfig): Promise<void> {
   const runtime = applyRuntimeFlags(config.runtimeFlags);
@@ -16,10 +17,10 @@ export async function serve(config: ValidatedConfig): Promise<void> {
     log.warn({ reason: runtime.reason }, "running without acktrail's V8 and allocator settings");
   // Garbage collection beside the isolates can wait; the event loop's answers cannot (threads.ts).
   if (config.lowerThreads) lowerHelperThreads();
-  process.on('unhandledRejection', (err) => {
-    log.error({ err: coerceError(err).message }, 'unhandled rejection');
-  });
   const exporter = createExporter(config, log);
+  guardProcess(log, (part) => {
+    exporter.health.count(part);
+  });
   const { ports, servers } = await listen(exporter, config);
   const { main: port, ...others } = ports;
   const own = Object.fromEntries(Object.entries(others).filter(([, p]) => p !== null));

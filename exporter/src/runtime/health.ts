@@ -81,6 +81,11 @@ export class Health {
     this.log.warn({ part, err: errorMessage(err) }, what);
   }
 
+  /** A failure counted and logged elsewhere (the process's last resort, runtime/last-resort.ts). */
+  count(part: string): void {
+    this.errors.inc({ part });
+  }
+
   /** Says `text` with the part's status from now on (null: nothing more). */
   note(part: string, text: string | null): void {
     if (text === null) this.notes.delete(part);
