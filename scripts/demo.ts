@@ -4,14 +4,14 @@
 // orders to an address the provider rejects). payments: examples/payments, stock OpenTelemetry
 // only (poison messages, rejects into a DLX and discards). both: the two side by side, in one
 // database, one exporter (the orders pipeline's settings plus the payments outbox table).
-// Prints what runs where and the tokens; Ctrl-C stops everything.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+// Prints what runs where and the tokens; a part that exits is started again (demo/supervise.ts);
+// Ctrl-C stops everything.
 import { migrate } from '@acktrail/orders-example';
 import { migrate as migratePayments } from '@acktrail/payments-example';
 import { ensureDatabases, ensureReader } from './demo/databases.js';
-import { format, printWelcome } from './demo/output.js';
+import { printWelcome } from './demo/output.js';
 import { common, services } from './demo/services.js';
+import { Supervisor } from './demo/supervise.js';
 import { DATABASE_URL, env, withOrders, withPayments } from './demo/settings.js';
 
 async function main(): Promise<void> {
@@ -25,28 +25,9 @@ async function main(): Promise<void> {
     `demo: database ${DATABASE_URL.replace(/:[^:@/]+@/, ':***@')} migrated (${applied.length} new migrations)`,
   );
 
-  const children = new Map<string, ChildProcess>();
-  let stopping = false;
-  for (const s of services) {
-    const child = spawn(s.command ?? process.execPath, s.args, {
-      env: { ...env, ...common, ...s.env },
-      cwd: s.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // A group of its own: Ctrl-C reaches the demo only, which stops the children in order.
-      detached: true,
-    });
-    children.set(s.name, child);
-    for (const stream of [child.stdout, child.stderr]) {
-      createInterface({ input: stream }).on('line', (line) => {
-        console.log(format(s.name, line));
-      });
-    }
-    child.on('exit', (code, signal) => {
-      children.delete(s.name);
-      if (!stopping)
-        console.log(`demo: ${s.name} exited (${signal ?? code}); the rest keeps running`);
-    });
-  }
+  const supervisor = new Supervisor({ ...env, ...common });
+  for (const s of services) supervisor.run(s);
+  const { children } = supervisor;
 
   printWelcome(services);
 
@@ -69,9 +50,11 @@ async function main(): Promise<void> {
         ];
       }),
     );
+  let stopping = false;
   const stop = () => {
     if (stopping) return;
     stopping = true;
+    supervisor.stop();
     console.log('\ndemo: stopping the load, then the pipeline, then the exporter and dashboard');
     setTimeout(() => {
       for (const child of children.values()) child.kill('SIGKILL');

@@ -17,6 +17,13 @@ export function createPool(connectionString: string, max = 5): pg.Pool {
 
 export async function inTransaction<T>(pool: pg.Pool, fn: (c: Client) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // pg-pool stops listening to a checked-out client: a connection the server ends mid-transaction
+  // (a restart, a failover, pg_terminate_backend) would emit 'error' unheard and end the process.
+  let lost: Error | undefined;
+  const onError = (err: Error) => {
+    lost ??= err;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const out = await fn(client);
@@ -24,9 +31,11 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (c: Client) => Promise
     return out;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
+    lost ??= err as Error; // closed, not reused: its state after a failed transaction is unknown
     throw err;
   } finally {
-    client.release();
+    client.removeListener('error', onError);
+    client.release(lost);
   }
 }
 
@@ -34,6 +43,7 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations/', import.met
 
 export async function migrate(connectionString: string): Promise<string[]> {
   const client = new pg.Client({ connectionString });
+  client.on('error', () => undefined); // a lost connection fails the query that is waiting
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock(7461200002)');

@@ -9,6 +9,7 @@ const LOCK_KEY = 7_461_200_001;
 
 export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): Promise<string[]> {
   const client = new pg.Client({ connectionString });
+  client.on('error', () => undefined); // a lost connection fails the query that is waiting
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [LOCK_KEY]);

@@ -20,6 +20,13 @@ export async function inTransaction<T>(
   fn: (client: pg.PoolClient) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
+  // pg-pool stops listening to a checked-out client: a connection the server ends mid-transaction
+  // (a restart, a failover, pg_terminate_backend) would emit 'error' unheard and end the process.
+  let lost: Error | undefined;
+  const onError = (err: Error) => {
+    lost ??= err;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
@@ -27,8 +34,10 @@ export async function inTransaction<T>(
     return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
+    lost ??= err as Error; // closed, not reused: its state after a failed transaction is unknown
     throw err;
   } finally {
-    client.release();
+    client.removeListener('error', onError);
+    client.release(lost);
   }
 }

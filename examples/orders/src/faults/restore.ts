@@ -7,6 +7,7 @@ const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 async function withAdmin<T>(adminUrl: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: adminUrl });
+  client.on('error', () => undefined); // a lost connection fails the query that is waiting
   await client.connect();
   try {
     return await fn(client);

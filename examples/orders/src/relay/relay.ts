@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ChannelModel, ConfirmChannel, Message } from 'amqplib';
 import { continueFromOutbox, trackReturns } from '@acktrail/instrument';
 import type { Config } from '../config.js';
-import type { Pool } from '../db/pool.js';
+import { inTransaction, type Pool } from '../db/pool.js';
 import { connectWithRecovery, type RecoveringConnection } from '../broker/connection.js';
 import { publishConfirmed } from '../broker/publish.js';
 import { EXCHANGE, HEADERS, ROUTING_KEY, assertTopology } from '../broker/topology.js';
@@ -90,14 +90,9 @@ export class Relay {
 
   /** One transaction: claim, publish, wait for confirms, record. Returns the rows claimed. */
   private async publishBatch(ch: ConfirmChannel): Promise<number> {
-    const db = await this.pool.connect();
-    try {
-      await db.query('BEGIN');
+    const { claimed, published, failed } = await inTransaction(this.pool, async (db) => {
       const rows = await claimBatch(db, this.config.relay.batchSize);
-      if (rows.length === 0) {
-        await db.query('COMMIT');
-        return 0;
-      }
+      if (rows.length === 0) return { claimed: 0, published: [], failed: [] };
       const results = await Promise.allSettled(rows.map((row) => this.publish(ch, row)));
       if (this.channel !== ch) throw new Error('channel closed before all confirms arrived');
 
@@ -121,29 +116,24 @@ export class Relay {
       });
       await markPublished(db, published);
       await markFailed(db, failed, this.config.relay.retryAfterMs);
-      await db.query('COMMIT');
+      return { claimed: rows.length, published, failed };
+    });
 
-      this.stats.published += published.length;
-      if (failed.length > 0) {
-        const unroutable = failed.filter((f) => f.error.startsWith('unroutable'));
-        this.stats.unroutable += unroutable.length;
-        this.stats.nacked += failed.length - unroutable.length;
-        this.log.warn(
-          {
-            failed: failed.length,
-            reason: failed[0]?.error,
-            event_ids: failed.slice(0, 10).map((f) => f.id),
-          },
-          'publish failed; rows stay unpublished',
-        );
-      }
-      return rows.length;
-    } catch (err) {
-      await db.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      db.release();
+    this.stats.published += published.length;
+    if (failed.length > 0) {
+      const unroutable = failed.filter((f) => f.error.startsWith('unroutable'));
+      this.stats.unroutable += unroutable.length;
+      this.stats.nacked += failed.length - unroutable.length;
+      this.log.warn(
+        {
+          failed: failed.length,
+          reason: failed[0]?.error,
+          event_ids: failed.slice(0, 10).map((f) => f.id),
+        },
+        'publish failed; rows stay unpublished',
+      );
     }
+    return claimed;
   }
 
   private publish(ch: ConfirmChannel, row: OutboxRow): Promise<void> {
