@@ -416,7 +416,7 @@ test('exchange-to-exchange bindings: a claimed target that reaches another queue
     await publish([{ id: 'e2e-1' }]);
     await waitFor('parked', async () => (await idsOf('e2e-')).length === 1);
     await ch.purgeQueue('audit.q'); // the first publish's copy
-    const [{ id }] = (await idsOf('e2e-')) as [{ id: string }];
+    const { id } = (await idsOf('e2e-'))[0]!;
     const plan = await api(exporter.url, '/api/dead-letters/replay', OPERATOR, {
       ids: [id],
       dryRun: true,
@@ -438,7 +438,7 @@ test('exchange-to-exchange bindings: a claimed target that reaches another queue
     deadLetters: { ...base.deadLetters, queues: [{ queue: DLQ, replayTo }] },
   });
   try {
-    const [{ id }] = (await idsOf('e2e-')) as [{ id: string }];
+    const { id } = (await idsOf('e2e-'))[0]!;
     const plan = await api(second.url, '/api/dead-letters/replay', OPERATOR, {
       ids: [id],
       dryRun: true,

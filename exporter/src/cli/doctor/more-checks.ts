@@ -8,7 +8,9 @@ import { redisTarget } from '../../celery/kombu-redis.js';
 import { TIMEOUT_MS, bad, failed, ok, where, type Finding } from './checks.js';
 
 async function amqpConnect(url: string) {
-  return amqp.connect(url, { timeout: TIMEOUT_MS });
+  const conn = await amqp.connect(url, { timeout: TIMEOUT_MS });
+  conn.on('error', () => undefined); // a connection the broker ends fails the call that waits
+  return conn;
 }
 
 /** Whether an exchange or queue exists, each on a channel of its own (a miss closes it). */
