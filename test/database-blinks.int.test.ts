@@ -42,7 +42,7 @@ async function terminateAll(): Promise<number> {
   return r.rows[0]!.n;
 }
 
-test('connections ended in a loop under ingest and lookups: the same process serves, nothing answered 200 is lost', async () => {
+test('connections ended in a loop under ingest and lookups: the same process serves, nothing answered 200 is lost', async (t) => {
   const { proc, url } = await startExporterProcess(
     { ACKTRAIL_DATABASE_URL: db.url, DATABASE_URL: db.url, ACKTRAIL_API_TOKEN: TOKEN },
     ordersConfig({ rabbitmq: { enabled: false } }),
@@ -50,18 +50,22 @@ test('connections ended in a loop under ingest and lookups: the same process ser
   try {
     const acked: number[] = [];
     const lookups = new Map<number | string, number>();
+    const exports = new Map<number | string, number>();
     let next = 0;
     let stop = false;
     const sender = async () => {
       while (!stop) {
         const batch = next++;
-        const res = await fetch(`${url}/v1/traces`, {
+        const status = await fetch(`${url}/v1/traces`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: jsonBody(batch + 1, SIZE, `blink-${batch}`),
-        });
-        await res.arrayBuffer();
-        if (res.status === 200) acked.push(batch);
+        }).then(
+          async (res) => (await res.arrayBuffer(), res.status),
+          (err: unknown) => `no answer: ${String((err as Error).cause ?? err)}`,
+        );
+        exports.set(status, (exports.get(status) ?? 0) + 1);
+        if (status === 200) acked.push(batch);
       }
     };
     const reader = async () => {
@@ -87,7 +91,13 @@ test('connections ended in a loop under ingest and lookups: the same process ser
     stop = true;
     await Promise.allSettled(load);
 
-    assert.ok(proc.running, `the exporter exited: ${proc.stderr.slice(-10).join('\n')}`);
+    const last = [...proc.stderr.slice(-10), ...proc.lines.slice(-10).map((l) => JSON.stringify(l))];
+    assert.ok(proc.running, `the exporter exited: ${last.join('\n')}`);
+    assert.deepEqual(
+      [...exports.keys()].filter((s) => ![200, 503].includes(s as number)),
+      [],
+      `exports: ${JSON.stringify([...exports])}`,
+    );
     assert.ok(terminated >= ROUNDS, `ended ${terminated} connections`);
     const answers = [...lookups.keys()];
     assert.deepEqual(
@@ -108,6 +118,9 @@ test('connections ended in a loop under ingest and lookups: the same process ser
     const lost = acked.filter((b) => byTrace.get((b + 1).toString(16).padStart(32, '0')) !== SIZE);
     assert.deepEqual(lost, [], `of ${acked.length} batches answered 200`);
     assert.ok(acked.length > 5, 'batches were stored between the terminations');
+    t.diagnostic(
+      `${terminated} connections ended in ${ROUNDS} rounds; exports ${JSON.stringify([...exports])}; lookups ${JSON.stringify([...lookups])}`,
+    );
 
     // The pipeline's reader came back too: the outbox collector succeeds on the next scrape.
     await waitFor('the outbox collector succeeding', async () => {

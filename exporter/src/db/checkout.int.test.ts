@@ -5,7 +5,6 @@
 // PostgreSQL.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import pg from 'pg';
 import { createTestDatabase, waitFor, type TestDatabase } from '@acktrail/testing';
 import { withClient, withTransaction } from './checkout.js';
@@ -30,7 +29,8 @@ after(async () => {
 /** Ends the backend of `client` as an operator would, and waits until its socket has closed. */
 async function terminate(client: pg.PoolClient): Promise<void> {
   const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-  const ended = once(client, 'end');
+  // Not events.once: it listens for 'error' too, which is what must not be needed here.
+  const ended = new Promise((resolve) => client.once('end', resolve));
   const r = await admin.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [pid]);
   assert.equal(r.rows[0]!.ok, true);
   await ended; // after 'error': had nobody listened, the process would have ended before this

@@ -55,6 +55,10 @@ export function copyRows(steps: readonly Step[]): string {
 /** Sends the steps into the staging table; resolves once PostgreSQL has taken them all. */
 export async function stageSteps(db: pg.PoolClient, steps: readonly Step[]): Promise<void> {
   const copy = db.query(copyFrom(`COPY ${TABLE} FROM STDIN`));
+  // Listened to from the start: on a connection the server has ended, the stream fails on the
+  // next tick, and an 'error' with nobody listening would end the process (awaited below).
+  const done = finished(copy);
+  done.catch(() => undefined);
   // In slices, the event loop free between them: a write of thousands of rows is not one long
   // task that /healthz and /metrics wait behind.
   for (let i = 0; i < steps.length && !copy.destroyed; i += ROWS_PER_SLICE) {
@@ -62,5 +66,5 @@ export async function stageSteps(db: pg.PoolClient, steps: readonly Step[]): Pro
     await yieldLoop();
   }
   if (!copy.destroyed) copy.end();
-  await finished(copy);
+  await done;
 }
