@@ -39,7 +39,7 @@ export class Health {
     });
     this.errors = new Counter({
       name: 'acktrail_background_errors_total',
-      help: 'Failures of background work (store maintenance, pool errors, the Celery consumer), by part.',
+      help: 'Failures of background work (store maintenance, pool errors, the Celery consumer) and errors that reached the process unhandled (database, connection, process), by part.',
       labelNames: ['part'],
       registers: [registry],
     });
