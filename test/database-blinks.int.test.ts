@@ -91,7 +91,10 @@ test('connections ended in a loop under ingest and lookups: the same process ser
     stop = true;
     await Promise.allSettled(load);
 
-    const last = [...proc.stderr.slice(-10), ...proc.lines.slice(-10).map((l) => JSON.stringify(l))];
+    const last = [
+      ...proc.stderr.slice(-10),
+      ...proc.lines.slice(-10).map((l) => JSON.stringify(l)),
+    ];
     assert.ok(proc.running, `the exporter exited: ${last.join('\n')}`);
     assert.deepEqual(
       [...exports.keys()].filter((s) => ![200, 503].includes(s as number)),

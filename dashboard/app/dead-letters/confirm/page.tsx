@@ -7,18 +7,12 @@ import { planReplay } from '@/lib/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import Link from 'next/link';
 import { replay } from '@/app/dead-letters/actions';
-import type { ReplayPlan } from '@/lib/types';
+import { ReplayTargets } from '@/ui/deadletters/ReplayTargets';
 
 export const dynamic = 'force-dynamic';
 
 const ID = /^\d{1,18}$/;
 const GROUP = /^[A-Za-z0-9_-]{1,1200}$/;
-/** Why the exporter allows a target: the configuration names it, or the message claims it. */
-const BASIS: Record<ReplayPlan['targets'][number]['basis'], string> = {
-  configured: 'configured (replayTo)',
-  listed: 'listed (allowedTargets)',
-  claimed: 'the message’s claim (x-death)',
-};
 
 export default async function Confirm({
   searchParams,
@@ -48,37 +42,7 @@ export default async function Confirm({
         <Link href={back}>Back, without replaying</Link>
       </p>
       <h2>Where they go</h2>
-      <table data-testid="targets">
-        <thead>
-          <tr>
-            <th scope="col">Exchange</th>
-            <th scope="col">Routing key</th>
-            <th scope="col">Said by</th>
-            <th scope="col">Allowed as</th>
-            <th scope="col">Reaches now</th>
-            <th scope="col">Messages</th>
-          </tr>
-        </thead>
-        <tbody>
-          {p.targets.map((t) => (
-            <tr key={`${t.exchange}\u0000${t.routingKey}\u0000${t.source}\u0000${t.basis}`}>
-              <td>
-                <code>{t.exchange === '' ? '(default exchange)' : t.exchange}</code>
-              </td>
-              <td>
-                <code>{t.routingKey}</code>
-              </td>
-              <td>{t.source}</td>
-              <td>{BASIS[t.basis]}</td>
-              <td>
-                {t.reaches === null ? 'not known' : t.reaches.join(', ') || 'no queue'}
-                {t.note ? <p className="muted">{t.note}</p> : null}
-              </td>
-              <td>{t.count}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <ReplayTargets targets={p.targets} />
       {p.refused.length > 0 ? (
         <>
           <h2>Refused: they stay parked</h2>
