@@ -17,6 +17,8 @@
 #   pg-replica.sh start     start the replica again and wait until it streams
 #   pg-replica.sh pause     pause the replica's replay (it receives WAL, applies none: it lags)
 #   pg-replica.sh resume    resume its replay
+#   pg-replica.sh restart-primary  restart the primary as a failover or an upgrade does (fast:
+#                           every client connection ended with 57P01), and wait until it answers
 #   pg-replica.sh drop      stop both and delete them
 set -euo pipefail
 
@@ -113,9 +115,13 @@ case "${1:-}" in
   start) start_replica || die "$REPLICA does not stream" ;;
   pause) sql "$REPLICA_PORT" "SELECT pg_wal_replay_pause()" >/dev/null ;;
   resume) sql "$REPLICA_PORT" "SELECT pg_wal_replay_resume()" >/dev/null ;;
+  restart-primary)
+    ctl "$PRIMARY" restart -m fast
+    wait_until "$PRIMARY" running "$PRIMARY_PORT" || die "$PRIMARY does not start again"
+    ;;
   drop)
     drop_cluster "$REPLICA"
     drop_cluster "$PRIMARY"
     ;;
-  *) die "usage: pg-replica.sh ensure | stop | start | pause | resume | drop" ;;
+  *) die "usage: pg-replica.sh ensure | stop | start | pause | resume | restart-primary | drop" ;;
 esac

@@ -24,6 +24,8 @@ const ROOTS = [
 const ALONE = [
   'examples/orders/src/restarts.int.test.ts',
   'test/start-order.int.test.ts',
+  // Restarts scripts/pg-replica.sh's primary, which test/store-replica.int.test.ts reads.
+  'test/database-restart.int.test.ts',
   // Builds the images: minutes of npm ci and builds that would starve the files beside it.
   'test/images.int.test.ts',
 ];

@@ -22,6 +22,8 @@ export const startReplica = () => replica('start');
 /** The replica receives WAL and applies none: it falls behind. */
 export const pauseReplay = () => replica('pause');
 export const resumeReplay = () => replica('resume');
+/** The primary restarted (fast): every connection to it ended, as a failover or an upgrade does. */
+export const restartPrimary = () => replica('restart-primary');
 
 export interface ReplicatedDatabase {
   primaryUrl: string;
