@@ -99,12 +99,19 @@ async function wellBehavedAfter(url: string, ingestUrl: string, token: string | 
   const id = `dl-after-tiny-${++deadLetters}`;
   for (let i = 0; i < 5; i++) {
     const eventId = `ev-after-tiny-${deadLetters}-${i}`;
+    let last = '';
     await waitFor(
       `an export accepted (${eventId})`,
-      async () =>
-        (await exportSpans(ingestUrl, journeySpans(eventId), 'protobuf', token)).code === 0,
+      async () => {
+        const r = await exportSpans(ingestUrl, journeySpans(eventId), 'protobuf', token);
+        const over = (await scrape(url)).value('acktrail_memory_over_budget');
+        last = `${r.error?.message ?? 'accepted'}; acktrail_memory_over_budget ${over}`;
+        return r.code === 0;
+      },
       { timeoutMs: 10_000, intervalMs: 200 },
-    );
+    ).catch((err: unknown) => {
+      throw new Error(`${(err as Error).message}; the last export: ${last}`);
+    });
   }
   const s = await scrape(url);
   assert.equal(s.value('acktrail_memory_over_budget'), 0);

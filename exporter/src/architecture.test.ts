@@ -151,7 +151,7 @@ test("the exporter depends on no example pipeline's code", () => {
 test('only db/checkout.ts checks a connection out of a pg pool', () => {
   // A pooled connection checked out anywhere else has no `error` listener while it is out: the
   // server ending it (a restart, a failover) would end the process. `.connect()` is otherwise a
-  // client's own (pg.Client, ioredis): allowed in a file that makes that client and no pool.
+  // client's own (node-postgres' Client, ioredis): allowed in a file that makes it and no pool.
   const outside = sources()
     .filter((f) => relative(SRC, f) !== 'db/checkout.ts')
     .filter((f) => {

@@ -119,3 +119,17 @@ test('the process as it runs: a budget below its resident memory is over at once
     b.stop();
   }
 });
+
+test('while over, a collection is asked for again every fifth check (1 s), and not once under', () => {
+  // Refusing every input, the exporter allocates nothing: V8 may not collect what the refused
+  // bodies left, and the heaps would hold the budget crossed on garbage.
+  const { b, collected } = budget(Array.from({ length: 12 }, (_, i) => (i < 11 ? 600 : 100) * MB));
+  b.check();
+  assert.equal(collected(), 1, 'on crossing');
+  for (let i = 0; i < 10; i++) b.check();
+  assert.equal(b.over, true);
+  assert.equal(collected(), 3, 'two more over ten checks');
+  b.check();
+  assert.equal(b.over, false);
+  assert.equal(collected(), 3);
+});

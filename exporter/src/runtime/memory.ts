@@ -25,6 +25,13 @@ const RESUME_AT = 0.9;
 /** Over the budget only while what the isolates hold is at least this share of it. */
 const HELD_SHARE = 0.5;
 const EVERY_MS = 200;
+/**
+ * While over, a collection is asked for again every this many checks (1 s): an exporter that
+ * refuses every input allocates nothing, so V8 may not collect the garbage the refused bodies left
+ * for many seconds, and what is held (the heaps' size) kept the budget crossed past its cause
+ * (CI, 2026-12-06: a well-behaved sender still refused 10 s after a one-byte-chunk attack).
+ */
+const COLLECT_EVERY_CHECKS = 5;
 
 /** Threads whose isolates' memory counts as held. */
 export type Threads = () => readonly Pick<Worker, 'getHeapStatistics'>[];
@@ -39,6 +46,8 @@ export type MemoryListener = (over: boolean) => void;
 
 export class MemoryBudget {
   private isOver = false;
+  /** Checks since the last collection asked for while over. */
+  private overChecks = 0;
   private readonly listeners = new Set<MemoryListener>();
   private timer: NodeJS.Timeout | undefined;
   private readonly overGauge: Gauge | null;
@@ -116,8 +125,12 @@ export class MemoryBudget {
     const over = this.isOver
       ? rss >= this.budgetBytes * RESUME_AT && held >= this.budgetBytes * HELD_SHARE * RESUME_AT
       : rss >= this.budgetBytes && held >= this.budgetBytes * HELD_SHARE;
-    if (over === this.isOver) return;
+    if (over === this.isOver) {
+      if (over && ++this.overChecks % COLLECT_EVERY_CHECKS === 0) this.collect?.();
+      return;
+    }
     this.isOver = over;
+    this.overChecks = 0;
     this.overGauge?.set(over ? 1 : 0);
     if (over) this.collect?.();
     for (const listener of this.listeners) listener(over);
