@@ -32,7 +32,6 @@ export const LONGER_FUNCTIONS = {
   'dashboard/ui/overview/QueueHealth.tsx': 117,
   'dashboard/ui/overview/TimeSeriesChart.tsx': 104,
   'examples/orders/src/provider/server.ts': 89,
-  'exporter/src/api/dead-letters.ts': 126,
   'exporter/src/celery/metrics.ts': 112,
   'exporter/src/config.ts': 101,
   'exporter/src/journeys/assemble/verdict.ts': 99,

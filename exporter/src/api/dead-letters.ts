@@ -74,11 +74,94 @@ export interface Asker {
 /** A replay job, or 404. */
 const jobReply = (job: Job | null): Reply => (job ? ok(job) : refusal(404, 'no such replay job'));
 
+type Parking = NonNullable<DeadLetterApiOptions['parking']>;
+
 /**
- * The dead-letter API's handlers, each a function of its input that returns a Reply: its input
- * validated (400 naming what is wrong), parking on (404) and ready (503), a store failure
- * answered 503, a row sealed with a key it lacks 500 naming the key.
+ * A handler's frame: its input validated (400 naming what is wrong), parking on (404) and ready
+ * (503), a store failure answered 503, a row sealed with a key this exporter lacks 500 naming it.
  */
+const guarded =
+  (opts: Pick<DeadLetterApiOptions, 'parking' | 'log'>) =>
+  <S extends z.ZodType>(schema: S, run: (p: Parking, data: z.output<S>) => Promise<Reply>) =>
+  async (input: unknown): Promise<Reply> => {
+    const parsed = schema.safeParse(input);
+    if (!parsed.success) return refusal(400, explain(parsed.error));
+    const p = opts.parking;
+    if (!p) return refusal(404, 'dead-letter parking is off (deadLetters.enabled)');
+    if (!p.ready())
+      return refusal(503, 'the journey store is not ready yet (see /status); retry later', {
+        'retry-after': '5',
+      });
+    try {
+      return await run(p, parsed.data);
+    } catch (err) {
+      opts.log.error({ err: errorMessage(err) }, 'dead-letter API failed');
+      // Not the store: this exporter lacks the key a row was sealed with. Retrying is no use.
+      if (err instanceof UnknownKeyError)
+        return { status: 500, body: { error: err.message, keyId: err.keyId } };
+      return storeUnavailable('the store');
+    }
+  };
+
+/**
+ * One parked message. Properties, headers and body hold personal data: operators only, and each
+ * read audited. A row sealed with a key this exporter does not hold says so, not failing.
+ */
+async function oneReply(p: Parking, id: string, asker: Asker): Promise<Reply> {
+  const row = await p.store.get(id);
+  if (!row) return refusal(404, `no dead letter ${id}`);
+  const { content, contentError } =
+    asker.scope === 'operate'
+      ? await p.replayer.content(id).then(
+          (c) => ({ content: c, contentError: null }),
+          (err: unknown) => ({ content: null, contentError: errorMessage(err) }),
+        )
+      : { content: null, contentError: null };
+  if (content)
+    await p.replayer.audit(asker.actor, 'read_body', row, {
+      id,
+      eventId: row.eventId,
+      outcome: 'read',
+      detail: null,
+    });
+  return ok({
+    ...row,
+    groupId: groupId(row.queue, row.reasonGroup),
+    content: content && shown(content),
+    ...(contentError ? { contentError } : {}),
+  });
+}
+
+/**
+ * A replay of these messages: a dry run says where each would go (and which are refused),
+ * publishing nothing; one message is replayed before the answer; more run as a job at the
+ * configured rate (429 when too many jobs run).
+ */
+async function replayReply(
+  p: Parking,
+  list: string[],
+  dryRun: boolean,
+  asker: Asker,
+): Promise<Reply> {
+  if (list.length === 0) return refusal(404, 'nothing parked in that group');
+  if (dryRun) return ok(await p.replayer.plan(list));
+  if (list.length === 1) {
+    const { replayId: _r, ...result } = await p.replayer.replayOne(list[0]!, asker.actor);
+    const status =
+      { replayed: 200, not_parked: 409, refused: 409, no_target: 409 }[result.outcome as string] ??
+      502;
+    return { status, body: result };
+  }
+  try {
+    const job = await p.jobs.start(list, asker.actor);
+    return { status: 202, body: job, headers: { location: `/api/dead-letters/jobs/${job.id}` } };
+  } catch (err) {
+    if (!(err instanceof JobLimitReached)) throw err;
+    return refusal(429, err.message, { 'retry-after': '30' });
+  }
+}
+
+/** The dead-letter API's handlers, each a function of its input that returns a Reply (guarded). */
 export function deadLetterHandlers(
   opts: Omit<DeadLetterApiOptions, 'tokens' | 'maxConcurrentReadsPerToken'>,
 ) {
@@ -95,28 +178,7 @@ export function deadLetterHandlers(
     .strictObject({ ...chosen, reason: z.string().trim().min(1).max(500) })
     .refine(oneOf, { error: 'give either ids or group' });
 
-  type Parking = NonNullable<DeadLetterApiOptions['parking']>;
-  const handle =
-    <S extends z.ZodType>(schema: S, run: (p: Parking, data: z.output<S>) => Promise<Reply>) =>
-    async (input: unknown): Promise<Reply> => {
-      const parsed = schema.safeParse(input);
-      if (!parsed.success) return refusal(400, explain(parsed.error));
-      const p = opts.parking;
-      if (!p) return refusal(404, 'dead-letter parking is off (deadLetters.enabled)');
-      if (!p.ready())
-        return refusal(503, 'the journey store is not ready yet (see /status); retry later', {
-          'retry-after': '5',
-        });
-      try {
-        return await run(p, parsed.data);
-      } catch (err) {
-        opts.log.error({ err: errorMessage(err) }, 'dead-letter API failed');
-        // Not the store: this exporter lacks the key a row was sealed with. Retrying is no use.
-        if (err instanceof UnknownKeyError)
-          return { status: 500, body: { error: err.message, keyId: err.keyId } };
-        return storeUnavailable('the store');
-      }
-    };
+  const handle = guarded(opts);
   const ids = async (
     p: Parking,
     sel: { ids?: string[]; group?: { queue: string; reasonGroup: string } },
@@ -158,62 +220,12 @@ export function deadLetterHandlers(
       return ok({ deadLetters: rows, next: page(rows, q.limit) });
     }),
 
-    one: (id: unknown, asker: Asker) =>
-      handle(ID, async (p, valid) => {
-        const row = await p.store.get(valid);
-        if (!row) return refusal(404, `no dead letter ${valid}`);
-        // Properties, headers and body hold personal data: operators only, and each read
-        // audited. A row sealed with a key this exporter does not hold says so, not failing.
-        const opened =
-          asker.scope === 'operate'
-            ? await p.replayer.content(valid).then(
-                (c) => ({ content: c, contentError: null }),
-                (err: unknown) => ({ content: null, contentError: errorMessage(err) }),
-              )
-            : { content: null, contentError: null };
-        const { content, contentError } = opened;
-        if (content)
-          await p.replayer.audit(asker.actor, 'read_body', row, {
-            id: valid,
-            eventId: row.eventId,
-            outcome: 'read',
-            detail: null,
-          });
-        return ok({
-          ...row,
-          groupId: groupId(row.queue, row.reasonGroup),
-          content: content && shown(content),
-          ...(contentError ? { contentError } : {}),
-        });
-      })(id),
+    one: (id: unknown, asker: Asker) => handle(ID, (p, valid) => oneReply(p, valid, asker))(id),
 
     replay: (body: unknown, asker: Asker) =>
-      handle(selection, async (p, sel) => {
-        const list = await ids(p, sel);
-        if (list.length === 0) return refusal(404, 'nothing parked in that group');
-        // A dry run says where each message would go (and which are refused), publishing nothing.
-        if (sel.dryRun) return ok(await p.replayer.plan(list));
-        // One message is replayed before the answer; more run as a job at the configured rate.
-        if (list.length === 1) {
-          const { replayId: _r, ...result } = await p.replayer.replayOne(list[0]!, asker.actor);
-          const status =
-            { replayed: 200, not_parked: 409, refused: 409, no_target: 409 }[
-              result.outcome as string
-            ] ?? 502;
-          return { status, body: result };
-        }
-        try {
-          const job = await p.jobs.start(list, asker.actor);
-          return {
-            status: 202,
-            body: job,
-            headers: { location: `/api/dead-letters/jobs/${job.id}` },
-          };
-        } catch (err) {
-          if (!(err instanceof JobLimitReached)) throw err;
-          return refusal(429, err.message, { 'retry-after': '30' });
-        }
-      })(body),
+      handle(selection, async (p, sel) => replayReply(p, await ids(p, sel), sel.dryRun, asker))(
+        body,
+      ),
 
     discard: (body: unknown, asker: Asker) =>
       handle(discardBody, async (p, d) =>
