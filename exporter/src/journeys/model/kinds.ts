@@ -70,19 +70,11 @@ export interface Classified {
   unrecorded: Delivery[];
 }
 
-export function classify(
-  f: JourneyFacts,
-  rows: PipelineRows | null,
-  queues: QueueLookup,
-  stepCount: number,
-  o: KindOptions,
-): Classified {
-  const d = f.deliveries;
+/** How often the message came again: redeliveries, and retries (one way or another). */
+function repetitions(d: Delivery[], f: JourneyFacts) {
   // A message routed to several queues has a way through each: a delivery follows the one before
-  // it on its own queue, and the work is done when the last delivery on every queue is.
+  // it on its own queue.
   const before = (i: number) => d.slice(0, i).findLast((x) => x.queue === d[i]!.queue);
-  const lasts = [...new Map(d.map((x) => [x.queue ?? '', x])).values()];
-
   // redelivered: the broker's flag where it is recorded; without it, a delivery that follows one
   // that ended unsettled (its consumer's channel closed or failed) or came back unrecorded.
   const flagged = d.filter((x) => x.redelivered === true);
@@ -90,15 +82,26 @@ export function classify(
   const redeliveries = flagged.length
     ? flagged
     : d.filter((x, i) => x.redelivered === null && cameBack(before(i)));
-
   // retried: publishes to a retry queue, an attempt number past 1, or a requeue that came back.
   const requeuedBack = d.filter((_, i) => before(i)?.fate === 'requeued').length;
   const maxAttempt = Math.max(1, ...d.map((x) => x.attempt ?? 1));
   const retries = Math.max(maxAttempt - 1, f.retryPublishes.length, requeuedBack);
+  return { redeliveries, retries };
+}
 
-  // dead_lettered / discarded / rejected: how the message's way ended. A consumer that publishes
-  // to the dead-letter exchange itself says so (stage dead_letter); a delivery out of a
-  // dead-letter queue confirms it, with x-death's reason.
+/**
+ * dead_lettered / discarded / rejected: how the message's way ended. A consumer that publishes to
+ * the dead-letter exchange itself says so (stage dead_letter); a delivery out of a dead-letter
+ * queue confirms it, with x-death's reason; so does the aggregate's failed status. And the last
+ * replay, with whether nothing dead-lettered the message again since.
+ */
+function howItEnded(
+  f: JourneyFacts,
+  rows: PipelineRows | null,
+  queues: QueueLookup,
+  o: KindOptions,
+) {
+  const d = f.deliveries;
   const end = d.find((x) => ['dead_lettered', 'discarded', 'rejected'].includes(x.fate)) ?? null;
   const dlq = d.map((x) => dlqDelivery(x, queues)).find((x) => x !== null) ?? null;
   const deadLetterStep = f.deadLetterSteps.at(-1);
@@ -118,10 +121,15 @@ export function classify(
   const reason = deadLetterStep
     ? String(deadLetterStep.attrs[ATTR.deadLetterReason] ?? 'unknown')
     : (dlq?.reason ?? end?.reason ?? (failed ? 'failed' : null));
+  return { end, deadLetter: deadLettered ? { reason: reason ?? 'unknown' } : null, replay };
+}
 
-  // The message's way ended well when the last delivery on every queue was acked and no consumer
-  // handed the message on (a retry, a dead letter) after it. The work is done when a result row
-  // says so, or when it ended well and a delivery did the work (results.ts: its result word).
+/**
+ * The message's way ended well when the last delivery on every queue was acked and no consumer
+ * handed the message on (a retry, a dead letter) after it. The work is done when a result row
+ * says so, or when it ended well and a delivery did the work (results.ts: its result word).
+ */
+function completion(f: JourneyFacts, lasts: Delivery[], rows: PipelineRows | null) {
   const handedOn = [...f.retryPublishes, ...f.deadLetterSteps].some((s) =>
     lasts.some((x) => s.timeUs >= x.step.timeUs),
   );
@@ -129,13 +137,23 @@ export function classify(
     new Date(Math.max(...xs.map((x) => x.settle!.step.timeUs)) / 1000);
   const ended = lasts.length > 0 && !handedOn && lasts.every((x) => x.fate === 'acked' && x.settle);
   const endedAt = ended ? settledAt(lasts) : null;
-  const doers = d.filter((x) => x.done && x.settle);
+  const doers = f.deliveries.filter((x) => x.done && x.settle);
   const doneAt =
     rows?.result?.createdAt ??
     (ended && (doers.length > 0 || lasts.every((x) => x.meaning === 'done_before'))
       ? settledAt(doers.length > 0 ? doers : lasts)
       : null);
+  return { endedAt, doneAt };
+}
 
+/** What the pipeline's rows and the last deliveries show went wrong, besides the message's end. */
+function troubles(
+  f: JourneyFacts,
+  lasts: Delivery[],
+  rows: PipelineRows | null,
+  stepCount: number,
+  o: KindOptions,
+) {
   const stuck =
     rows?.outbox != null &&
     rows.outbox.publishedAt === null &&
@@ -151,41 +169,46 @@ export function classify(
       x.fate === 'returned' ||
       (x.fate === 'open' && o.nowMs - x.step.timeUs / 1000 > o.unackedAfterSeconds * 1000),
   );
-
   const unrecorded = lasts.filter((x) => x.fate === 'unrecorded' || x.fate === 'not_acked');
+  return { stuck, aggregateMissing, duplicateCall, neverAcked, unrecorded };
+}
 
+/** The kinds, in the order a verdict names them; delivered_once or in_flight when none. */
+function kindsOf(f: JourneyFacts, c: Omit<Classified, 'kinds' | 'publishes'>): JourneyKind[] {
   const kinds: JourneyKind[] = [];
   if (f.publishes.length > 1) kinds.push('published_twice');
-  if (redeliveries.length > 0) kinds.push('redelivered');
-  if (retries > 0) kinds.push('retried');
-  if (deadLettered) kinds.push('dead_lettered');
-  if (replay) kinds.push('replayed');
-  else if (end?.fate === 'discarded') kinds.push('discarded');
-  else if (end?.fate === 'rejected') kinds.push('rejected');
+  if (c.redeliveries.length > 0) kinds.push('redelivered');
+  if (c.retries > 0) kinds.push('retried');
+  if (c.deadLetter) kinds.push('dead_lettered');
+  if (c.replay) kinds.push('replayed');
+  else if (c.end?.fate === 'discarded') kinds.push('discarded');
+  else if (c.end?.fate === 'rejected') kinds.push('rejected');
   if (f.unroutable.length > 0) kinds.push('unroutable');
-  if (stuck) kinds.push('stuck_in_outbox');
-  if (aggregateMissing) kinds.push('aggregate_missing');
-  if (duplicateCall) kinds.push('duplicate_provider_call');
-  if (neverAcked) kinds.push('never_acked');
-  if (unrecorded.length > 0) kinds.push('settle_not_recorded');
-  if (kinds.length === 0) kinds.push(doneAt || endedAt ? 'delivered_once' : 'in_flight');
+  if (c.stuck) kinds.push('stuck_in_outbox');
+  if (c.aggregateMissing) kinds.push('aggregate_missing');
+  if (c.duplicateCall) kinds.push('duplicate_provider_call');
+  if (c.neverAcked) kinds.push('never_acked');
+  if (c.unrecorded.length > 0) kinds.push('settle_not_recorded');
+  if (kinds.length === 0) kinds.push(c.doneAt || c.endedAt ? 'delivered_once' : 'in_flight');
+  return kinds;
+}
 
-  return {
-    kinds,
-    publishes: f.publishes.length,
-    redeliveries,
-    retries,
-    end,
-    deadLetter: deadLettered ? { reason: reason ?? 'unknown' } : null,
-    replay,
-    doneAt,
-    endedAt,
-    stuck,
-    aggregateMissing,
-    duplicateCall,
-    neverAcked,
-    unrecorded,
+export function classify(
+  f: JourneyFacts,
+  rows: PipelineRows | null,
+  queues: QueueLookup,
+  stepCount: number,
+  o: KindOptions,
+): Classified {
+  // The last delivery on each queue: the work is done when the last on every queue is.
+  const lasts = [...new Map(f.deliveries.map((x) => [x.queue ?? '', x])).values()];
+  const c = {
+    ...repetitions(f.deliveries, f),
+    ...howItEnded(f, rows, queues, o),
+    ...completion(f, lasts, rows),
+    ...troubles(f, lasts, rows, stepCount, o),
   };
+  return { kinds: kindsOf(f, c), publishes: f.publishes.length, ...c };
 }
 
 /** A Celery task's final states, each the kind of its journey. */
