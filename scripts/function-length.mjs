@@ -24,7 +24,6 @@ export const LONGER_FUNCTIONS = {
   'bench/queues.ts': 94,
   'bench/sql.ts': 81,
   'bench/status.ts': 90,
-  'dashboard/app/dead-letters/[id]/page.tsx': 164,
   'dashboard/app/dead-letters/group/[id]/page.tsx': 112,
   'dashboard/app/events/[id]/page.tsx': 159,
   'dashboard/lib/overview.ts': 145,

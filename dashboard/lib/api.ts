@@ -159,15 +159,16 @@ export interface DeadLetterContent {
   body: { text: string } | { base64: string };
 }
 
+/** One parked message as GET /api/dead-letters/{id} answers it. */
+export type DeadLetterDetail = DeadLetter & {
+  groupId: string;
+  content: DeadLetterContent | null;
+  /** Why the content did not open (sealed with a key the exporter lacks), for operators. */
+  contentError?: string;
+};
+
 export const getDeadLetter = (id: string) =>
-  asReader<
-    DeadLetter & {
-      groupId: string;
-      content: DeadLetterContent | null;
-      /** Why the content did not open (sealed with a key the exporter lacks), for operators. */
-      contentError?: string;
-    }
-  >(`/api/dead-letters/${encodeURIComponent(id)}`);
+  asReader<DeadLetterDetail>(`/api/dead-letters/${encodeURIComponent(id)}`);
 
 export const getAudit = (params: Record<string, string>) =>
   asReader<{ entries: AuditEntry[]; next: string | null }>(

@@ -5,7 +5,8 @@ import { isOperator } from '@/lib/access';
 import { getDeadLetter, getJourney } from '@/lib/api';
 import { Waterfall } from '@/ui/charts';
 import { NoData } from '@/ui/deadletters/ParkingOff';
-import { STATE_BADGE, flash, when } from '@/ui/deadletters/format';
+import { Content, Deaths, Facts } from '@/ui/deadletters/DeadLetterParts';
+import { STATE_BADGE, flash } from '@/ui/deadletters/format';
 import Link from 'next/link';
 import { discard, replay } from '@/app/dead-letters/actions';
 
@@ -48,52 +49,7 @@ export default async function DeadLetterPage({
           {error.slice(0, 300)}
         </p>
       ) : null}
-      <table>
-        <tbody>
-          <tr>
-            <th scope="row">Queue</th>
-            <td>
-              <code>{d.queue}</code> (vhost <code>{d.vhost}</code>)
-            </td>
-          </tr>
-          <tr>
-            <th scope="row">Event</th>
-            <td>{d.eventId ? <code>{d.eventId}</code> : 'no message id'}</td>
-          </tr>
-          <tr>
-            <th scope="row">Reason</th>
-            <td data-testid="reason">
-              {d.reason} <span className="muted">({d.reasonSource})</span>
-            </td>
-          </tr>
-          <tr>
-            <th scope="row">Parked</th>
-            <td>
-              {when(d.parkedAt)}, kept until {when(d.expiresAt)}
-            </td>
-          </tr>
-          <tr>
-            <th scope="row">A replay goes to</th>
-            <td>
-              {d.replayTo ? (
-                <>
-                  exchange <code>{d.replayTo.exchange || '(default)'}</code>, routing key{' '}
-                  <code>{d.replayTo.routingKey}</code>{' '}
-                  <span className="muted">(from {d.replayTo.source})</span>
-                </>
-              ) : (
-                'nowhere known: set deadLetters.queues[].replayTo'
-              )}
-            </td>
-          </tr>
-          {d.lastError ? (
-            <tr>
-              <th scope="row">Last replay error</th>
-              <td>{d.lastError}</td>
-            </tr>
-          ) : null}
-        </tbody>
-      </table>
+      <Facts d={d} />
       {operator && d.state === 'parked' ? (
         <div className="actions">
           <form action={replay}>
@@ -113,53 +69,8 @@ export default async function DeadLetterPage({
         </div>
       ) : null}
       <h2>x-death</h2>
-      {d.deaths.length === 0 ? (
-        <p className="muted">None: the application dead-lettered it itself.</p>
-      ) : (
-        <table data-testid="deaths">
-          <thead>
-            <tr>
-              <th scope="col">Queue</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Count</th>
-              <th scope="col">Exchange</th>
-              <th scope="col">Routing keys</th>
-              <th scope="col">Time</th>
-            </tr>
-          </thead>
-          <tbody>
-            {d.deaths.map((x, i) => (
-              <tr key={i}>
-                <td>{x.queue}</td>
-                <td>{x.reason}</td>
-                <td>{x.count}</td>
-                <td>{x.exchange}</td>
-                <td>{x.routingKeys.join(', ')}</td>
-                <td>{x.time ? when(new Date(x.time * 1000).toISOString()) : ''}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {d.contentError ? (
-        <p className="banner" role="alert" data-testid="content-error">
-          The message does not open: {d.contentError}
-        </p>
-      ) : null}
-      {d.content ? (
-        <>
-          <h2>Headers</h2>
-          <pre data-testid="headers">{JSON.stringify(d.content.headers, null, 2)}</pre>
-          <h2>Body</h2>
-          <pre data-testid="body">
-            {'text' in d.content.body ? d.content.body.text : `base64: ${d.content.body.base64}`}
-          </pre>
-        </>
-      ) : (
-        <p className="muted" data-testid="no-body">
-          Headers and body are shown to operators only.
-        </p>
-      )}
+      <Deaths deaths={d.deaths} />
+      <Content d={d} />
       <h2>Journey</h2>
       {journey?.kind === 'ok' ? (
         <>
