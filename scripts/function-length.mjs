@@ -25,7 +25,6 @@ export const LONGER_FUNCTIONS = {
   'bench/sql.ts': 81,
   'bench/status.ts': 90,
   'dashboard/app/dead-letters/group/[id]/page.tsx': 112,
-  'dashboard/app/events/[id]/page.tsx': 159,
   'dashboard/lib/overview.ts': 145,
   'dashboard/ui/events/CeleryTask.tsx': 95,
   'dashboard/ui/overview/QueueHealth.tsx': 117,

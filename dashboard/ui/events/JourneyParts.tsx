@@ -1,0 +1,142 @@
+// The parts of a journey's page (/events/{id}): its kinds, its ids, the provider's attempts and
+// every entry with its raw attributes on demand.
+import Link from 'next/link';
+import { traceLink } from '@/lib/api';
+import type { Journey, TimelineEntry } from '@/lib/types';
+import { CopyButton } from '@/ui/events/CopyButton';
+
+const BAD = new Set([
+  'dead_lettered',
+  'discarded',
+  'rejected',
+  'stuck_in_outbox',
+  'unroutable',
+  'aggregate_missing',
+  'never_acked',
+]);
+
+/** The journey's kinds as badges: bad, fine (delivered once) or worth a look. */
+export function Kinds({ kinds }: { kinds: Journey['kinds'] }) {
+  return (
+    <p>
+      {kinds.map((k) => (
+        <span
+          key={k}
+          className={`badge ${BAD.has(k) ? 'bad' : k === 'delivered_once' ? 'ok' : 'warn'}`}
+        >
+          {k.replace(/_/g, ' ')}
+        </span>
+      ))}
+    </p>
+  );
+}
+
+/** The event id, the aggregate's (by the pipeline's word for it) and the trace ids, each copyable. */
+export function Ids({ journey: j, aggregateWord }: { journey: Journey; aggregateWord: string }) {
+  return (
+    <div className="ids">
+      <span>
+        event <code>{j.eventId}</code> <CopyButton value={j.eventId} label="event id" />
+      </span>
+      {j.aggregate ? (
+        <span>
+          {j.aggregate.type === 'celery_workflow' ? 'workflow' : aggregateWord}{' '}
+          <Link href={`/orders/${encodeURIComponent(j.aggregate.id)}`}>{j.aggregate.id}</Link>{' '}
+          <CopyButton value={j.aggregate.id} label={`${aggregateWord} id`} />
+        </span>
+      ) : null}
+      {j.traceIds.map((t) => {
+        const link = traceLink(t);
+        return (
+          <span key={t}>
+            trace{' '}
+            {link ? (
+              <a href={link}>
+                <code>{t}</code>
+              </a>
+            ) : (
+              <code>{t}</code>
+            )}{' '}
+            <CopyButton value={t} label="trace id" />
+          </span>
+        );
+      })}
+    </div>
+  );
+}
+
+/** The provider's attempts, when the pipeline's rows have them. */
+export function Attempts({ attempts }: { attempts: Journey['attempts'] }) {
+  if (!attempts.length) return null;
+  return (
+    <>
+      <h2>Provider attempts</h2>
+      <table data-testid="attempts">
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>outcome</th>
+            <th>status</th>
+            <th>at</th>
+            <th>duration</th>
+          </tr>
+        </thead>
+        <tbody>
+          {attempts.map((a) => (
+            <tr key={a.attempt}>
+              <td>{a.attempt}</td>
+              <td>{a.outcome.replace(/_/g, ' ')}</td>
+              <td>{a.statusCode ?? 'no answer'}</td>
+              <td>{a.at}</td>
+              <td>{a.durationMs} ms</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+/** Every entry of the time line, its attributes behind a disclosure. */
+export function Entries({ timeline }: { timeline: TimelineEntry[] }) {
+  return (
+    <table data-testid="entries">
+      <thead>
+        <tr>
+          <th>at</th>
+          <th>stage</th>
+          <th>service</th>
+          <th>duration</th>
+          <th>gap</th>
+          <th>note</th>
+          <th>attributes</th>
+        </tr>
+      </thead>
+      <tbody>
+        {timeline.map((e, i) => (
+          <tr key={`${e.spanId ?? e.stage}-${i}`}>
+            <td>{e.at.slice(11, 23)}</td>
+            <td>{e.stage}</td>
+            <td>{e.service ?? <span className="muted">database</span>}</td>
+            <td>{e.durationMs === null ? '' : `${e.durationMs.toFixed(1)} ms`}</td>
+            <td>
+              {e.gapMs === null ? '' : `+${e.gapMs} ms`}
+              {e.skewMs !== null ? (
+                <span className="badge warn">clock skew {e.skewMs} ms</span>
+              ) : null}
+            </td>
+            <td>{e.note}</td>
+            <td>
+              {Object.keys(e.attributes).length ? (
+                <details>
+                  <summary>{Object.keys(e.attributes).length} attributes</summary>
+                  <pre>{JSON.stringify(e.attributes, null, 2)}</pre>
+                </details>
+              ) : null}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
