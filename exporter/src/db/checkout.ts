@@ -4,7 +4,7 @@
 // transaction's steps, an advisory lock, a lookup between connect and query) that the server ends
 // emits `error` with nobody listening, and Node ends the process. Here a checked-out connection
 // is listened to for as long as it is out, and goes back broken (closed, never reused) when it
-// failed. An architecture test (db/checkout.test.ts) refuses `.connect()` on a pool elsewhere.
+// failed. exporter/src/architecture.test.ts refuses `.connect()` on a pool anywhere else.
 import type pg from 'pg';
 import { beginOf } from './session.js';
 
