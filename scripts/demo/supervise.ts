@@ -1,8 +1,9 @@
-// The demo's supervisor: each part runs as a child of its own, and one that exits while the demo
-// is not stopping is started again, as Kubernetes or systemd would restart it, after a delay that
-// doubles from 1 s to 30 s while it keeps failing (back to 1 s once it ran for a minute). The
-// exporter exits on purpose for what it cannot recover from (runtime/last-resort.ts): here, as
-// in production, something brings it back, and says so.
+// The demo's supervisor: each part runs as a child of its own, and one that fails (a non-zero
+// exit or a signal) while the demo is not stopping is started again, as Kubernetes or systemd
+// would restart it, after a delay that doubles from 1 s to 30 s while it keeps failing (back to
+// 1 s once it ran for a minute); one that exits 0 ended by itself and is left so. The exporter
+// exits on purpose for what it cannot recover from (runtime/last-resort.ts): here, as in
+// production, something brings it back, and says so.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { format } from './output.js';
@@ -37,6 +38,10 @@ export class Supervisor {
     child.on('exit', (code, signal) => {
       this.children.delete(s.name);
       if (this.stopping) return;
+      if (code === 0) {
+        console.log(`demo: ${s.name} ended by itself (0); the rest keeps running`);
+        return;
+      }
       const next = Date.now() - startedAt >= HEALTHY_MS ? FIRST_DELAY_MS : delayMs;
       console.log(
         `demo: ${s.name} exited (${signal ?? code}); starting it again in ${next / 1000} s, the rest keeps running`,
