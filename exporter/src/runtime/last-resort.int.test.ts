@@ -40,10 +40,17 @@ guardProcess(pino({ level: 'info' }), (part) => counted.push(part), (code) => {
   process.exit(code);
 });
 const lost = Object.assign(new pg.DatabaseError('terminating connection due to administrator command', 0, 'error'), { code: '57P01', severity: 'FATAL' });
-setImmediate(() => { throw lost; });
-setTimeout(() => { void Promise.reject(new TypeError('nobody waits for this')); }, 20);
-setTimeout(() => { throw new TypeError('half-way through a callback'); }, 40);
-setTimeout(() => { console.log(JSON.stringify({ msg: 'still running after the fatal one' })); }, 2000);
+// Each event schedules the next before it happens: the order holds however loaded the machine is.
+setTimeout(() => {
+  setTimeout(() => {
+    setTimeout(() => {
+      setTimeout(() => { console.log(JSON.stringify({ msg: 'still running after the fatal one' })); }, 2000);
+      throw new TypeError('half-way through a callback');
+    }, 0);
+    void Promise.reject(new TypeError('nobody waits for this'));
+  }, 0);
+  throw lost;
+}, 0);
 `;
 
 test('survives a lost connection and a stray rejection; exits 1 on an uncaught exception', () => {
