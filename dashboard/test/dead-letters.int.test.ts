@@ -184,9 +184,9 @@ test('an operator replays it from its page after the fix: one e-mail, the journe
   await pg.getByTestId('targets').waitFor();
   assert.match(
     await pg.getByTestId('targets').innerText(),
-    // This exporter runs without the queue catalog (rabbitmq.enabled: false): the reach is not
+    // This exporter runs without the broker topology (rabbitmq.enabled: false): the reach is not
     // known, and the page says why.
-    /orders\.events\s+order\.created\s+config\s+configured \(replayTo\)\s+not known\s+without the queue catalog[^\n]*\s+1$/,
+    /orders\.events\s+order\.created\s+config\s+configured \(replayTo\)\s+not known\s+without the broker topology[^\n]*\s+1$/,
   );
   await pg.getByTestId('confirm-replay').waitFor();
   await assertAccessible(pg, "a bulk replay's confirmation");

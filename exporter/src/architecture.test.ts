@@ -108,7 +108,7 @@ test("the journey model imports only the conventions, itself and the broker's qu
   const allowed = (spec: string, line: string) =>
     spec === '@acktrail/conventions' ||
     spec.startsWith('./') ||
-    (spec === '../../broker/catalog.js' && /^\s*import type\b/.test(line));
+    (spec === '../../broker/topology.js' && /^\s*import type\b/.test(line));
   const outside = sources()
     .filter((f) => relative(SRC, f).startsWith('journeys/model/'))
     .flatMap((f) =>
@@ -177,4 +177,22 @@ test('every pg client the exporter makes listens for its error', () => {
     silent.map((f) => relative(SRC, f)),
     [],
   );
+});
+
+test('the broker topology is built in broker/ only, and a snapshot has nothing to change', () => {
+  const builders = sources()
+    .filter((f) => !relative(SRC, f).startsWith('broker/'))
+    .filter((f) => /\bbuildTopology\b|\bnew Topology\(/.test(readFileSync(f, 'utf8')))
+    .map((f) => relative(SRC, f));
+  assert.deepEqual(builders, []);
+  const text = readFileSync(join(SRC, 'broker/topology.ts'), 'utf8');
+  const body = text.slice(text.indexOf('export class Topology'));
+  const mutable = body
+    .slice(0, body.indexOf('\n}\n'))
+    .split('\n')
+    .filter((l) =>
+      /^ {2}(private |protected |public )?(?!readonly |static |get )\w+\??(: | = )/.test(l),
+    );
+  assert.deepEqual(mutable, [], 'every field of a snapshot is readonly');
+  assert.doesNotMatch(body, /^\s+set \w+\(|this\.\w+(\.\w+)* = /m, 'nothing assigns to it');
 });

@@ -15,4 +15,4 @@ export type { ReplayResult, ReplayPlan } from './deadletters/replay/replay.js';
 export type { PlannedTarget } from './deadletters/replay/planned.js';
 export type { Job as ReplayJob } from './deadletters/replay/jobs.js';
 export type { Death } from './deadletters/model/message.js';
-export type { QueueSummary } from './broker/catalog.js';
+export type { QueueSummary } from './collectors/rabbitmq/board.js';

@@ -7,8 +7,9 @@ import express from 'express';
 import type { Registry } from 'prom-client';
 import type { ValidatedConfig } from './config.js';
 import { ReadOnlyPools } from './db/pool.js';
-import { CollectorRunner, RABBITMQ_STATS, createCollectors } from './collectors/index.js';
-import { CatalogRefresh } from './collectors/rabbitmq/catalog-refresh.js';
+import { CollectorRunner, createCollectors, type QueueBoard } from './collectors/index.js';
+import { ManagementApi } from './collectors/rabbitmq/source/http.js';
+import { TopologyRefresh } from './broker/refresh.js';
 import { Parts } from './runtime/parts.js';
 import { Health } from './runtime/health.js';
 import type { Logger } from './log.js';
@@ -24,7 +25,7 @@ import { Ingest } from './receiver/ingest.js';
 import { OtlpGrpcReceiver } from './receiver/grpc.js';
 import { BodyDecoder } from './receiver/decoder.js';
 import { Coverage } from './receiver/coverage.js';
-import type { QueueCatalog, QueueLookup } from './broker/catalog.js';
+import type { QueueLookup } from './broker/topology.js';
 import { Parking } from './deadletters/index.js';
 import { Exemplars } from './exposition/exemplars.js';
 import { exporterRegistry } from './exposition/registry.js';
@@ -68,7 +69,10 @@ interface Shared {
 interface Sources {
   pools: ReadOnlyPools | null;
   store: JourneyStore | null;
-  catalog: QueueCatalog | null;
+  /** The broker's topology, refreshed by one part (null: rabbitmq is off). */
+  topology: TopologyRefresh | null;
+  /** What the RabbitMQ collectors read every scrape, for the queue API. */
+  board: QueueBoard | null;
   runner: CollectorRunner;
   /** What the broker does with a rejected message, per queue: for journeys, anomalies, metrics. */
   queues: QueueLookup;
@@ -183,25 +187,29 @@ function sources(config: ValidatedConfig, shared: Shared): Sources {
   const store = config.storeUrl ? journeyStore(config, health, log, registry) : null;
   if (!store)
     log.warn('no journey store (ACKTRAIL_DATABASE_URL or DATABASE_URL): /v1/traces answers 503');
-  const { collectors, catalog } = createCollectors(
+  const api = config.rabbitmq.enabled ? new ManagementApi(config.managementUrl) : null;
+  const topology = api ? new TopologyRefresh(config.rabbitmq, api, health, log) : null;
+  const { collectors, board } = createCollectors(
     config,
     registry,
     pools,
     store?.reads ?? null,
     shared.exemplars,
+    topology && api ? { topology, api } : null,
   );
   const runner = new CollectorRunner(collectors, registry, log);
-  return { pools, store, catalog, runner, queues: (queue) => catalog?.queue(queue) ?? null };
+  const queues: QueueLookup = (queue) => topology?.current.queue(queue) ?? null;
+  return { pools, store, topology, board, runner, queues };
 }
 
 /**
- * The background parts, started in this order and stopped in the reverse one: the store, the
- * catalog's refresh (journeys read the queue catalog: it is kept as fresh as its interval without
- * waiting for scrapes), the Celery consumer and dead-letter parking.
+ * The background parts, started in this order and stopped in the reverse one: the broker
+ * topology's refresh (the collectors, journeys and parking read it), the store, the Celery
+ * consumer and dead-letter parking.
  */
 function backgroundParts(
   config: ValidatedConfig,
-  { store, catalog, runner }: Sources,
+  { store, topology }: Sources,
   { registry, health, log, memory }: Shared,
 ): { parts: Parts; parking: Parking | null } {
   const celery = config.celery.enabled
@@ -220,24 +228,20 @@ function backgroundParts(
     : null;
   const parking =
     config.deadLetters.enabled && store
-      ? new Parking(config, store, catalog, registry, health, log, memory)
+      ? new Parking(config, store, topology, registry, health, log, memory)
       : null;
-  const refresh =
-    catalog && store
-      ? new CatalogRefresh(runner, RABBITMQ_STATS, config.rabbitmq.statsIntervalSeconds * 1000)
-      : null;
-  const parts = new Parts([store, refresh, celery, parking].filter((part) => part !== null));
+  const parts = new Parts([topology, store, celery, parking].filter((part) => part !== null));
   return { parts, parking };
 }
 
 function newIngest(
   config: ValidatedConfig,
-  { store, catalog, queues }: Sources,
+  { store, topology, queues }: Sources,
   { registry, log, memory, exemplars }: Shared,
   o: { decoder: BodyDecoder; coverage: Coverage; accepting: () => boolean },
 ): Ingest {
   const { journeys } = config;
-  const names = () => catalog?.names() ?? [];
+  const names = () => topology?.current.names() ?? [];
   return new Ingest({
     store,
     metrics: new JourneyMetrics(registry, queues, names, exemplars, journeys.words.results),
@@ -253,7 +257,8 @@ function newIngest(
     accepting: o.accepting,
     memory,
     queues,
-    exchanges: () => catalog?.exchangeIndex ?? null,
+    exchanges: () => topology?.current.exchangeIndex ?? null,
+    topology,
     coverage: o.coverage,
     decoder: o.decoder,
   });

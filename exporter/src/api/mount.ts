@@ -2,7 +2,8 @@
 // dead letters, each behind its token (api/auth.ts). server.ts calls this once.
 import type express from 'express';
 import type { ValidatedConfig } from '../config.js';
-import type { QueueCatalog, QueueLookup } from '../broker/catalog.js';
+import type { QueueLookup } from '../broker/topology.js';
+import type { QueueBoard } from '../collectors/index.js';
 import type { ReadOnlyPools } from '../db/pool.js';
 import type { Parking } from '../deadletters/index.js';
 import { PipelineReader } from '../pipeline/rows.js';
@@ -21,7 +22,8 @@ export interface ApiSources {
   store: JourneyStore | null;
   /** The pipeline's database, read-only; null without DATABASE_URL. */
   pools: ReadOnlyPools | null;
-  catalog: QueueCatalog | null;
+  /** The RabbitMQ collectors' board (null: rabbitmq is off). */
+  board: QueueBoard | null;
   queues: QueueLookup;
   parking: Parking | null;
   coverage: Coverage;
@@ -33,7 +35,7 @@ export function mountApis(app: express.Express, config: ValidatedConfig, s: ApiS
   const tokens = { read: config.apiToken, operate: config.operatorToken };
   const { journeys } = config;
   app.use(coverageRouter({ tokens, coverage: s.coverage }));
-  app.use(queuesRouter({ tokens, catalog: s.catalog }));
+  app.use(queuesRouter({ tokens, board: s.board }));
   app.use(
     eventsRouter({
       tokens,

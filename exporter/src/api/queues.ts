@@ -5,7 +5,7 @@
 // API token. `?role=work` keeps one role. The same figures are on /metrics
 // (acktrail_queue_status and the queue gauges); this is what a page needs in one read.
 import express from 'express';
-import type { QueueCatalog } from '../broker/catalog.js';
+import type { QueueSummary } from '../collectors/rabbitmq/board.js';
 import { requireToken, type Tokens } from './auth.js';
 import { ok, refusal, send, type Reply } from './reply.js';
 
@@ -23,14 +23,15 @@ export function queuesRouter(opts: QueuesApiOptions) {
 
 export interface QueuesApiOptions {
   tokens: Tokens;
-  catalog: QueueCatalog | null;
+  /** The RabbitMQ collectors' board (null: rabbitmq is off). */
+  board: { summary(nowMs: number): QueueSummary[] } | null;
 }
 
 /** GET /api/queues[?role=]: the queues in scope, sorted by vhost and name. */
-export function queuesReply(opts: Pick<QueuesApiOptions, 'catalog'>, role: unknown): Reply {
+export function queuesReply(opts: Pick<QueuesApiOptions, 'board'>, role: unknown): Reply {
   if (role !== undefined && (typeof role !== 'string' || !ROLES.has(role)))
     return refusal(400, 'role: must be work, retry or dead_letter');
-  const queues = (opts.catalog?.summary(Date.now()) ?? [])
+  const queues = (opts.board?.summary(Date.now()) ?? [])
     .filter((q) => role === undefined || q.role === role)
     .sort((a, b) => a.vhost.localeCompare(b.vhost) || a.queue.localeCompare(b.queue));
   return ok({ queues });

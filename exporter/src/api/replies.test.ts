@@ -67,14 +67,14 @@ test('a list: each bad parameter is named in the 400; valid ones reach the store
   assert.equal(r.status, 503, 'valid: refused only for the missing store');
 });
 
-test('queues: a role that is not one of the three is 400; without a catalog, none', () => {
-  const bad = queuesReply({ catalog: null }, 'poison');
+test('queues: a role that is not one of the three is 400; without a board, none', () => {
+  const bad = queuesReply({ board: null }, 'poison');
   assert.deepEqual(bad, {
     status: 400,
     body: { error: 'role: must be work, retry or dead_letter' },
   });
-  assert.deepEqual(queuesReply({ catalog: null }, ['work', 'retry']).status, 400);
-  assert.deepEqual(queuesReply({ catalog: null }, 'work'), { status: 200, body: { queues: [] } });
+  assert.deepEqual(queuesReply({ board: null }, ['work', 'retry']).status, 400);
+  assert.deepEqual(queuesReply({ board: null }, 'work'), { status: 200, body: { queues: [] } });
 });
 
 test('dead letters: bad input is a 400 naming it, before parking being off (404) is said', async () => {

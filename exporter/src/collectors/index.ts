@@ -11,8 +11,9 @@ import { QueueHeadsCollector } from './rabbitmq/heads.js';
 import { RabbitmqQueuesCollector } from './rabbitmq/queues.js';
 import { RabbitmqStatsCollector } from './rabbitmq/stats.js';
 import { RabbitmqAcksCollector } from './rabbitmq/acks.js';
-import { QueueCatalog } from '../broker/catalog.js';
-import { ManagementApi } from './rabbitmq/source/http.js';
+import type { ManagementApi } from './rabbitmq/source/http.js';
+import type { TopologyRefresh } from '../broker/refresh.js';
+import { QueueBoard } from './rabbitmq/board.js';
 import { BrokerNodes } from './rabbitmq/source/nodes.js';
 import { QueueStatuses } from './rabbitmq/queue-status.js';
 import type { Reader } from '../journeys/store/index.js';
@@ -21,12 +22,13 @@ import type { Exemplars } from '../exposition/exemplars.js';
 export type { Collector } from './runner/collector.js';
 export { CollectorRunner, type SourceStatus } from './runner/runner.js';
 export { RABBITMQ_STATS } from './rabbitmq/stats.js';
-export type { QueueCatalog, QueueFacts, QueueLookup } from '../broker/catalog.js';
+export type { QueueBoard } from './rabbitmq/board.js';
 
 /**
  * The collectors the configuration turns on. Each SQL collector gets a pool of its own whose
  * statement timeout is the collector's timeout (pools: null without DATABASE_URL); the journey
- * store's pool (null without one) serves the queues' head ages from journeys.
+ * store's pool (null without one) serves the queues' head ages from journeys. The RabbitMQ
+ * collectors read the broker's topology from its refresh (`broker`: null when rabbitmq is off).
  */
 export function createCollectors(
   config: ValidatedConfig,
@@ -34,29 +36,32 @@ export function createCollectors(
   pools: ReadOnlyPools | null,
   journeys: Reader | null = null,
   exemplars: Exemplars | null = null,
-): { collectors: Collector[]; catalog: QueueCatalog | null } {
+  broker: { topology: TopologyRefresh; api: ManagementApi } | null = null,
+): { collectors: Collector[]; board: QueueBoard | null } {
   const pool = (section: { timeoutSeconds: number }) =>
     pools!.create(section.timeoutSeconds * 1000);
   const collectors: Collector[] = [];
-  let catalog: QueueCatalog | null = null;
-  if (config.rabbitmq.enabled) {
-    catalog = new QueueCatalog();
+  let board: QueueBoard | null = null;
+  if (broker) {
+    const { topology, api } = broker;
+    board = new QueueBoard(topology);
     const r = config.rabbitmq;
-    const api = new ManagementApi(config.managementUrl);
     const nodes = new BrokerNodes(
       { nodes: r.nodes, prometheusUrl: config.prometheusUrl },
       api,
       r.statsIntervalSeconds * 1000,
     );
-    const statuses = new QueueStatuses(r.statusWindowSeconds * 1000, catalog);
-    collectors.push(new RabbitmqQueuesCollector(config, catalog, nodes, api, statuses, registry));
-    collectors.push(new RabbitmqStatsCollector(config, catalog, api, statuses, nodes));
+    const statuses = new QueueStatuses(r.statusWindowSeconds * 1000, board);
+    collectors.push(
+      new RabbitmqQueuesCollector(config, topology, board, nodes, api, statuses, registry),
+    );
+    collectors.push(new RabbitmqStatsCollector(config, topology, statuses, nodes));
     collectors.push(new RabbitmqAcksCollector(config, api, statuses));
     if (journeys)
       collectors.push(
         new QueueHeadsCollector(
           journeys,
-          catalog,
+          board,
           config.journeys.retentionDays,
           r.statsIntervalSeconds,
           Math.max(r.timeoutSeconds, config.journeys.statementTimeoutSeconds),
@@ -89,5 +94,5 @@ export function createCollectors(
     if (provider)
       collectors.push(new ProviderCollector(pool(provider), provider, lateness, registry));
   }
-  return { collectors, catalog };
+  return { collectors, board };
 }

@@ -11,7 +11,7 @@ import { BulkReplays } from './replay/jobs.js';
 import { DeadLetterMetrics } from './model/metrics.js';
 import { Replayer } from './replay/replay.js';
 import { DeadLetterStore } from './store/store.js';
-import type { Topology } from './replay/targets.js';
+import type { Topologies } from './replay/targets.js';
 import type { MemoryBudget } from '../runtime/memory.js';
 
 const GAUGES_EVERY_MS = 10_000;
@@ -33,7 +33,7 @@ export class Parking implements Part {
   constructor(
     config: ValidatedConfig,
     private readonly journeys: JourneyStore,
-    topology: Topology | null,
+    topology: Topologies | null,
     registry: Registry,
     private readonly reports: Health,
     private readonly log: Logger,
@@ -44,7 +44,7 @@ export class Parking implements Part {
     const key = config.deadLetterKey!;
     this.metrics = new DeadLetterMetrics(registry);
     this.store = new DeadLetterStore(journeys.pool, s.retentionDays, journeys.primaryReads);
-    const discover = (vhost: string) => topology?.deadLetterQueues(vhost) ?? [];
+    const discover = (vhost: string) => topology?.current.deadLetterQueues(vhost) ?? [];
     this.broker = new DeadLetterBroker(s, key, this.store, this.metrics, discover, reports, log);
     const keys = [key, ...config.deadLetterOldKeys];
     this.replayer = new Replayer(

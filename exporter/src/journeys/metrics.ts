@@ -14,7 +14,7 @@ import {
   outcomeOf,
   type ResultWords,
 } from './model/index.js';
-import type { QueueLookup } from '../broker/catalog.js';
+import type { QueueLookup } from '../broker/topology.js';
 import type { WriteResult } from './store/index.js';
 import { Exemplars, type ExemplarIds } from '../exposition/exemplars.js';
 

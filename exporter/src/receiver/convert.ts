@@ -8,7 +8,7 @@ import { decodeJson, decodeProtobuf } from './decode.js';
 import { normalise, type Window } from './normalize.js';
 import { readSpan } from './profiles/index.js';
 import type { Step } from '../journeys/model/steps.js';
-import type { QueueLookup } from '../broker/catalog.js';
+import type { QueueLookup } from '../broker/topology.js';
 import type { ExchangeIndex } from '../broker/routes.js';
 import { withWhere } from './where.js';
 import type { ReceivedSpan } from './profiles/span.js';

@@ -5,10 +5,11 @@
 import type { Logger } from '../log.js';
 import { errorMessage } from '../log.js';
 import type { JourneyMetrics, RefusalReason } from '../journeys/metrics.js';
-import type { QueueLookup } from '../broker/catalog.js';
+import type { QueueLookup } from '../broker/topology.js';
 import { StepsRefusedError, StoreBusyError } from '../journeys/store/index.js';
 import type { JourneyStore } from '../journeys/store/index.js';
 import type { Coverage } from './coverage.js';
+import { ATTR } from '@acktrail/conventions';
 import { ByteBudget } from './budget.js';
 import type { BodyDecoder } from './decoder.js';
 import { withQueueAnomalies } from './convert.js';
@@ -43,10 +44,33 @@ export interface IngestOptions {
   queues?: QueueLookup;
   /** Which queues an exchange routes to: the queue of a delivery whose span names none. */
   exchanges?: () => ExchangeIndex | null;
+  /**
+   * The broker topology's refresh: a queue the spans name that it does not know yet brings a
+   * refresh forward, and the write waits for it (at most LEARN_WAIT_MS) before fates are decided.
+   */
+  topology?: { learn(names: Iterable<string>, ms: number): Promise<void> } | null;
   /** Counts what every span lets journeys read (GET /api/coverage). */
   coverage?: Coverage;
   /** Decodes bodies; large ones in worker threads. */
   decoder: BodyDecoder;
+}
+
+/**
+ * How long a write waits for the broker's facts about a queue it names first: a refresh of a few
+ * hundred queues takes tens of milliseconds. Past it, the step's fate is stored as not known, and
+ * the journey decides it again from the topology of the moment it is read.
+ */
+export const LEARN_WAIT_MS = 2000;
+
+/** The queues deliveries and settles name: what their fates are decided by. */
+function namedQueues(steps: readonly Converted['steps'][number][]): Set<string> {
+  const names = new Set<string>();
+  for (const step of steps) {
+    if (step.stage !== 'deliver' && step.stage !== 'settle') continue;
+    const queue = step.attrs[ATTR.queue];
+    if (typeof queue === 'string' && queue !== '') names.add(queue);
+  }
+  return names;
 }
 
 export class Ingest implements IngestGate {
@@ -129,6 +153,7 @@ export class Ingest implements IngestGate {
     if (!store) throw new Error('ingest without a store: admit() first');
     const { steps, accepted, ignored } = converted;
     opts.coverage?.add(converted.coverage);
+    await opts.topology?.learn(namedQueues(steps), LEARN_WAIT_MS);
     if (opts.queues) withQueueAnomalies(steps, opts.queues, opts.exchanges?.() ?? null);
     let result;
     try {

@@ -16,7 +16,7 @@ import type { AttributeValue, ReceivedSpan } from './profiles/span.js';
 import { bounded, scrub } from '../journeys/model/scrub.js';
 import { STEP_ATTR, type Stage, type Step } from '../journeys/model/steps.js';
 import { stepAnomaly } from '../journeys/model/index.js';
-import type { QueueLookup } from '../broker/catalog.js';
+import type { QueueLookup } from '../broker/topology.js';
 import { first, readSpan, type Reading } from './profiles/index.js';
 import { contextKey, journeyKeyOf, messageKeyOf } from './message-keys.js';
 

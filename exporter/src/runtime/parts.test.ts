@@ -29,7 +29,7 @@ test('started in order, stopped in reverse, every one even when one fails to sto
   const said: string[] = [];
   const parts = new Parts([
     part('store', said, { up: true }),
-    part('catalog', said),
+    part('topology', said),
     part('celery', said, { failStop: true, up: false }),
     part('parking', said, { up: true }),
   ]);
@@ -37,12 +37,12 @@ test('started in order, stopped in reverse, every one even when one fails to sto
   await parts.stop();
   assert.deepEqual(said, [
     'start store',
-    'start catalog',
+    'start topology',
     'start celery',
     'start parking',
     'stop parking',
     'stop celery',
-    'stop catalog',
+    'stop topology',
     'stop store',
   ]);
   assert.deepEqual(

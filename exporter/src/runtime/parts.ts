@@ -1,4 +1,4 @@
-// The exporter's background parts (the journey store's supervisor, the queue catalog's refresh,
+// The exporter's background parts (the journey store's supervisor, the broker topology's refresh,
 // the Celery consumer, dead-letter parking) share one lifecycle: createExporter lists them once,
 // Parts starts them in that order and stops them in the reverse one (a part stops before what it
 // uses), and /status and /readyz read each one's health from the same list.

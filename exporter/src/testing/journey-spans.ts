@@ -3,7 +3,7 @@
 // attribute at all), with the queues they name. The journey kinds' tests and the journey model's
 // agreement test build their journeys from these.
 import type { AttributeValue } from '@acktrail/conventions';
-import type { QueueFacts, QueueLookup } from '../broker/catalog.js';
+import type { QueueFacts, QueueLookup } from '../broker/topology.js';
 import { normalise } from '../receiver/normalize.js';
 import type { ReceivedSpan, SpanLink, SpanScope } from '../receiver/profiles/span.js';
 import type { StoredRow } from '../journeys/model/steps.js';

@@ -8,7 +8,7 @@
 import { queueHead } from '../../journeys/store/index.js';
 import type { Reader } from '../../journeys/store/index.js';
 import type { Collector } from '../runner/collector.js';
-import type { JourneyHead, QueueCatalog, WaitingQueue } from '../../broker/catalog.js';
+import type { JourneyHead, QueueBoard, WaitingQueue } from './board.js';
 import { queueKey } from './source/detailed.js';
 
 /**
@@ -27,7 +27,7 @@ export class QueueHeadsCollector implements Collector {
 
   constructor(
     private readonly pool: Reader,
-    private readonly catalog: QueueCatalog,
+    private readonly board: QueueBoard,
     private readonly retentionDays: number,
     intervalSeconds: number,
     timeoutSeconds: number,
@@ -37,14 +37,14 @@ export class QueueHeadsCollector implements Collector {
   }
 
   async collect(signal: AbortSignal): Promise<() => void> {
-    const waiting = this.catalog
+    const waiting = this.board
       .waiting()
       .sort((a, b) => (a.notBeforeMs ?? 0) - (b.notBeforeMs ?? 0));
     // Past the bound, a waiting queue keeps the head found for it before.
     const heads = new Map<string, JourneyHead>();
     for (const q of waiting.slice(MAX_QUEUES)) {
       const key = queueKey(q.vhost, q.queue);
-      const before = this.catalog.journeyHead(key);
+      const before = this.board.journeyHead(key);
       if (before) heads.set(key, before);
     }
     for (const q of waiting.slice(0, MAX_QUEUES)) {
@@ -53,7 +53,7 @@ export class QueueHeadsCollector implements Collector {
       if (head) heads.set(queueKey(q.vhost, q.queue), head);
     }
     return () => {
-      this.catalog.updateJourneyHeads(heads);
+      this.board.updateJourneyHeads(heads);
     };
   }
 

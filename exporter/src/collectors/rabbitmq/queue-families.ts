@@ -1,7 +1,7 @@
 // The queue collector's families, one series per queue in scope: depths and consumers from each
-// broker answer, the head age from the catalog. Written straight to exposition bytes once per
+// broker answer, the head age from the board (board.ts). Written straight to exposition bytes once per
 // answer (exposition/families.ts), not kept in prom-client.
-import type { QueueCatalog } from '../../broker/catalog.js';
+import type { QueueBoard } from './board.js';
 import type { Piece } from '../../exposition/encoding.js';
 import {
   CachedFamilies,
@@ -53,11 +53,11 @@ export class QueueFamilies {
     FIELDS.map((field) => [FAMILIES[field], () => this.samples(field)]),
   );
 
-  constructor(private readonly catalog: QueueCatalog) {}
+  constructor(private readonly board: QueueBoard) {}
 
   /**
    * One answer: `depths` by queue key. A queue absent from it keeps its last values for `holdMs`
-   * (a cluster's leader moving), then its series go and the catalog forgets it.
+   * (a cluster's leader moving), then its series go and the board forgets it.
    */
   apply(
     depths: ReadonlyMap<string, QueueDepth>,
@@ -72,21 +72,21 @@ export class QueueFamilies {
       // The scope is the configuration's: a queue with a series was in scope, and still is.
       const had = this.series.get(key);
       if (!had && !inScope(q.vhost, q.queue)) continue;
-      const role = this.catalog.role(q.vhost, q.queue, key);
-      this.catalog.observeDepth(q, now, key);
+      const role = this.board.role(q.vhost, q.queue, key);
+      this.board.observeDepth(q, now, key);
       // A queue whose role changed is a new series; its old one goes.
       const s = had?.role === role ? had : newSeries(q, role);
       s.seenAtMs = now;
       s.ready = q.ready;
       s.unacked = q.unacked;
       s.consumers = q.consumers;
-      s.headAge = this.catalog.headAge(q.vhost, q.queue, q.ready, now, key);
+      s.headAge = this.board.headAge(q.vhost, q.queue, q.ready, now, key);
       seen.set(key, s);
     }
     for (const [key, s] of this.series) {
       if (seen.has(key)) continue;
       if (now - s.seenAtMs < holdMs) seen.set(key, s);
-      else this.catalog.forget(s.vhost, s.queue);
+      else this.board.forget(s.vhost, s.queue);
     }
     this.series = seen;
     this.written.invalidate();

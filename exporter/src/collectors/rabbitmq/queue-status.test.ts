@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { QueueCatalog } from '../../broker/catalog.js';
+import { QueueBoard } from './board.js';
+import { Topology, fixedTopology } from '../../broker/topology.js';
 import { queueKey } from '../../broker/queue.js';
 import { QueueStatuses } from './queue-status.js';
 
@@ -12,8 +13,8 @@ const line = (status: string, v: number) =>
   `acktrail_queue_status{vhost="/",queue="jobs",role="work",status="${status}"} ${v}`;
 
 test('each scrape is an observation: STOP without waiting for a stats refresh', async () => {
-  const catalog = new QueueCatalog();
-  const statuses = new QueueStatuses(240_000, catalog);
+  const board = new QueueBoard(fixedTopology(Topology.EMPTY));
+  const statuses = new QueueStatuses(240_000, board);
   // Listed by a refresh before the broker had statistics for it: no counts yet.
   statuses.refresh([{ vhost: '/', queue: 'jobs', counted: null }], null, 0);
   assert.doesNotMatch(await text(statuses), /queue="jobs"/, 'not observed yet');
@@ -28,8 +29,8 @@ test('each scrape is an observation: STOP without waiting for a stats refresh', 
   statuses.observe(depth(3, 0), 45_000);
   const now = await text(statuses);
   assert.ok(now.includes(line('stop', 1)) && now.includes(line('ok', 0)), now);
-  catalog.observeDepth(depth(3, 0).values().next().value!, 45_000);
-  assert.equal(catalog.summary(45_000)[0]?.status?.status, 'stop', 'the API sees it too');
+  board.observeDepth(depth(3, 0).values().next().value!, 45_000);
+  assert.equal(board.summary(45_000)[0]?.status?.status, 'stop', 'the API sees it too');
   // A queue no refresh lists is not judged from scrapes.
   statuses.refresh([], null, 60_000);
   statuses.observe(depth(3, 0), 75_000);
@@ -37,7 +38,7 @@ test('each scrape is an observation: STOP without waiting for a stats refresh', 
 });
 
 test('no counters anywhere: unknown, whatever the scrapes show', async () => {
-  const statuses = new QueueStatuses(240_000, new QueueCatalog());
+  const statuses = new QueueStatuses(240_000, new QueueBoard(fixedTopology(Topology.EMPTY)));
   statuses.refresh([{ vhost: '/', queue: 'jobs', counted: null }], 'no counters', 0);
   statuses.observe(depth(3, 0), 15_000);
   assert.ok((await text(statuses)).includes(line('unknown', 1)));
@@ -45,7 +46,7 @@ test('no counters anywhere: unknown, whatever the scrapes show', async () => {
 });
 
 test('the queues that could be stalling, for a read of their ack counts alone', () => {
-  const statuses = new QueueStatuses(240_000, new QueueCatalog());
+  const statuses = new QueueStatuses(240_000, new QueueBoard(fixedTopology(Topology.EMPTY)));
   const work = ['idle', 'busy', 'held', 'gone'].map((queue) => ({
     vhost: '/',
     queue,
@@ -78,7 +79,7 @@ test('the queues that could be stalling, for a read of their ack counts alone', 
 });
 
 test('ack counts read alone between refreshes: STALL without a second refresh', async () => {
-  const statuses = new QueueStatuses(240_000, new QueueCatalog());
+  const statuses = new QueueStatuses(240_000, new QueueBoard(fixedTopology(Topology.EMPTY)));
   statuses.refresh([{ vhost: '/', queue: 'jobs', counted: null }], null, 0, true);
   const key = queueKey('/', 'jobs');
   for (let s = 15; s <= 255; s += 15) {

@@ -2,9 +2,9 @@
 // make: each scrape's depths (ready, consumers: STOP shows at the next scrape), each stats
 // refresh's counters (acks too: what STALL and WARN need) and the ack counts of the queues that
 // could be stalling, read one by one between refreshes (acks.ts). Serves
-// acktrail_queue_status, written again only when some queue's status changes, and the catalog's
+// acktrail_queue_status, written again only when some queue's status changes, and the board's
 // statuses (with their rules).
-import type { QueueCatalog } from '../../broker/catalog.js';
+import type { QueueBoard } from './board.js';
 import { queueKey } from '../../broker/queue.js';
 import {
   QUEUE_STATUSES,
@@ -50,7 +50,7 @@ export class QueueStatuses {
 
   constructor(
     windowMs: number,
-    private readonly catalog: QueueCatalog,
+    private readonly board: QueueBoard,
   ) {
     this.windows = new StatusWindows(windowMs);
   }
@@ -83,7 +83,7 @@ export class QueueStatuses {
       if (e) this.statuses.set(key, e);
     }
     this.written.invalidate();
-    this.catalog.updateStatuses(this.statuses);
+    this.board.updateStatuses(this.statuses);
   }
 
   /**

@@ -11,7 +11,8 @@ import type { Piece } from '../../exposition/encoding.js';
 import type { ValidatedConfig } from '../../config.js';
 import { errorMessage } from '../../log.js';
 import type { Collector } from '../runner/collector.js';
-import type { QueueCatalog } from '../../broker/catalog.js';
+import type { QueueBoard } from './board.js';
+import type { TopologyRefresh } from '../../broker/refresh.js';
 import { scopeFilter } from '../../broker/scope.js';
 import {
   DETAILED_PATH,
@@ -58,7 +59,8 @@ export class RabbitmqQueuesCollector implements Collector {
 
   constructor(
     private readonly config: ValidatedConfig,
-    private readonly catalog: QueueCatalog,
+    private readonly topology: TopologyRefresh,
+    board: QueueBoard,
     private readonly nodes: BrokerNodes,
     private readonly api: ManagementApi,
     /** Fed each answer's depths: STOP shows at the next scrape. */
@@ -67,7 +69,7 @@ export class RabbitmqQueuesCollector implements Collector {
   ) {
     this.timeoutMs = config.rabbitmq.timeoutSeconds * 1000;
     this.inScope = scopeFilter(config.rabbitmq);
-    this.families = new QueueFamilies(catalog);
+    this.families = new QueueFamilies(board);
     this.nodeUp = new Gauge({
       name: 'acktrail_rabbitmq_node_up',
       help: 'Whether the broker node answered the last read (1) or not (0).',
@@ -82,9 +84,9 @@ export class RabbitmqQueuesCollector implements Collector {
   }
 
   async collect(signal: AbortSignal): Promise<() => void> {
-    // Roles come from the slow refresh; give its first run a moment so that the first scrape
-    // already has the right role labels, without ever waiting on it for long.
-    await this.catalog.untilLoaded(this.timeoutMs / 2, signal);
+    // Roles come from the topology's refresh; give its first run a moment so that the first
+    // scrape already has the right role labels, without ever waiting on it for long.
+    await this.topology.untilLoaded(this.timeoutMs / 2, signal);
     const { depths, nodes, partial } = await this.read(signal);
     return () => {
       this.partial = partial;
@@ -152,7 +154,9 @@ export class RabbitmqQueuesCollector implements Collector {
       }
     });
     if (answers.length === 0) throw new Error(failures.join('; '));
-    const merged = mergeNodes(answers, (vhost, queue) => this.catalog.leader(vhost, queue));
+    const merged = mergeNodes(answers, (vhost, queue) =>
+      this.topology.current.leader(vhost, queue),
+    );
     const partial = failures.length
       ? `${failures.length} of ${targets.length} nodes did not answer: ${failures.join('; ')}`
       : null;

@@ -1,17 +1,14 @@
-// RabbitMQ per-queue message counters (published, delivered, acked, redelivered) and the queue
-// arguments and bindings that roles are inferred from. The counters come from the broker's own
-// /metrics/detailed where it has them (3.13, 4.x: source/counters.ts), and from the management
-// API's message_stats where it must (3.10 to 3.12). RabbitMQ 4 as the official image ships it has
-// no statistics in the management API; with neither, the queue status is `unknown`, said by
-// acktrail_rabbitmq_counters_source{source="none"}, /status and an alert, never silently absent.
-// Listing queues from the management API is expensive with many queues: this collector refreshes
-// in the background, at most every statsIntervalSeconds and at most once per 100 times its last
-// refresh took (so that it keeps the management API busy 1 % of the time at most), but at least
-// every ten intervals (rabbitmq/refresh-interval.ts); its data age is
-// acktrail_collector_data_age_seconds{collector="rabbitmq_stats"}. Its 40,000 series at 10,000
-// queues change only when it runs, so they are written once per refresh and format
-// (exposition/families.ts), not kept in prom-client.
-// Each refresh is also one observation of every work queue (ready, consumers, acks) for its
+// RabbitMQ per-queue message counters (published, delivered, acked, redelivered). The counters
+// come from the broker's own /metrics/detailed where it has them (3.13, 4.x: source/counters.ts),
+// and from the management API's message_stats where it must (3.10 to 3.12): those are in the
+// answer the topology's refresh read (broker/refresh.ts), so one /api/queues read serves both,
+// and this collector turns each new answer into series once. RabbitMQ 4 as the official image
+// ships it has no statistics in the management API; with neither, the queue status is `unknown`,
+// said by acktrail_rabbitmq_counters_source{source="none"}, /status and an alert, never silently
+// absent. Its data age is acktrail_collector_data_age_seconds{collector="rabbitmq_stats"}; its
+// 40,000 series at 10,000 queues change only with an answer, so they are written once per answer
+// and format (exposition/families.ts), not kept in prom-client.
+// Each answer is also one observation of every work queue (ready, consumers, acks) for its
 // health status (rabbitmq/status.ts), and says each queue's type (acktrail_queue_info), and
 // whether the management API lists statistics, which acks.ts reads one queue at a time.
 import {
@@ -24,11 +21,10 @@ import {
 import type { Piece } from '../../exposition/encoding.js';
 import type { ValidatedConfig } from '../../config.js';
 import type { Collector } from '../runner/collector.js';
-import type { QueueCatalog } from '../../broker/catalog.js';
-import type { ExchangeInfo } from '../../broker/routes.js';
+import type { TopologyRefresh } from '../../broker/refresh.js';
 import { scopeFilter } from '../../broker/scope.js';
 import { queueKey } from './source/detailed.js';
-import { getText, type ManagementApi } from './source/http.js';
+import { getText } from './source/http.js';
 import {
   COUNTERS_PATH,
   mergeCounters,
@@ -36,16 +32,8 @@ import {
   type QueueCounters,
 } from './source/counters.js';
 import type { BrokerNodes } from './source/nodes.js';
-import {
-  COUNTER_SOURCES,
-  countsOf,
-  queueFacts,
-  type CounterSource,
-  type StatsQueue,
-} from './source/stats-queue.js';
-import { inferRoles, type BindingInfo } from '../../broker/roles.js';
+import { COUNTER_SOURCES, countsOf, type CounterSource } from './source/stats-queue.js';
 import type { QueueStatuses } from './queue-status.js';
-import { refreshIntervalMs } from './refresh-interval.js';
 
 const COUNTERS = {
   publish: {
@@ -102,8 +90,11 @@ const UNKNOWN_RULE =
 export class RabbitmqStatsCollector implements Collector {
   readonly name = RABBITMQ_STATS;
   readonly timeoutMs: number;
-  private readonly baseIntervalMs: number;
-  private lastRunMs = 0;
+  /** Looked for a new answer this often: the topology's refresh sets the pace. */
+  readonly minIntervalMs = 1000;
+  /** The version of the answer the series were last written from, and when it was read. */
+  private version = 0;
+  private readAtMs: number | null = null;
   private rows: QueueRow[] = [];
   private readonly written = new CachedFamilies([
     ...(Object.keys(COUNTERS) as (keyof typeof COUNTERS)[]).map(
@@ -119,8 +110,7 @@ export class RabbitmqStatsCollector implements Collector {
 
   constructor(
     private readonly config: ValidatedConfig,
-    private readonly catalog: QueueCatalog,
-    private readonly api: ManagementApi,
+    private readonly topology: TopologyRefresh,
     /** Fed every work queue's counts at each refresh; its family is served with this one's. */
     private readonly statuses: QueueStatuses,
     /** The nodes whose /metrics/detailed has the counters (null: the management API only). */
@@ -128,8 +118,12 @@ export class RabbitmqStatsCollector implements Collector {
   ) {
     // Listing every queue with statistics is the slow call: give it more time than a scrape.
     this.timeoutMs = Math.max(config.rabbitmq.timeoutSeconds * 1000, 30_000);
-    this.baseIntervalMs = config.rabbitmq.statsIntervalSeconds * 1000;
     this.inScope = scopeFilter(config.rabbitmq);
+  }
+
+  /** The series are as old as the answer they were written from. */
+  dataAt(): number | null {
+    return this.readAtMs;
   }
 
   /** Said in /status while no source gives counters. */
@@ -160,10 +154,6 @@ export class RabbitmqStatsCollector implements Collector {
     return maps.length ? mergeCounters(maps) : null;
   }
 
-  get minIntervalMs(): number {
-    return refreshIntervalMs(this.baseIntervalMs, this.lastRunMs);
-  }
-
   exposition(format: ExpositionFormat): Piece[] {
     return [...this.written.pieces(format), ...this.statuses.exposition(format)];
   }
@@ -183,60 +173,29 @@ export class RabbitmqStatsCollector implements Collector {
   }
 
   async collect(signal: AbortSignal): Promise<() => void> {
-    const started = performance.now();
-    const { vhosts, roles: overrides } = this.config.rabbitmq;
-    const columns =
-      'columns=vhost,name,type,node,leader,arguments,effective_policy_definition,head_message_timestamp,messages_ready,consumers,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
-    const bindingColumns = 'columns=vhost,source,destination,destination_type,routing_key';
-    const per = (path: string, cols: string) =>
-      vhosts.length
-        ? vhosts.map((v) => `${path}/${encodeURIComponent(v)}?${cols}`)
-        : [`${path}?${cols}`];
-    const get = <T>(paths: string[]) =>
-      Promise.all(paths.map((p) => this.api.getJson<T[]>(p, signal))).then((l) => l.flat());
-    const [queues, bindings, exchanges, overview, detailed] = await Promise.all([
-      get<StatsQueue>(per('/api/queues', columns)),
-      get<BindingInfo>(per('/api/bindings', bindingColumns)),
-      get<ExchangeInfo>(per('/api/exchanges', 'columns=vhost,name,type,arguments,policy')),
-      this.api.getJson<{ rabbitmq_version?: string }>(
-        '/api/overview?columns=rabbitmq_version',
-        signal,
-      ),
-      this.detailedCounters(signal).catch(() => null),
-    ]);
+    await this.topology.untilLoaded(this.timeoutMs / 2, signal);
+    // The refresh's last failure, thrown: this source is down with the broker's reason.
+    const reading = this.topology.answer();
+    if (!reading) throw new Error('the broker topology has not been read yet');
+    if (reading.version === this.version) return () => undefined;
+    const { answer, version, readAtMs } = reading;
+    const detailed = await this.detailedCounters(signal).catch(() => null);
     // With the management API's statistics off, no queue lists its counts.
-    const managementStats = queues.some((q) => q.messages_ready !== undefined);
+    const managementStats = answer.queues.some((q) => q.messages_ready !== undefined);
     const source: CounterSource = detailed ? 'detailed' : managementStats ? 'management' : 'none';
-    const roles = inferRoles(queues, bindings, overrides);
-    this.lastRunMs = performance.now() - started;
+    const topology = this.topology.current;
     return () => {
+      this.version = version;
+      this.readAtMs = readAtMs;
       this.lastSource = source;
-      const heads = new Map<string, number>();
-      const leaders = new Map<string, string>();
-      for (const q of queues) {
-        const key = queueKey(q.vhost, q.name);
-        if (typeof q.head_message_timestamp === 'number') heads.set(key, q.head_message_timestamp);
-        const leader = q.leader ?? q.node;
-        if (leader) leaders.set(key, leader);
-      }
-      const major = Number(overview.rabbitmq_version?.split('.')[0] ?? 0);
-      this.catalog.update({
-        roles,
-        heads,
-        leaders,
-        facts: queues.map((q) => ({
-          name: q.name,
-          ...queueFacts(q, roles.get(queueKey(q.vhost, q.name)) ?? 'work', major),
-        })),
-        routes: { bindings, exchanges },
-      });
       const rows: QueueRow[] = [];
-      for (const q of queues) {
+      for (const q of answer.queues) {
         if (!this.inScope(q.vhost, q.name)) continue;
-        const role = roles.get(queueKey(q.vhost, q.name)) ?? 'work';
+        const key = queueKey(q.vhost, q.name);
         // The broker's cumulative values, mirrored. A queue whose statistics the broker has not
         // emitted yet lists no counts: not observed.
-        const counted = countsOf(q, source, detailed?.get(queueKey(q.vhost, q.name)));
+        const counted = countsOf(q, source, detailed?.get(key));
+        const role = topology.role(q.vhost, q.name, key);
         rows.push({ vhost: q.vhost, queue: q.name, role, type: q.type ?? 'classic', counted });
       }
       this.rows = rows;

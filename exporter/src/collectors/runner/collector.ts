@@ -18,6 +18,12 @@ export interface Collector {
    * overwrites a newer one and a timed-out run leaves no half-written state.
    */
   collect(signal: AbortSignal): Promise<() => void>;
+  /**
+   * When the data it serves was read from its source (ms since the epoch), where that is not when
+   * it ran: a collector that serves another part's answer (rabbitmq_stats, the topology's refresh).
+   * Its data age and last success are that time.
+   */
+  dataAt?(): number | null;
   /** Called when a run fails: remove values that would now be stale (gauges), keep counters. */
   clear?(): void;
   /**

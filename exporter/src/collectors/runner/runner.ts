@@ -86,19 +86,6 @@ export class CollectorRunner {
     return this.inFlight;
   }
 
-  /**
-   * Refreshes one interval collector whose data is older than its interval, scrape or no
-   * scrape: what journeys learn from it (the queues' dead-letter exchanges) must not wait for
-   * Prometheus. A refresh already running is joined, not repeated.
-   */
-  keepFresh(name: string): void {
-    const c = this.collectors.find((x) => x.name === name);
-    const s = this.states.get(name);
-    if (!c || !s || c.minIntervalMs === undefined) return;
-    if (s.lastSuccessAt === null || this.now() - s.lastSuccessAt >= c.minIntervalMs)
-      void this.refresh(c);
-  }
-
   /** The exposition of the collectors that write their own families (Collector.exposition). */
   exposition(format: ExpositionFormat): Piece[] {
     return this.collectors.flatMap((c) => c.exposition?.(format) ?? []);
@@ -149,7 +136,7 @@ export class CollectorRunner {
     try {
       const apply = await Promise.race([c.collect(abort.signal), timeout]);
       apply();
-      s.lastSuccessAt = this.now();
+      s.lastSuccessAt = c.dataAt?.() ?? this.now();
       this.transition(c, s, true, null);
       this.partly(c, s, c.partialFailure?.() ?? null);
     } catch (err) {

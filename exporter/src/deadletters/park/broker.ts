@@ -52,7 +52,7 @@ export class DeadLetterBroker {
     private readonly key: Buffer,
     store: DeadLetterStore,
     private readonly metrics: DeadLetterMetrics,
-    /** Queues of role dead_letter the catalog knows in a vhost, for allDeadLetterQueues. */
+    /** Queues of role dead_letter the broker's topology knows in a vhost, for allDeadLetterQueues. */
     private readonly discover: (vhost: string) => string[],
     private readonly health: Health,
     private readonly log: Logger,

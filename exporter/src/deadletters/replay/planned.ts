@@ -32,7 +32,7 @@ export function planned(
     return {
       ...line,
       reaches: null,
-      note: 'without the queue catalog (rabbitmq.enabled) where it goes is not known',
+      note: 'without the broker topology (rabbitmq.enabled) where it goes is not known',
     };
   const reach = topology.reach(vhost, d.target.exchange, d.target.routingKey);
   if ('unknown' in reach)

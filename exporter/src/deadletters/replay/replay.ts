@@ -22,7 +22,7 @@ import {
   isRoutingHeader,
 } from '../model/message.js';
 import { planned, type PlannedTarget } from './planned.js';
-import { replayTarget, type Topology } from './targets.js';
+import { replayTarget, type Topologies, type Topology } from './targets.js';
 import type { DeadLetterMetrics } from '../model/metrics.js';
 import { UnknownKeyError, keyId, unseal } from '../model/seal.js';
 import type { DeadLetter, DeadLetterStore } from '../store/store.js';
@@ -69,9 +69,14 @@ export class Replayer {
     private readonly steps: StepStore | null,
     private readonly metrics: DeadLetterMetrics,
     private readonly settings: Settings,
-    private readonly topology: Topology | null,
+    private readonly topologies: Topologies | null,
     private readonly log: Logger,
   ) {}
+
+  /** The broker's topology as it is now: each decision reads the latest. */
+  private get topology(): Topology | null {
+    return this.topologies?.current ?? null;
+  }
 
   /** Headers that described the last failure (the reason headers): a replay starts without. */
   private get failureHeaders(): readonly string[] {

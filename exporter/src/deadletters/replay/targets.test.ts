@@ -185,7 +185,7 @@ test('config allows: replayTo wins; allowedTargets patterns; the default exchang
       null,
     ).allowed,
     false,
-    'without the catalog nothing checks x-death',
+    'without the topology nothing checks x-death',
   );
 });
 

@@ -14,7 +14,7 @@ import type { Reach } from '../../broker/reach.js';
 import type { ValidatedConfig } from '../../config.js';
 import type { Death, ReplayTarget } from '../model/message.js';
 
-/** What the broker's topology says, from the queue catalog; null when no catalog runs. */
+/** What the broker's topology says (broker/topology.ts); null when rabbitmq is off. */
 export interface Topology {
   /** The dead-letter queues of a vhost (allDeadLetterQueues). */
   deadLetterQueues(vhost: string): string[];
@@ -22,6 +22,11 @@ export interface Topology {
   deadLetterSources(vhost: string, queue: string): string[] | null;
   /** Where a publish goes, following exchange-to-exchange bindings (broker/reach.ts). */
   reach(vhost: string, exchange: string, routingKey: string): Reach;
+}
+
+/** Where the current topology is read from at each decision (broker/refresh.ts swaps it whole). */
+export interface Topologies {
+  readonly current: Topology;
 }
 
 /**
@@ -145,7 +150,7 @@ export function replayTarget(
       ? 'the default exchange reaches every queue of the vhost by name and is refused unless configured'
       : topology
         ? `it is neither configured nor the broker’s record of a configured source queue that dead-letters here${notes.length ? ` (${notes.join('; ')})` : ''}`
-        : 'it is not configured, and without the queue catalog (rabbitmq.enabled) x-death cannot be checked';
+        : 'it is not configured, and without the broker topology (rabbitmq.enabled) x-death cannot be checked';
   return {
     allowed: false,
     target: candidate,

@@ -14,7 +14,7 @@ import {
   type JourneyKind,
   type KindOptions,
 } from '../model/index.js';
-import type { QueueLookup } from '../../broker/catalog.js';
+import type { QueueLookup } from '../../broker/topology.js';
 import type { PipelineRows } from '../model/pipeline-rows.js';
 import { buildTimeline, type TimelineEntry } from './timeline.js';
 import { verdictOf, type Words } from './verdict.js';

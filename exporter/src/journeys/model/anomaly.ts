@@ -3,7 +3,7 @@
 // fate (fate.ts); a return past a quorum queue's delivery limit is decided once the returns
 // before it are counted (applyDeliveryLimits).
 import { ATTR, type AttributeValue } from '@acktrail/conventions';
-import type { QueueLookup } from '../../broker/catalog.js';
+import type { QueueLookup } from '../../broker/topology.js';
 import type { Stage, StepAnomaly } from './steps.js';
 import { anomalyOfFate, rejectFate } from './fate.js';
 import { outcomeOf } from './settle.js';

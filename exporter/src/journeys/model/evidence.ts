@@ -4,7 +4,7 @@
 // names the queue it was dead-lettered from). Only these settle a delivery whose instrumentation
 // recorded nothing (fate `unrecorded`) or recorded a nack or reject without its requeue flag
 // (`not_acked`); without them the journey says the settle is not recorded, never an ack.
-import type { QueueLookup } from '../../broker/catalog.js';
+import type { QueueLookup } from '../../broker/topology.js';
 import type { Delivery } from './delivery.js';
 
 /** A message dead-letter parking took from a dead-letter queue (exporter/src/deadletters/). */

@@ -4,7 +4,7 @@
 // the same facts come from the steps' stages, order and status, and from what the exporter knows
 // about the queue (QueueFacts).
 import { ATTR, isPublish } from '@acktrail/conventions';
-import type { QueueLookup } from '../../broker/catalog.js';
+import type { QueueLookup } from '../../broker/topology.js';
 import type { StoredRow } from './steps.js';
 import { STEP_ATTR } from './steps.js';
 import { applyBrokerEvidence, NO_EVIDENCE, type BrokerEvidence } from './evidence.js';

@@ -3,7 +3,7 @@
 // (acktrail_messages_rejected_total{fate}) all apply. It reads the queue's facts as the exporter
 // knows them: its dead-letter exchange and, for a quorum queue, its delivery limit.
 import { ATTR, type SettleOutcome } from '@acktrail/conventions';
-import type { QueueFacts, QueueLookup } from '../../broker/catalog.js';
+import type { QueueFacts, QueueLookup } from '../../broker/topology.js';
 import type { Step, StepAnomaly } from './steps.js';
 import { outcomeOf } from './settle.js';
 

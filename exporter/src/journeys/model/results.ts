@@ -2,7 +2,7 @@
 // its configuration (journeys.words.results): acktrail knows none of them. Without configured
 // words every ack means the work was done, as it does for a pipeline that records no result.
 import type { SettleOutcome } from '@acktrail/conventions';
-import type { QueueFacts } from '../../broker/catalog.js';
+import type { QueueFacts } from '../../broker/topology.js';
 
 export interface ResultWords {
   /** The delivery did the work. Empty: every ack whose result is not listed below did. */

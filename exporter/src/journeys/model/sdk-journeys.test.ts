@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ExchangeIndex, routesByQueue } from '../../broker/routes.js';
-import type { QueueFacts } from '../../broker/catalog.js';
+import type { QueueFacts } from '../../broker/topology.js';
 import { withQueueAnomalies } from '../../receiver/convert.js';
 import { normalise } from '../../receiver/normalize.js';
 import type { ReceivedSpan } from '../../receiver/profiles/span.js';
