@@ -91,10 +91,10 @@ async function runStockClient(env: Record<string, string>, amqpUrl = vhost.url):
 }
 
 /**
- * Waits for the journey of `eventId` to have `kind`. A reject's kind waits for the exporter's
- * catalog to have read the queue's arguments from the management API: seconds alone, but beside
- * the cluster test's six nodes starting on two cores the broker answered it late for over 30 s
- * (CI, 2026-12-04), hence the longer bound.
+ * Waits for the journey of `eventId` to have `kind`. A reject's fate needs the queue's facts: the
+ * spans that name a new queue bring the topology's refresh forward (broker/refresh.ts), but beside
+ * the cluster test's six nodes starting on two cores the broker answered late for over 30 s (CI,
+ * 2026-12-04), hence the longer bound.
  */
 const journey = (eventId: string, kind: string) =>
   exporter.journey<Journey>(

@@ -3,12 +3,15 @@
 // (broker/refresh.ts), and what a queue does with a message its consumer rejects (QueueFacts).
 import type { BindingInfo, QueueInfo, Role } from './roles.js';
 import type { ExchangeInfo } from './routes.js';
+import type { Policies, PolicyInfo } from './policies.js';
 
 /** One refresh's reading of the broker, whole: a topology is built from it (topology.ts). */
 export interface BrokerAnswer {
   queues: readonly StatsQueue[];
   bindings: readonly BindingInfo[];
   exchanges: readonly ExchangeInfo[];
+  /** The vhosts' policies (policies.ts); null: the broker would not list them to this user. */
+  policies: readonly PolicyInfo[] | null;
   /** The broker's version (`/api/overview`): RabbitMQ 4 gives quorum queues a delivery limit. */
   version: string | null;
 }
@@ -54,11 +57,23 @@ const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >
 /**
  * What the queue does with a rejected message. Its own argument wins over a policy for the
  * dead-letter exchange; for the delivery limit the lower of the two holds. A quorum queue on
- * RabbitMQ 4 has a delivery limit of 20 unless told otherwise.
+ * RabbitMQ 4 has a delivery limit of 20 unless told otherwise. The policy is the one the broker
+ * lists for the queue, or where it lists none (policies.ts) the one its policies apply; null when
+ * the dead-letter exchange depends on a policy that cannot be told: not known, never guessed.
  */
-export function queueFacts(q: StatsQueue, role: Role, brokerMajor: number): QueueFacts {
-  const policy = q.effective_policy_definition ?? {};
+export function queueFacts(
+  q: StatsQueue,
+  role: Role,
+  brokerMajor: number,
+  policies: Policies | null,
+): QueueFacts | null {
   const type = q.type ?? str(q.arguments['x-queue-type']) ?? 'classic';
+  const found =
+    'effective_policy_definition' in q
+      ? (q.effective_policy_definition ?? {})
+      : (policies?.effective(q.vhost, q.name, type) ?? null);
+  if (found === null && exchange(q.arguments['x-dead-letter-exchange']) === null) return null;
+  const policy = found ?? {};
   const limits = [int(q.arguments['x-delivery-limit']), int(policy['delivery-limit'])].filter(
     (n): n is number => n !== null,
   );

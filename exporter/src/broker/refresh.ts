@@ -13,6 +13,7 @@ import type { Part } from '../runtime/parts.js';
 import type { BrokerAnswer, StatsQueue } from './answer.js';
 import type { BindingInfo, RoleOverride } from './roles.js';
 import type { ExchangeInfo } from './routes.js';
+import type { PolicyInfo } from './policies.js';
 import { buildTopology, Topology, type TopologySource } from './topology.js';
 import { refreshIntervalMs } from './refresh-interval.js';
 import { Waits } from './waits.js';
@@ -48,6 +49,13 @@ const QUEUE_COLUMNS =
   'columns=vhost,name,type,node,leader,arguments,effective_policy_definition,head_message_timestamp,messages_ready,consumers,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
 const BINDING_COLUMNS = 'columns=vhost,source,destination,destination_type,routing_key';
 const EXCHANGE_COLUMNS = 'columns=vhost,name,type,arguments,policy';
+const POLICY_COLUMNS = 'columns=vhost,name,pattern,apply-to,definition,priority';
+
+/** An answer of 4xx: the broker refused, it did not fail. */
+const refused = (err: unknown) => {
+  const status = (err as { status?: unknown }).status;
+  return typeof status === 'number' && status >= 400 && status < 500;
+};
 
 export class TopologyRefresh implements Part, TopologySource {
   readonly name = PART;
@@ -205,15 +213,20 @@ export class TopologyRefresh implements Part, TopologySource {
         : [`${path}?${cols}`];
     const get = <T>(paths: string[]) =>
       Promise.all(paths.map((p) => this.broker.getJson<T[]>(p, signal))).then((l) => l.flat());
-    const [queues, bindings, exchanges, overview] = await Promise.all([
+    const [queues, bindings, exchanges, policies, overview] = await Promise.all([
       get<StatsQueue>(per('/api/queues', QUEUE_COLUMNS)),
       get<BindingInfo>(per('/api/bindings', BINDING_COLUMNS)),
       get<ExchangeInfo>(per('/api/exchanges', EXCHANGE_COLUMNS)),
+      // Refused to this user (a 4xx): the policies are not known, the rest still is.
+      get<PolicyInfo>(per('/api/policies', POLICY_COLUMNS)).catch((err: unknown) => {
+        if (refused(err)) return null;
+        throw err;
+      }),
       this.broker.getJson<{ rabbitmq_version?: string }>(
         '/api/overview?columns=rabbitmq_version',
         signal,
       ),
     ]);
-    return { queues, bindings, exchanges, version: overview.rabbitmq_version ?? null };
+    return { queues, bindings, exchanges, policies, version: overview.rabbitmq_version ?? null };
   }
 }

@@ -5,6 +5,7 @@
 // (refresh.ts swaps one reference), so no reader sees half an update. Everything that changes
 // every scrape (depths, heads the journeys find, statuses) is the collectors' board, not this.
 import { queueFacts, type BrokerAnswer, type QueueFacts } from './answer.js';
+import { Policies } from './policies.js';
 import { queueKey } from './queue.js';
 import { inferRoles, roleFromName, type Role, type RoleOverride } from './roles.js';
 import { ExchangeIndex, routesByQueue, type Routes } from './routes.js';
@@ -157,6 +158,7 @@ export function buildTopology(
   const { queues, bindings, exchanges } = answer;
   const roles = inferRoles(queues, bindings, overrides);
   const major = Number(answer.version?.split('.')[0] ?? 0);
+  const policies = answer.policies ? new Policies(answer.policies) : null;
   const heads = new Map<string, number>();
   const leaders = new Map<string, string>();
   const all: (QueueFacts & { name: string })[] = [];
@@ -165,7 +167,8 @@ export function buildTopology(
     if (typeof q.head_message_timestamp === 'number') heads.set(key, q.head_message_timestamp);
     const leader = q.leader ?? q.node;
     if (leader) leaders.set(key, leader);
-    all.push({ name: q.name, ...queueFacts(q, roles.get(key) ?? 'work', major) });
+    const facts = queueFacts(q, roles.get(key) ?? 'work', major, policies);
+    if (facts) all.push({ name: q.name, ...facts });
   }
   const facts = new Map<string, QueueFacts[]>();
   for (const { name, ...f } of all) facts.set(name, [...(facts.get(name) ?? []), f]);

@@ -119,7 +119,7 @@ export class JourneyMetrics {
     });
     this.rejected = new Counter({
       name: 'acktrail_messages_rejected_total',
-      help: "Deliveries a consumer rejected or nacked, by queue and what the broker does with the message: requeued, dead_lettered (the queue has a dead-letter exchange), discarded (it has none: the message is gone), unknown (the queue is not in the exporter's scope). A return past a quorum queue's delivery limit counts as dead_lettered (or discarded), as the broker dead-letters it.",
+      help: "Deliveries a consumer rejected or nacked, by queue and what the broker does with the message: requeued, dead_lettered (the queue has a dead-letter exchange), discarded (it has none: the message is gone), rejected (what the broker does with it is not known: the queue is not in the broker topology). A return past a quorum queue's delivery limit counts as dead_lettered (or discarded), as the broker dead-letters it.",
       labelNames: ['queue', 'fate'],
       registers,
       collect: () => {

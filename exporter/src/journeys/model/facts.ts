@@ -8,7 +8,7 @@ import type { QueueLookup } from '../../broker/topology.js';
 import type { StoredRow } from './steps.js';
 import { STEP_ATTR } from './steps.js';
 import { applyBrokerEvidence, NO_EVIDENCE, type BrokerEvidence } from './evidence.js';
-import { rejectFate, type Fate } from './fate.js';
+import { rejectFate, storedDecision, type Fate } from './fate.js';
 import { NO_RESULT_WORDS, isDone, meaningOf, type ResultWords } from './results.js';
 import { PROFILES, type ProfileId } from './profiles.js';
 import { outcomeOf, requeueUnknown, type SettleRecording } from './settle.js';
@@ -125,7 +125,8 @@ export function factsOf(
       returnsSoFar.set(queue ?? '', returns);
     }
     const decision = outcome
-      ? rejectFate(outcome, queue === null ? null : queues(queue), returns)
+      ? (storedDecision(settleStep?.anomaly ?? null, outcome) ??
+        rejectFate(outcome, queue === null ? null : queues(queue), returns))
       : null;
     const recording = recordingOf(step);
     const operation = settleStep ? requeueUnknown(settleStep.attrs) : null;

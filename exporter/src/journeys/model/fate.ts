@@ -69,6 +69,21 @@ export function rejectFate(
   }
 }
 
+/**
+ * A settle's fate as it was decided when it was stored, with the broker's facts of that moment
+ * (the receiver waits for them: broker/refresh.ts); null where they were not known then (decide it
+ * now, from today's facts). A queue whose dead-letter exchange a policy removed since does not
+ * turn yesterday's dead letters into discarded messages.
+ */
+export function storedDecision(
+  anomaly: string | null,
+  outcome: SettleOutcome,
+): RejectDecision | null {
+  if (anomaly !== 'dead_lettered' && anomaly !== 'discarded') return null;
+  if (outcome === 'nack' || outcome === 'reject') return { fate: anomaly, reason: 'rejected' };
+  return outcome === 'nack_requeue' ? { fate: anomaly, reason: 'delivery_limit' } : null;
+}
+
 /** The step anomaly a fate is stored as (a requeue is none: the message comes back). */
 export function anomalyOfFate(fate: RejectFate): StepAnomaly | null {
   return fate === 'requeued' ? null : fate;
