@@ -74,7 +74,11 @@ const rabbitmq = z.strictObject({
   exclude: z.array(regex).default(['^amq\\.']),
   /** Role overrides, first match wins; otherwise roles come from dead-letter relations and names. */
   roles: z.array(z.strictObject({ match: regex, vhost: z.string().optional(), role })).default([]),
-  /** Counters and queue arguments come from the management API at most this often. */
+  /**
+   * The broker topology (queue arguments, policies, bindings) and the counters are read from the
+   * management API this often (less often when a refresh is slow; early when spans name a queue it
+   * does not know).
+   */
   statsIntervalSeconds: seconds(60),
   /**
    * A work queue's status (acktrail_queue_status) is judged over this much time: STALL when its

@@ -33,7 +33,7 @@ export class Health {
   ) {
     this.upGauge = new Gauge({
       name: 'acktrail_part_up',
-      help: 'Whether a background part of the exporter works (1) or not (0): journey_store, celery.',
+      help: 'Whether a background part of the exporter works (1) or not (0): broker_topology, journey_store, celery, dead_letters.',
       labelNames: ['part'],
       registers: [registry],
     });
