@@ -4,8 +4,9 @@
 // deep (journeys/service.ts -> journeys/assemble/, journeys/store/ -> journeys/model/), the
 // journey model depends on nothing but the conventions and the broker's queue types, the journey
 // store is reached through journeys/store/index.ts only, only
-// journeys/store/ writes SQL on the journey store's tables, and nothing outside its tests depends
-// on the reference pipeline.
+// journeys/store/ writes SQL on the journey store's tables, nothing outside its tests depends
+// on the reference pipeline, the broker topology is built in broker/ only and never changed, and
+// api/ reads journeys through the one read path (nothing from celery/ or pipeline/).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -195,4 +196,16 @@ test('the broker topology is built in broker/ only, and a snapshot has nothing t
     );
   assert.deepEqual(mutable, [], 'every field of a snapshot is readonly');
   assert.doesNotMatch(body, /^\s+set \w+\(|this\.\w+(\.\w+)* = /m, 'nothing assigns to it');
+});
+
+test('api/ reads journeys through the one read path: nothing from celery/ or pipeline/', () => {
+  const reached = sources()
+    .filter((f) => relative(SRC, f).startsWith('api/'))
+    .flatMap((f) =>
+      localImports(f)
+        .map((to) => relative(SRC, to))
+        .filter((to) => to.startsWith('celery/') || to.startsWith('pipeline/'))
+        .map((to) => `${relative(SRC, f)} -> ${to}`),
+    );
+  assert.deepEqual(reached, []);
 });

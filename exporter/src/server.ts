@@ -19,6 +19,9 @@ import type { JourneyStore } from './journeys/store/index.js';
 import { MemoryBudget } from './runtime/memory.js';
 import { CeleryIntake } from './celery/intake.js';
 import { celeryTransport } from './celery/transport.js';
+import { celeryJourneys } from './celery/journeys.js';
+import { JourneyService } from './journeys/service.js';
+import { PipelineReader } from './pipeline/rows.js';
 import { CeleryMetrics } from './celery/metrics.js';
 import { receiverRouter } from './receiver/route.js';
 import { Ingest } from './receiver/ingest.js';
@@ -104,7 +107,8 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   const app = newApp(() => accepting);
   const metricsApp = config.metricsPort === null ? null : newApp(() => accepting);
   if (config.ingestPort === null) app.use(receiverRouter(ingest));
-  mountApis(app, config, { ...src, parking, coverage, log });
+  const journeys = readPath(config, src, parking);
+  mountApis(app, config, { ...src, journeys, parking, coverage, log });
 
   const { runner, store, pools } = src;
   let listening = false;
@@ -157,6 +161,36 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       memory.stop();
     },
   };
+}
+
+/** Journey API reads of the pipeline's rows end after this long. */
+const PIPELINE_READ_TIMEOUT_MS = 5000;
+
+/**
+ * The read path, built once: the store's queries, the pipeline's rows, dead-letter parking's
+ * records and Celery's task journeys (null without a store).
+ */
+function readPath(
+  config: ValidatedConfig,
+  { store, pools, queues }: Sources,
+  parking: Parking | null,
+): JourneyService<unknown> | null {
+  if (!store) return null;
+  const { journeys } = config;
+  return new JourneyService({
+    queries: store.queries,
+    pipeline: pools ? new PipelineReader(pools.create(PIPELINE_READ_TIMEOUT_MS), config) : null,
+    parked: parking ? (ids) => parking.store.ofEvents(ids) : null,
+    celery: celeryJourneys(store.reads),
+    assemble: {
+      stuckAfterSeconds: journeys.stuckAfterSeconds,
+      unackedAfterSeconds: journeys.unackedAfterSeconds,
+      failedStatus: config.confirmations?.aggregates.failedValue ?? null,
+      words: journeys.words,
+      queues,
+    },
+    retentionDays: journeys.retentionDays,
+  });
 }
 
 /** /metrics on its listener, and the probes on each; both behind the metrics token, if any. */

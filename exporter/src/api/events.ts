@@ -1,13 +1,8 @@
 // GET /api/events/:event_id (one journey, assembled) and
 // GET /api/events?aggregate_id=&anomaly=&since=&limit=&cursor= (keyset-paginated lists).
 import express from 'express';
-import type { AssembleOptions } from '../journeys/assemble/assemble.js';
-import { JourneyService, type ParkedMessage } from '../journeys/service.js';
-import { assembleCeleryTask } from '../journeys/assemble/celery.js';
-import { workflowTasks } from '../celery/queries.js';
-import { isCeleryStep, type CeleryTask } from '../journeys/model/celery-task.js';
-import type { PipelineRowsReader } from '../journeys/model/pipeline-rows.js';
-import type { JourneyStore, StepReads } from '../journeys/store/index.js';
+import type { JourneyService } from '../journeys/service.js';
+import type { JourneyStore } from '../journeys/store/index.js';
 import { errorMessage, type Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import { requireToken, type Tokens } from './auth.js';
@@ -21,16 +16,12 @@ export interface EventsApiOptions {
   tokens: Tokens;
   /** The pipeline's words (config journeys.words), served at /api/meta for the dashboard. */
   words: { aggregate: string; done: string };
-  store: JourneyStore | null;
-  /**
-   * Bounds on event lists, the heaviest reads: how many one token runs at once (429 beyond), and
-   * how far back they search the journey store (its retention; nothing older is kept).
-   */
-  lists: { maxConcurrentPerToken: number; retentionDays: number };
-  pipeline: PipelineRowsReader | null;
-  /** Dead-letter parking's records of these journey keys (their event ids); null: parking off. */
-  parked: ((ids: string[]) => Promise<ParkedMessage[]>) | null;
-  assemble: Omit<AssembleOptions, 'nowMs'>;
+  /** Whether the journey store is there and ready: the reads wait for it. */
+  store: Pick<JourneyStore, 'ready'> | null;
+  /** The read path, built once by server.ts (null without a store). */
+  journeys: Pick<JourneyService<unknown>, 'get' | 'list'> | null;
+  /** Bounds on event lists, the heaviest reads: how many one token runs at once (429 beyond). */
+  lists: { maxConcurrentPerToken: number };
   log: Logger;
 }
 
@@ -67,11 +58,11 @@ export function metaReply(opts: Pick<EventsApiOptions, 'words'>): Reply {
   });
 }
 
-/** The store's queries, or the answer that says why there are none. */
-function queriesOf(
-  opts: Pick<EventsApiOptions, 'store'>,
-): { queries: StepReads } | { refused: Reply } {
-  if (!opts.store)
+/** The read path, or the answer that says why there is none. */
+function readPath(
+  opts: Pick<EventsApiOptions, 'store' | 'journeys'>,
+): { journeys: NonNullable<EventsApiOptions['journeys']> } | { refused: Reply } {
+  if (!opts.store || !opts.journeys)
     return { refused: refusal(503, 'the journey store is not configured (ACKTRAIL_DATABASE_URL)') };
   if (!opts.store.ready)
     return {
@@ -79,7 +70,7 @@ function queriesOf(
         'retry-after': '5',
       }),
     };
-  return { queries: opts.store.queries };
+  return { journeys: opts.journeys };
 }
 
 function failed(opts: Pick<EventsApiOptions, 'log'>, err: unknown): Reply {
@@ -95,10 +86,10 @@ function failed(opts: Pick<EventsApiOptions, 'log'>, err: unknown): Reply {
  */
 export async function journeyReply(opts: EventsApiOptions, id: string): Promise<Reply> {
   if (!ID.test(id)) return refusal(400, 'event_id must be 1-128 printable ASCII characters');
-  const store = queriesOf(opts);
-  if ('refused' in store) return store.refused;
+  const path = readPath(opts);
+  if ('refused' in path) return path.refused;
   try {
-    const found = await serviceOf(opts, store.queries).get(id);
+    const found = await path.journeys.get(id);
     switch (found.kind) {
       case 'journey':
         return ok(found.journey);
@@ -119,31 +110,15 @@ export async function journeyReply(opts: EventsApiOptions, id: string): Promise<
   }
 }
 
-/** The read path over this store's queries, with Celery's task journeys. */
-const serviceOf = (opts: EventsApiOptions, queries: StepReads) =>
-  new JourneyService<CeleryTask>({
-    queries,
-    pipeline: opts.pipeline,
-    parked: opts.parked,
-    celery: async (root, steps) => {
-      if (!steps.some(isCeleryStep)) return null;
-      const rootId = steps.find((s) => s.aggregateId)?.aggregateId ?? null;
-      const workflow = rootId ? await workflowTasks(opts.store!.reads, rootId) : [];
-      return assembleCeleryTask(root, steps, workflow);
-    },
-    assemble: opts.assemble,
-    retentionDays: opts.lists.retentionDays,
-  });
-
 /** GET /api/events?aggregate_id=&anomaly=&since=&limit=&cursor=: one page of a list. */
 export async function listReply(opts: EventsApiOptions, query: unknown): Promise<Reply> {
   const parsed = listQuery.safeParse(query);
   if (!parsed.success) return refusal(400, explain(parsed.error));
   const q = parsed.data;
-  const store = queriesOf(opts);
-  if ('refused' in store) return store.refused;
+  const path = readPath(opts);
+  if ('refused' in path) return path.refused;
   try {
-    const page = await serviceOf(opts, store.queries).list({
+    const page = await path.journeys.list({
       aggregateId: q.aggregate_id,
       anomaly: q.anomaly,
       since: q.since,

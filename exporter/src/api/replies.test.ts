@@ -16,16 +16,8 @@ const noStore: EventsApiOptions = {
   tokens: { read: null, operate: null },
   words: config.journeys.words,
   store: null,
-  lists: { maxConcurrentPerToken: 2, retentionDays: config.journeys.retentionDays },
-  pipeline: null,
-  parked: null,
-  assemble: {
-    stuckAfterSeconds: config.journeys.stuckAfterSeconds,
-    unackedAfterSeconds: config.journeys.unackedAfterSeconds,
-    failedStatus: null,
-    words: config.journeys.words,
-    queues: () => null,
-  },
+  journeys: null,
+  lists: { maxConcurrentPerToken: 2 },
   log: createLogger('silent'),
 };
 
