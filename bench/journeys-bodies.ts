@@ -5,8 +5,8 @@ import { once } from 'node:events';
 import { SpanKind } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { childOf, exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
-import { normalise } from '../exporter/src/receiver/normalize.js';
-import { decodeProtobuf } from '../exporter/src/receiver/decode.js';
+import { normalise } from '../exporter/src/journeys/spans/normalize.js';
+import { decodeProtobuf } from '../exporter/src/journeys/spans/decode.js';
 import { BODY_SPANS } from './journeys-data.js';
 
 /**

@@ -209,3 +209,23 @@ test('api/ reads journeys through the one read path: nothing from celery/ or pip
     );
   assert.deepEqual(reached, []);
 });
+
+test('the receiver only receives: span reading is reached through journeys/spans/index.ts', () => {
+  const SPANS = join(SRC, 'journeys/spans/');
+  const past = sources()
+    .filter((f) => relative(SRC, f).startsWith('receiver/'))
+    .flatMap((f) =>
+      localImports(f)
+        .filter((to) => to.startsWith(SPANS) && to !== join(SPANS, 'index.ts'))
+        .map((to) => `${relative(SRC, f)} -> ${relative(SRC, to)}`),
+    );
+  assert.deepEqual(past, []);
+  const left = readdirSync(join(SRC, 'receiver'), { recursive: true })
+    .map(String)
+    .filter((f) =>
+      /^(decode|convert|normalize|message-keys|where|coverage-tally|otlp-schema)\.ts$|^profiles/.test(
+        f,
+      ),
+    );
+  assert.deepEqual(left, [], 'span reading lives in journeys/spans/');
+});

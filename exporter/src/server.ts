@@ -106,7 +106,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   const ingest = newIngest(config, src, shared, { decoder, coverage, accepting: () => accepting });
   const app = newApp(() => accepting);
   const metricsApp = config.metricsPort === null ? null : newApp(() => accepting);
-  if (config.ingestPort === null) app.use(receiverRouter(ingest));
+  if (config.ingestPort === null) app.use(receiverRouter(ingest.gate));
   const journeys = readPath(config, src, parking);
   mountApis(app, config, { ...src, journeys, parking, coverage, log });
 
@@ -132,7 +132,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
           log,
         );
   const otlpGrpc =
-    config.otlpGrpcPort === null || ingestThread ? null : new OtlpGrpcReceiver(ingest);
+    config.otlpGrpcPort === null || ingestThread ? null : new OtlpGrpcReceiver(ingest.gate);
   shared.memory.countThreads(() => [...decoder.threads(), ...(ingestThread?.threads() ?? [])]);
 
   return {

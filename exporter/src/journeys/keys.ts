@@ -1,5 +1,5 @@
 // Journey keys that are not event ids: a span context, "<trace id>-<span id>". A span without an
-// event id is keyed by its message's trace context (receiver/message-keys.ts), a settle span by
+// event id is keyed by its message's trace context (journeys/spans/message-keys.ts), a settle span by
 // its delivery's; the journey service follows these keys from one journey's steps to the next.
 
 /** "<trace id>-<span id>": a span context as a journey key. */

@@ -2,7 +2,7 @@
 // service is the model). get(id) finds a journey by what support has in hand (an event id, a
 // trace id, a message id, a message's trace-context key), follows the message's spans across
 // journey keys (a span without an event id is keyed by its message's trace context:
-// receiver/message-keys.ts), reads the pipeline's rows and dead-letter parking's records of it, and
+// journeys/spans/message-keys.ts), reads the pipeline's rows and dead-letter parking's records of it, and
 // assembles it. list(query) pages through journeys (journeys/lists.ts). Handlers validate and
 // reply; the store only stores.
 import { assemble, type AssembleOptions, type Journey } from './assemble/assemble.js';

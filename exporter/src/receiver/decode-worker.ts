@@ -1,9 +1,9 @@
 // The worker side of BodyDecoder (decoder.ts): converts one OTLP body into steps off the main
-// thread (convert.ts). What it throws crosses the thread as plain data (a class does not), so it
+// thread (journeys/spans/convert.ts). What it throws crosses the thread as plain data (a class does not), so it
 // answers with an outcome.
-import { convert, type Converted } from './convert.js';
-import type { Window } from './normalize.js';
-import { DecodeError } from './profiles/span.js';
+import { convert, type Converted } from '../journeys/spans/index.js';
+import type { Window } from '../journeys/spans/index.js';
+import { DecodeError } from '../journeys/spans/index.js';
 import { workerData } from 'node:worker_threads';
 import { lowerThisThread } from '../runtime/threads.js';
 

@@ -1,4 +1,4 @@
-// Turns OTLP bodies into journey steps (convert.ts): small ones on the main thread, where a
+// Turns OTLP bodies into journey steps (journeys/spans/convert.ts): small ones on the main thread, where a
 // worker's round trip would cost more than the work, and bodies of offThreadBytes or more in
 // worker threads (piscina), so that parsing megabytes of JSON or protobuf, and normalising
 // thousands of spans, never stalls /metrics, /healthz and the other requests. The body's chunks
@@ -8,10 +8,10 @@
 import type { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { convert, type Converted } from './convert.js';
+import { convert, type Converted } from '../journeys/spans/index.js';
 import type { DecodeOutcome, DecodeTask, DecodeWorkerData } from './decode-worker.js';
-import type { Window } from './normalize.js';
-import { DecodeError } from './profiles/span.js';
+import type { Window } from '../journeys/spans/index.js';
+import { DecodeError } from '../journeys/spans/index.js';
 
 const DAY_US = 86_400_000_000;
 

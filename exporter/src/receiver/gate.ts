@@ -1,9 +1,13 @@
-// What both OTLP transports ask of the receiver, wherever it runs: Ingest (ingest.ts) on the
-// exporter's event loop, or ThreadIngest (thread/worker.ts) on the ingest thread, which decodes
-// there and has the exporter's loop store what it decoded. The admission rule is written once.
+// What both OTLP transports ask of the receiver, wherever it runs, and the one Gate that answers
+// it: on the exporter's event loop (ingest.ts stores what it decoded) or on the ingest thread
+// (thread/worker.ts has the exporter's loop store it). Admission, counting and decoding are
+// written once here; only where the state comes from, where counts go and who stores differ
+// (GateSide).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RefusalReason } from '../journeys/metrics.js';
+import type { Converted } from '../journeys/spans/index.js';
 import type { ByteBudget } from './budget.js';
+import type { BodyDecoder } from './decoder.js';
 
 export interface IngestLimits {
   /** Largest body after inflation (413 / RESOURCE_EXHAUSTED beyond). */
@@ -96,4 +100,60 @@ export function admission(
   if (overMemory)
     return refused('over_memory', 'the exporter is over its memory budget; retry later');
   return { answer: null, count: null };
+}
+
+/** Where a gate runs: its state, where its counts go and who stores what it decoded. */
+export interface GateSide {
+  state(): { accepting: boolean; store: StoreState; overMemory: boolean };
+  /** A request refused, by reason (acktrail_otlp_requests_refused_total). */
+  refused(reason: RefusalReason): void;
+  /** A body that could not be read (one rejected span). */
+  unreadable(): void;
+  /** Stores the steps a body was decoded into, and says how it went. */
+  accept(converted: Converted): Promise<Outcome>;
+}
+
+/** The receiver's one gate: the same on the exporter's loop and on the ingest thread. */
+export class Gate implements IngestGate {
+  private readonly expected: Buffer | null;
+
+  constructor(
+    readonly limits: IngestLimits,
+    readonly budget: ByteBudget,
+    readonly decoder: BodyDecoder,
+    private readonly body: { ingestToken: string | null; retentionDays: number },
+    private readonly side: GateSide,
+  ) {
+    this.expected = tokenDigest(body.ingestToken);
+  }
+
+  admit(authorization: string | undefined): Admission {
+    const { accepting, store, overMemory } = this.side.state();
+    const { answer, count } = admission(authorization, this.expected, accepting, store, overMemory);
+    if (count) this.side.refused(count);
+    return answer;
+  }
+
+  refuse(reason: RefusalReason, message: string): Outcome {
+    this.side.refused(reason);
+    return { kind: 'refused', reason, message };
+  }
+
+  unreadable(message: string, tooLarge: boolean): Outcome {
+    this.side.unreadable();
+    return { kind: 'invalid', tooLarge, message };
+  }
+
+  async ingest(format: 'protobuf' | 'json', bytes: Buffer | Buffer[]): Promise<Outcome> {
+    const { maxSpansPerRequest } = this.limits;
+    const converted = await this.decoder.decode(
+      format,
+      bytes,
+      maxSpansPerRequest,
+      this.body.retentionDays,
+    );
+    if ('undecodable' in converted)
+      return this.unreadable(converted.undecodable, converted.tooLarge);
+    return this.side.accept(converted);
+  }
 }

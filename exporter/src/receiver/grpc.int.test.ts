@@ -13,7 +13,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { waitFor } from '@acktrail/testing';
 import { TestExporter } from '../testing/exporter.js';
 import { countSteps, exportSpans, journeySpans, makeSpans } from '../testing/otlp.js';
-import { ExportTraceServiceRequest, ExportTraceServiceResponse } from './otlp-schema.js';
+import { ExportTraceServiceRequest, ExportTraceServiceResponse } from '../journeys/spans/index.js';
 
 const TOKEN = 'grpc-ingest-token-0123456789';
 const MAX_BODY = 64 * 1024;

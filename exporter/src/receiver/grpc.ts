@@ -27,7 +27,7 @@ import {
 import { CallError, GrpcStatus, INFLATE, readMessage } from './grpc-message.js';
 import { GrpcSessions } from './grpc-sessions.js';
 import type { IngestGate, Outcome } from './gate.js';
-import { ExportTraceServiceResponse } from './otlp-schema.js';
+import { ExportTraceServiceResponse } from '../journeys/spans/index.js';
 
 export const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 

@@ -1,7 +1,9 @@
-// The OTLP trace receiver without its transport: the token, the in-flight budget, decoding,
-// normalising and the store write, shared by OTLP/HTTP (route.ts) and OTLP/gRPC (grpc.ts). Each
-// transport reads its body its own way, then asks this for an Outcome and answers it in its own
-// terms (HTTP status or gRPC status code); what is refused, stored or rejected is decided here only.
+// The OTLP trace receiver's core on the exporter's loop: its gate (gate.ts: the token, the
+// in-flight budget, decoding), and the store write with what depends on the broker (the queues'
+// facts, learnt first where spans name a queue the topology lacks), for the transports on this
+// loop (route.ts, grpc.ts) and for what the ingest thread decoded (thread/main.ts). Each transport
+// reads its body its own way, then asks the gate for an Outcome and answers it in its own terms
+// (HTTP status or gRPC status code); what is refused, stored or rejected is decided here only.
 import type { Logger } from '../log.js';
 import { errorMessage } from '../log.js';
 import type { JourneyMetrics, RefusalReason } from '../journeys/metrics.js';
@@ -12,18 +14,11 @@ import type { Coverage } from './coverage.js';
 import { ATTR } from '@acktrail/conventions';
 import { ByteBudget } from './budget.js';
 import type { BodyDecoder } from './decoder.js';
-import { withQueueAnomalies } from './convert.js';
+import { withQueueAnomalies } from '../journeys/spans/index.js';
 import type { ExchangeIndex } from '../broker/routes.js';
 import { applyDeliveryLimits, limitedReturns } from '../journeys/model/index.js';
-import type { Converted } from './convert.js';
-import {
-  admission,
-  tokenDigest,
-  type Admission,
-  type IngestGate,
-  type IngestLimits,
-  type Outcome,
-} from './gate.js';
+import type { Converted } from '../journeys/spans/index.js';
+import { Gate, type IngestLimits, type Outcome, type StoreState } from './gate.js';
 import type { MemoryBudget } from '../runtime/memory.js';
 
 export type { IngestLimits, Outcome };
@@ -73,26 +68,35 @@ function namedQueues(steps: readonly Converted['steps'][number][]): Set<string> 
   return names;
 }
 
-export class Ingest implements IngestGate {
-  readonly budget: ByteBudget;
-  private readonly expected: Buffer | null;
+export class Ingest {
+  /** What the transports on this loop use (route.ts, grpc.ts). */
+  readonly gate: Gate;
 
   constructor(readonly opts: IngestOptions) {
-    this.budget = new ByteBudget(opts.limits.maxInflightBytes, (inUse) => {
+    const budget = new ByteBudget(opts.limits.maxInflightBytes, (inUse) => {
       opts.metrics.inflightBytes.set(inUse);
     });
     opts.memory?.onChange((over) => {
-      this.budget.setOverMemory(over);
+      budget.setOverMemory(over);
     });
-    this.expected = tokenDigest(opts.ingestToken);
-  }
-
-  get limits(): IngestLimits {
-    return this.opts.limits;
+    this.gate = new Gate(opts.limits, budget, opts.decoder, opts, {
+      state: () => ({
+        accepting: this.accepting,
+        store: this.store,
+        overMemory: opts.memory?.over ?? false,
+      }),
+      refused: (reason) => {
+        this.countRefused(reason);
+      },
+      unreadable: () => {
+        this.countUnreadable();
+      },
+      accept: (converted) => this.accept(converted),
+    });
   }
 
   /** The journey store, as admission sees it. */
-  get store(): 'none' | 'starting' | 'ready' {
+  get store(): StoreState {
     const store = this.opts.store;
     return !store ? 'none' : store.ready ? 'ready' : 'starting';
   }
@@ -102,48 +106,19 @@ export class Ingest implements IngestGate {
     return this.opts.accepting();
   }
 
-  /**
-   * Whether a request may come in at all, from its `Authorization` value: refused while shutting
-   * down, without the token (when one is set), without a store or before it is ready, or over the
-   * memory budget. Counted.
-   */
-  admit(authorization: string | undefined): Admission {
-    const { answer, count } = admission(
-      authorization,
-      this.expected,
-      this.accepting,
-      this.store,
-      this.opts.memory?.over,
-    );
-    if (count) this.opts.metrics.refused.inc({ reason: count });
-    return answer;
-  }
-
-  /** A refusal, counted by reason. */
-  refuse(reason: RefusalReason, message: string): Outcome {
+  /** A request refused (here, or on the ingest thread), by reason. */
+  countRefused(reason: RefusalReason): void {
     this.opts.metrics.refused.inc({ reason });
-    return { kind: 'refused', reason, message };
   }
 
-  /** A body that could not be read at all (counted as one rejected span, as OTLP has no count). */
-  unreadable(message: string, tooLarge: boolean): Outcome {
+  /** A body that could not be read at all: one rejected span, as OTLP has no count. */
+  countUnreadable(): void {
     this.opts.metrics.spansReceived.inc({ outcome: 'rejected' });
-    return { kind: 'invalid', tooLarge, message };
   }
 
-  /**
-   * Decodes, normalises and stores one request body, whole or in the chunks it was read in; the
-   * caller holds its budget.
-   */
-  async ingest(format: 'protobuf' | 'json', bytes: Buffer | Buffer[]): Promise<Outcome> {
-    const { opts } = this;
-    const store = opts.store;
-    if (!store) throw new Error('ingest without a store: admit() first');
-    const maxSpans = opts.limits.maxSpansPerRequest;
-    const converted = await opts.decoder.decode(format, bytes, maxSpans, opts.retentionDays);
-    if ('undecodable' in converted)
-      return this.unreadable(converted.undecodable, converted.tooLarge);
-    return this.accept(converted);
+  private refuse(reason: RefusalReason, message: string): Outcome {
+    this.countRefused(reason);
+    return { kind: 'refused', reason, message };
   }
 
   /** Stores what a body was decoded into (here, or on the ingest thread: thread/). */

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { TestExporter } from '../testing/exporter.js';
 import { countSteps, exportSpans, journeySpans, type Protocol } from '../testing/otlp.js';
-import { ExportTraceServiceRequest } from './otlp-schema.js';
+import { ExportTraceServiceRequest } from '../journeys/spans/index.js';
 
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 let store: { url: string };

@@ -11,7 +11,7 @@ import { BodyError, readBody } from './body.js';
 import { discardBody, discardLimit } from './discard.js';
 import { OTLP_TRACES_PATH, bodyHeldBack, sendContinue } from './continue.js';
 import type { IngestGate, Outcome } from './gate.js';
-import { ExportTraceServiceResponse, RpcStatus } from './otlp-schema.js';
+import { ExportTraceServiceResponse, RpcStatus } from '../journeys/spans/index.js';
 
 const PROTOBUF = ['application/x-protobuf', 'application/protobuf'];
 const JSON_TYPE = 'application/json';

@@ -1,5 +1,5 @@
 // Spans exactly as each instrumentation writes them today, taken from its own source at a pinned
-// version (each shape names the files). They guard every journey rule (receiver/profiles/,
+// version (each shape names the files). They guard every journey rule (journeys/spans/profiles/,
 // journeys/model/): the unit tests turn them into decoded spans (sdkSpans below), and the
 // integration test's client (test/fixtures/sdk-client.ts) emits them with the OpenTelemetry SDK
 // around real messages through RabbitMQ. Attribute values that come from the connection

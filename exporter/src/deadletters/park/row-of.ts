@@ -30,7 +30,7 @@ const headerText = (v: unknown): string | null =>
       : null;
 
 /**
- * The journey key of the message's trace context (receiver/message-keys.ts): the span its
+ * The journey key of the message's trace context (journeys/spans/message-keys.ts): the span its
  * publisher propagated in the traceparent header, which the consumer spans name as their parent.
  */
 export function messageKeyOf(headers: Record<string, unknown>): string | null {

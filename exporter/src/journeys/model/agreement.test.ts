@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { Exemplars } from '../../exposition/exemplars.js';
-import { convertSpans, withQueueAnomalies } from '../../receiver/convert.js';
-import type { ReceivedSpan } from '../../receiver/profiles/span.js';
+import { convertSpans, withQueueAnomalies } from '../spans/convert.js';
+import type { ReceivedSpan } from '../spans/profiles/span.js';
 import {
   EVENT,
   NACK_NO_REQUEUE,

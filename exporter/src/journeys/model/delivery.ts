@@ -20,7 +20,7 @@ export interface Delivery {
   evidence: 'later_delivery' | 'dead_letter_queue' | 'parking' | null;
   /** How its instrumentation records settles; null where the step does not say (older rows). */
   recording: SettleRecording | null;
-  /** The instrumentation that wrote the delivery (receiver/profiles/), where the step says. */
+  /** The instrumentation that wrote the delivery (journeys/spans/profiles/), where the step says. */
   sdk: string | null;
   /** Why the broker dead-lettered or dropped it after this delivery, where known. */
   reason: string | null;

@@ -4,8 +4,8 @@
 // and the assembly, as a real span does; the rules themselves are here, in kinds.ts.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { normalise } from '../../receiver/normalize.js';
-import type { ReceivedSpan } from '../../receiver/profiles/span.js';
+import { normalise } from '../spans/normalize.js';
+import type { ReceivedSpan } from '../spans/profiles/span.js';
 import type { StoredRow } from './steps.js';
 import {
   CHANNEL_CLOSED,

@@ -2,7 +2,7 @@
 // in testing/sdk-shapes.ts name the file and version each shape was taken from), and what each
 // records. What a profile records decides what a journey may say: a settle only where a span
 // records one, a queue only where a span names it. Unknown producers get the safe reading:
-// nothing is assumed. The receiver reads spans by these (receiver/profiles/read.ts); the verdict
+// nothing is assumed. The receiver reads spans by these (journeys/spans/profiles/read.ts); the verdict
 // names the instrumentation that left a gap.
 import { ATTR } from '@acktrail/conventions';
 import type { SettleRecording } from './settle.js';

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ExchangeIndex, routesByQueue } from '../../broker/routes.js';
 import type { QueueFacts } from '../../broker/topology.js';
-import { withQueueAnomalies } from '../../receiver/convert.js';
-import { normalise } from '../../receiver/normalize.js';
-import type { ReceivedSpan } from '../../receiver/profiles/span.js';
+import { withQueueAnomalies } from '../spans/convert.js';
+import { normalise } from '../spans/normalize.js';
+import type { ReceivedSpan } from '../spans/profiles/span.js';
 import { classic } from '../../testing/journey-spans.js';
 import {
   SHAPES,

@@ -6,7 +6,7 @@ import { ATTR, SETTLE_OUTCOMES, type SettleOutcome } from '@acktrail/conventions
 const SETTLES = new Set<string>(SETTLE_OUTCOMES);
 
 /**
- * How an instrumentation records a delivery's settle (receiver/profiles/ says which does which),
+ * How an instrumentation records a delivery's settle (journeys/spans/profiles/ says which does which),
  * stored on each delivery step so that a missing settle is told from one nothing records:
  * - `span-end`: the consumer span ends on the settle, its status saying which (amqplib);
  * - `settle-spans`: every settle is a span of its own (acktrail's): none yet, none happened;

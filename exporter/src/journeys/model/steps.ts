@@ -38,7 +38,7 @@ export type StepAnomaly = (typeof STEP_ANOMALIES)[number];
 
 /**
  * Attributes the exporter adds to a stored step: read from no span, they say how the receiver
- * read it (receiver/normalize.ts, receiver/profiles/).
+ * read it (journeys/spans/normalize.ts, journeys/spans/profiles/).
  */
 export const STEP_ATTR = {
   /** On a replay step: the operator who replayed the dead letter, and the queue it went to. */

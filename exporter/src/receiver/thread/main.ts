@@ -157,10 +157,10 @@ export class IngestThread {
   private async onMessage(m: FromThread): Promise<void> {
     switch (m.type) {
       case 'refused':
-        this.ingest.refuse(m.reason, '');
+        this.ingest.countRefused(m.reason);
         return;
       case 'unreadable':
-        this.ingest.unreadable('', false);
+        this.ingest.countUnreadable();
         return;
       case 'inflight':
         this.ingest.opts.metrics.inflightBytes.set(m.bytes);

@@ -1,6 +1,6 @@
 // What the exporter's event loop (main.ts here) and the ingest thread (worker.ts) say to each other.
 import type { RefusalReason } from '../../journeys/metrics.js';
-import type { Converted } from '../convert.js';
+import type { Converted } from '../../journeys/spans/index.js';
 import type { IngestLimits, Outcome, StoreState } from '../gate.js';
 
 /** A probe's answer: its HTTP status and JSON body. */

@@ -1,8 +1,9 @@
 // The ingest thread: OTLP/HTTP on ACKTRAIL_INGEST_PORT and OTLP/gRPC, on an event loop of their
 // own, so that a flood of spans (reading bodies, inflating, decoding) never makes /healthz,
-// /metrics or the API wait. Here requests are admitted, their bodies read within the in-flight
-// budget and decoded into steps (large ones in the decoding workers, decoder.ts); the exporter's
-// loop stores the steps and counts them (Ingest.accept) and says how each ended. A request is
+// /metrics or the API wait. Here the same gate as on the exporter's loop (gate.ts) admits
+// requests, reads their bodies within the in-flight budget and decodes them into steps (large
+// ones in the decoding workers, decoder.ts); the exporter's loop stores the steps and counts them
+// (Ingest.accept) and says how each ended. A request is
 // answered 200 only once its steps are committed, as on the exporter's own loop.
 import { parentPort, workerData } from 'node:worker_threads';
 import express, { type Request, type Response } from 'express';
@@ -12,16 +13,8 @@ import { ByteBudget } from '../budget.js';
 import { BodyDecoder } from '../decoder.js';
 import { OtlpGrpcReceiver } from '../grpc.js';
 import { receiverRouter } from '../route.js';
-import {
-  admission,
-  tokenDigest,
-  type Admission,
-  type IngestGate,
-  type Outcome,
-  type StoreState,
-} from '../gate.js';
+import { Gate, type Outcome, type StoreState } from '../gate.js';
 import type { FromThread, ProbeAnswer, ThreadData, ToThread } from './messages.js';
-import type { RefusalReason } from '../../journeys/metrics.js';
 
 /** The in-flight gauge is told at most this often (the budget changes with every chunk). */
 const INFLIGHT_EVERY_MS = 100;
@@ -46,56 +39,26 @@ function ask<T>(message: (id: number) => FromThread): Promise<T> {
   });
 }
 
-class ThreadIngest implements IngestGate {
-  readonly limits = data.limits;
-  readonly budget: ByteBudget;
-  accepting = true;
-  store: StoreState = 'starting';
-  overMemory = false;
-  readonly decoder = new BodyDecoder(
-    data.offThreadBytes,
-    data.limits.maxBodyBytes,
-    data.lowerThreads,
-  );
-  private readonly expected = tokenDigest(data.ingestToken);
-  private inflightTimer: NodeJS.Timeout | null = null;
-
-  constructor() {
-    this.budget = new ByteBudget(data.limits.maxInflightBytes, () => {
-      this.inflightTimer ??= setTimeout(() => {
-        this.inflightTimer = null;
-        post({ type: 'inflight', bytes: this.budget.inUse });
-      }, INFLIGHT_EVERY_MS);
-    });
-  }
-
-  admit(authorization: string | undefined): Admission {
-    const { answer, count } = admission(
-      authorization,
-      this.expected,
-      this.accepting,
-      this.store,
-      this.overMemory,
-    );
-    if (count) post({ type: 'refused', reason: count });
-    return answer;
-  }
-
-  refuse(reason: RefusalReason, message: string): Outcome {
+/** The exporter's state as it last told it (ToThread 'state'). */
+const state = { accepting: true, store: 'starting' as StoreState, overMemory: false };
+let inflightTimer: NodeJS.Timeout | null = null;
+const budget: ByteBudget = new ByteBudget(data.limits.maxInflightBytes, () => {
+  inflightTimer ??= setTimeout(() => {
+    inflightTimer = null;
+    post({ type: 'inflight', bytes: budget.inUse });
+  }, INFLIGHT_EVERY_MS);
+});
+const decoder = new BodyDecoder(data.offThreadBytes, data.limits.maxBodyBytes, data.lowerThreads);
+// The same gate as on the exporter's loop; its counts and the store are the exporter's.
+const gate = new Gate(data.limits, budget, decoder, data, {
+  state: () => state,
+  refused: (reason) => {
     post({ type: 'refused', reason });
-    return { kind: 'refused', reason, message };
-  }
-
-  unreadable(message: string, tooLarge: boolean): Outcome {
+  },
+  unreadable: () => {
     post({ type: 'unreadable' });
-    return { kind: 'invalid', tooLarge, message };
-  }
-
-  async ingest(format: 'protobuf' | 'json', bytes: Buffer | Buffer[]): Promise<Outcome> {
-    const maxSpans = data.limits.maxSpansPerRequest;
-    const converted = await this.decoder.decode(format, bytes, maxSpans, data.retentionDays);
-    if ('undecodable' in converted)
-      return this.unreadable(converted.undecodable, converted.tooLarge);
+  },
+  accept: async (converted) => {
     const outcome = await ask<Outcome | { error: string }>((id) => ({
       type: 'accept',
       id,
@@ -103,10 +66,9 @@ class ThreadIngest implements IngestGate {
     }));
     if ('error' in outcome) throw new Error(outcome.error);
     return outcome;
-  }
-}
+  },
+});
 
-const ingest = new ThreadIngest();
 const probe = (name: 'readyz' | 'status', authorization?: string) =>
   ask<ProbeAnswer>((id) => ({ type: 'probe', id, name, authorization }));
 
@@ -114,10 +76,10 @@ const app = express();
 app.disable('x-powered-by');
 app.set('etag', false);
 app.use((_req, res, next) => {
-  if (!ingest.accepting) res.set('connection', 'close');
+  if (!state.accepting) res.set('connection', 'close');
   next();
 });
-app.use(receiverRouter(ingest));
+app.use(receiverRouter(gate));
 // Liveness answers here: this loop is what takes the spans. Readiness is the exporter's.
 app.get('/healthz', (_req, res) => {
   res.json({ status: 'ok' });
@@ -133,7 +95,7 @@ app.get('/status', answer('status'));
 
 const server = await listenHttp(app, data.httpPort, data.host, data.keepAliveTimeoutMs);
 const inFlight = requestsInFlight([server]);
-const grpc = data.grpcPort === null ? null : new OtlpGrpcReceiver(ingest);
+const grpc = data.grpcPort === null ? null : new OtlpGrpcReceiver(gate);
 const grpcPort = grpc ? await grpc.listen(data.grpcPort!, data.host) : null;
 const address = server.address();
 post({
@@ -144,24 +106,24 @@ post({
 
 /** Stops taking requests, lets those in flight end within `graceMs`, then closes the rest. */
 async function close(graceMs: number): Promise<void> {
-  ingest.accepting = false;
+  state.accepting = false;
   server.close();
   server.closeIdleConnections();
   const grpcClosed = grpc?.close(graceMs);
   await inFlight.drained(Date.now() + graceMs);
   server.closeAllConnections();
   await grpcClosed;
-  await ingest.decoder.close();
+  await decoder.close();
   post({ type: 'closed' });
 }
 
 port.on('message', (m: ToThread) => {
   switch (m.type) {
     case 'state':
-      ingest.accepting = m.accepting;
-      ingest.store = m.store;
-      ingest.overMemory = m.overMemory;
-      ingest.budget.setOverMemory(m.overMemory);
+      state.accepting = m.accepting;
+      state.store = m.store;
+      state.overMemory = m.overMemory;
+      budget.setOverMemory(m.overMemory);
       return;
     case 'outcome':
     case 'probe': {

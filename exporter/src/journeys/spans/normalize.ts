@@ -13,10 +13,10 @@
 import { createHash } from 'node:crypto';
 import { ATTR, EVENT_ID_ATTRIBUTES, EVENT_ID_SHAPE, SEMCONV, namesOf } from '@acktrail/conventions';
 import type { AttributeValue, ReceivedSpan } from './profiles/span.js';
-import { bounded, scrub } from '../journeys/model/scrub.js';
-import { STEP_ATTR, type Stage, type Step } from '../journeys/model/steps.js';
-import { stepAnomaly } from '../journeys/model/index.js';
-import type { QueueLookup } from '../broker/topology.js';
+import { bounded, scrub } from '../model/scrub.js';
+import { STEP_ATTR, type Stage, type Step } from '../model/steps.js';
+import { stepAnomaly } from '../model/index.js';
+import type { QueueLookup } from '../../broker/topology.js';
 import { first, readSpan, type Reading } from './profiles/index.js';
 import { contextKey, journeyKeyOf, messageKeyOf } from './message-keys.js';
 

@@ -7,12 +7,12 @@ import { tallyCoverage, type CoverageTally } from './coverage-tally.js';
 import { decodeJson, decodeProtobuf } from './decode.js';
 import { normalise, type Window } from './normalize.js';
 import { readSpan } from './profiles/index.js';
-import type { Step } from '../journeys/model/steps.js';
-import type { QueueLookup } from '../broker/topology.js';
-import type { ExchangeIndex } from '../broker/routes.js';
+import type { Step } from '../model/steps.js';
+import type { QueueLookup } from '../../broker/topology.js';
+import type { ExchangeIndex } from '../../broker/routes.js';
 import { withWhere } from './where.js';
 import type { ReceivedSpan } from './profiles/span.js';
-import { stepAnomaly } from '../journeys/model/index.js';
+import { stepAnomaly } from '../model/index.js';
 
 export interface Converted {
   /** Spans in the body. */

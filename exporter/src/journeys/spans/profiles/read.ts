@@ -10,10 +10,10 @@ import {
   namesOf,
   type SettleOutcome,
 } from '@acktrail/conventions';
-import { settleFromStatus } from '../../journeys/model/settle.js';
-import type { Stage } from '../../journeys/model/steps.js';
+import { settleFromStatus } from '../../model/settle.js';
+import type { Stage } from '../../model/steps.js';
 import type { AttributeValue, ReceivedSpan } from './span.js';
-import { PROFILES, type Profile } from '../../journeys/model/profiles.js';
+import { PROFILES, type Profile } from '../../model/profiles.js';
 
 /**
  * What a span records of a settle:

@@ -2,7 +2,7 @@
 // is not a well-formed ExportTraceServiceRequest throws DecodeError (the route answers 400); a
 // span whose own fields are wrong is still returned, and normalise() rejects it with a reason.
 import protobuf from 'protobufjs/light.js';
-import { bounded } from '../journeys/model/scrub.js';
+import { bounded } from '../model/scrub.js';
 import { ExportTraceServiceRequest } from './otlp-schema.js';
 import {
   DecodeError,

@@ -7,5 +7,5 @@ export {
   type Gap,
   type Profile,
   type ProfileId,
-} from '../../journeys/model/profiles.js';
+} from '../../model/profiles.js';
 export { first, profileOf, readSpan, type Reading, type SettleReading } from './read.js';

@@ -4,7 +4,7 @@
 // many deliveries were seen settled. Plain data, no metrics: a decoding worker counts its body's
 // spans here (convert.ts) and Coverage (coverage.ts) adds the sums on the event loop.
 import { ATTR, EVENT_ID_ATTRIBUTES } from '@acktrail/conventions';
-import type { Stage } from '../journeys/model/steps.js';
+import type { Stage } from '../model/steps.js';
 import { first, readSpan, type Gap, type ProfileId, type Reading } from './profiles/index.js';
 import type { ReceivedSpan } from './profiles/span.js';
 

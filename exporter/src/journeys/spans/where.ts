@@ -5,8 +5,8 @@
 // the queues and exchanges the broker lists. Where the topology cannot say, nothing is guessed:
 // the step keeps no queue, and coverage counts the gap.
 import { ATTR, SEMCONV, isPublish } from '@acktrail/conventions';
-import type { ExchangeIndex } from '../broker/routes.js';
-import { STEP_ATTR, type Step } from '../journeys/model/steps.js';
+import type { ExchangeIndex } from '../../broker/routes.js';
+import { STEP_ATTR, type Step } from '../model/steps.js';
 
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 
