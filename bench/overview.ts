@@ -14,9 +14,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import amqp from 'amqplib';
 import type { Page } from 'playwright-core';
-import { REPO_ROOT, createTestVhost, waitFor } from '@acktrail/testing';
+import { REPO_ROOT, createTestVhost, waitFor, TestPrometheus } from '@acktrail/testing';
 import { TestExporter } from '../exporter/src/testing/exporter.js';
-import { TestPrometheus } from '../exporter/src/testing/prometheus.js';
 import {
   launchChromium,
   signedInContext,

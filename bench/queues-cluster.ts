@@ -7,8 +7,7 @@
 // Broker CPU is the three nodes' processes together. Ratios are against `nodes`.
 import { execFileSync } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createTestVhost } from '@acktrail/testing';
-import { CLUSTERS } from '../exporter/src/testing/cluster.js';
+import { createTestVhost, CLUSTERS } from '@acktrail/testing';
 import { brokerPid, createQueues, rssMb, timed } from './broker.js';
 import { IDLE_SECONDS, caseLines, record, startBenchExporter, stat, type Case } from './queues.js';
 import { fmt } from './lib.js';

@@ -6,15 +6,15 @@
 // (scripts/test.mjs ALONE), since the store-replica test reads that primary too.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitFor } from '@acktrail/testing';
-import { migrate } from '@acktrail/orders-example';
-import { ordersConfig, startExporterProcess } from '@acktrail/exporter/testing';
 import {
+  waitFor,
   createReplicatedDatabase,
   ensureReplica,
   restartPrimary,
   type ReplicatedDatabase,
-} from '../exporter/src/testing/replica.js';
+} from '@acktrail/testing';
+import { migrate } from '@acktrail/orders-example';
+import { ordersConfig, startExporterProcess } from '@acktrail/exporter/testing';
 import { assertRecovered, loadSummary, storeLoad } from '../exporter/src/testing/store-load.js';
 
 const TOKEN = 'restart-reader-token';

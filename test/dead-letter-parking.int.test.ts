@@ -7,14 +7,13 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
 import pg from 'pg';
-import { management, waitFor, type TestDatabase, type TestVhost } from '@acktrail/testing';
+import { management, waitFor, type TestDatabase, type TestVhost, TcpGate } from '@acktrail/testing';
 import {
   DLQ,
   deadLetterBench,
   type DeadLetterBench,
 } from '../exporter/src/testing/dead-letter-broker.js';
 import { TestExporter, partUp, startExporterProcess } from '@acktrail/exporter/testing';
-import { TcpGate } from '../exporter/src/testing/tcp-gate.js';
 import { readOpenMetrics } from '../exporter/src/testing/openmetrics.js';
 
 const KEY = randomBytes(32).toString('base64');

@@ -4,13 +4,8 @@
 // alert rules. For each fault: the journey's kinds and verdict, the metrics, and the alert.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitFor } from '@acktrail/testing';
-import {
-  TestExporter,
-  TestPrometheus,
-  createReadOnlyRole,
-  exampleConfig,
-} from '@acktrail/exporter/testing';
+import { waitFor, TestPrometheus } from '@acktrail/testing';
+import { TestExporter, createReadOnlyRole, exampleConfig } from '@acktrail/exporter/testing';
 import { AUDIT_LIMIT_CENTS, derivedId, topology } from '@acktrail/payments-example';
 import { TestPayments, type PaymentsRole } from '@acktrail/payments-example/testing';
 

@@ -8,10 +8,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
 import pg from 'pg';
-import { type TestDatabase, waitFor } from '@acktrail/testing';
+import { type TestDatabase, waitFor, TestPgBouncer } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { TestExporter, ordersConfig, partUp } from '@acktrail/exporter/testing';
-import { TestPgBouncer } from '../exporter/src/testing/pgbouncer.js';
 import {
   DLQ,
   deadLetterBench,

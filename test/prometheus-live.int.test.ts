@@ -12,15 +12,9 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
 import { parse } from 'yaml';
-import { REPO_ROOT, waitFor } from '@acktrail/testing';
+import { REPO_ROOT, waitFor, TestPrometheus, TestVictoriaMetrics } from '@acktrail/testing';
 import { TestPipeline, type Role } from '@acktrail/orders-example/testing';
-import {
-  createReadOnlyRole,
-  ordersConfig,
-  TestExporter,
-  TestPrometheus,
-  TestVictoriaMetrics,
-} from '@acktrail/exporter/testing';
+import { createReadOnlyRole, ordersConfig, TestExporter } from '@acktrail/exporter/testing';
 import { DEFAULTS } from '../prometheus/mixin/params.js';
 import { dashboardFiles, panelQueries } from './grafana-queries.js';
 

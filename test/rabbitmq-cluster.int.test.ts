@@ -8,9 +8,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import amqp, { type ChannelModel } from 'amqplib';
-import { createTestVhost, management, waitFor, type TestVhost } from '@acktrail/testing';
+import {
+  createTestVhost,
+  management,
+  waitFor,
+  type TestVhost,
+  CLUSTERS,
+  listQueuesArgs,
+  type Cluster,
+} from '@acktrail/testing';
 import { TestExporter, type Scrape } from '@acktrail/exporter/testing';
-import { CLUSTERS, listQueuesArgs, type Cluster } from '../exporter/src/testing/cluster.js';
 import { readOpenMetrics } from '../exporter/src/testing/openmetrics.js';
 
 const FAMILIES = [

@@ -17,6 +17,7 @@ import {
   type TestVhost,
   createTestVhost,
   waitFor,
+  RoundRobinProxy,
 } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { partUp, Scrape, startExporterProcess } from '@acktrail/exporter/testing';
@@ -28,7 +29,6 @@ import {
   makeSpans,
   type SpanSpec,
 } from '../exporter/src/testing/otlp.js';
-import { RoundRobinProxy } from '../exporter/src/testing/round-robin.js';
 import { readOpenMetrics } from '../exporter/src/testing/openmetrics.js';
 
 const TOKEN = 'replicas-test-token-0123456789';

@@ -8,10 +8,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { SpanKind } from '@opentelemetry/api';
 import pg from 'pg';
-import { waitFor } from '@acktrail/testing';
-import { TestExporter } from '@acktrail/exporter/testing';
-import { exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
 import {
+  waitFor,
   createReplicatedDatabase,
   ensureReplica,
   pauseReplay,
@@ -19,7 +17,9 @@ import {
   startReplica,
   stopReplica,
   type ReplicatedDatabase,
-} from '../exporter/src/testing/replica.js';
+} from '@acktrail/testing';
+import { TestExporter } from '@acktrail/exporter/testing';
+import { exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
 
 const TOKEN = 'replica-test-token-0123456789';
 let db: ReplicatedDatabase;

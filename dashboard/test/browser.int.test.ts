@@ -8,15 +8,15 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { cleanUp, REPO_ROOT, waitFor } from '@acktrail/testing';
-import { TestPipeline, type Role } from '@acktrail/orders-example/testing';
 import {
-  createReadOnlyRole,
-  ordersConfig,
-  TestExporter,
+  cleanUp,
+  REPO_ROOT,
+  waitFor,
   TestPrometheus,
   TestVictoriaMetrics,
-} from '@acktrail/exporter/testing';
+} from '@acktrail/testing';
+import { TestPipeline, type Role } from '@acktrail/orders-example/testing';
+import { createReadOnlyRole, ordersConfig, TestExporter } from '@acktrail/exporter/testing';
 import { PROBLEMS } from '../lib/overview.js';
 import {
   assertAccessible,

@@ -8,8 +8,15 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import amqp from 'amqplib';
 import type { Browser, Page } from 'playwright-core';
-import { REPO_ROOT, cleanUp, createTestVhost, waitFor, type TestVhost } from '@acktrail/testing';
-import { TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
+import {
+  REPO_ROOT,
+  cleanUp,
+  createTestVhost,
+  waitFor,
+  type TestVhost,
+  TestPrometheus,
+} from '@acktrail/testing';
+import { TestExporter } from '@acktrail/exporter/testing';
 import { launchChromium, signedInContext, startDashboard, type DashboardServer } from './server.js';
 
 const TOKEN = 'many-queues-token-0123456789';

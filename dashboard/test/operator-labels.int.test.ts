@@ -12,8 +12,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import amqp from 'amqplib';
 import { parse } from 'yaml';
-import { REPO_ROOT, createTestVhost, waitFor, type TestVhost } from '@acktrail/testing';
-import { TestExporter, TestPrometheus, type PromSeries } from '@acktrail/exporter/testing';
+import {
+  REPO_ROOT,
+  createTestVhost,
+  waitFor,
+  type TestVhost,
+  TestPrometheus,
+  type PromSeries,
+} from '@acktrail/testing';
+import { TestExporter } from '@acktrail/exporter/testing';
 import { operatorLabels } from '../../test/operator';
 import { dashboardFiles, panelQueries } from '../../test/grafana-queries';
 import { DEFAULTS } from '../../prometheus/mixin/params';

@@ -11,8 +11,15 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import amqp from 'amqplib';
 import type { Browser } from 'playwright-core';
-import { REPO_ROOT, cleanUp, createTestVhost, waitFor, type TestVhost } from '@acktrail/testing';
-import { TestExporter, TestPrometheus } from '@acktrail/exporter/testing';
+import {
+  REPO_ROOT,
+  cleanUp,
+  createTestVhost,
+  waitFor,
+  type TestVhost,
+  TestPrometheus,
+} from '@acktrail/testing';
+import { TestExporter } from '@acktrail/exporter/testing';
 import { launchChromium, signedInContext, startDashboard, type DashboardServer } from './server.js';
 
 const TOKEN = 'tenancy-test-token-0123456789';

@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { REPO_ROOT } from '@acktrail/testing';
+import { REPO_ROOT } from './processes.js';
 
 const run = promisify(execFile);
 const SCRIPT = join(REPO_ROOT, 'scripts/rabbitmq-cluster.sh');

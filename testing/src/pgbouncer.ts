@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import pg from 'pg';
-import { ADMIN_DATABASE_URL, freePort, waitFor } from '@acktrail/testing';
+import { freePort } from './ports.js';
+import { ADMIN_DATABASE_URL } from './services.js';
+import { waitFor } from './wait.js';
 
 export class TestPgBouncer {
   private constructor(

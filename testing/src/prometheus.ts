@@ -7,7 +7,9 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, freePort, waitFor } from '@acktrail/testing';
+import { freePort } from './ports.js';
+import { REPO_ROOT } from './processes.js';
+import { waitFor } from './wait.js';
 
 export interface PromSeries {
   metric: Record<string, string>;

@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { REPO_ROOT, waitFor } from '@acktrail/testing';
+import { REPO_ROOT } from './processes.js';
+import { waitFor } from './wait.js';
 
 const run = promisify(execFile);
 const SCRIPT = join(REPO_ROOT, 'scripts/pg-replica.sh');

@@ -10,7 +10,9 @@ import { createServer, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, freePort, waitFor } from '@acktrail/testing';
+import { freePort } from './ports.js';
+import { REPO_ROOT } from './processes.js';
+import { waitFor } from './wait.js';
 import { hasFinitePoints, instantQuery, type PromSeries } from './prometheus.js';
 
 export class TestVictoriaMetrics {

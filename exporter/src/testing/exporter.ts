@@ -311,5 +311,3 @@ export async function createReadOnlyRole(
     },
   };
 }
-export { TestPrometheus, type PromSeries } from './prometheus.js';
-export { TestVictoriaMetrics } from './victoria-metrics.js';

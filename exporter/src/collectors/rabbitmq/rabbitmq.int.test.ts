@@ -16,9 +16,9 @@ import {
   management,
   waitFor,
   type TestVhost,
+  listQueuesArgs,
+  FaultProxy,
 } from '@acktrail/testing';
-import { listQueuesArgs } from '../../testing/cluster.js';
-import { FaultProxy } from '../../testing/fault-proxy.js';
 import { TestExporter } from '../../testing/exporter.js';
 
 interface QueueFigures {
