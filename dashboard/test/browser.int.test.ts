@@ -260,6 +260,14 @@ test('the latency chart’s slowest event opens its journey', async () => {
   await pg.goto(`${dashboardUrl}/?range=15m`);
   const first = pg.getByTestId('slowest-confirmation-latency').getByRole('link').first();
   assert.equal(await first.innerText(), eventId, 'the slowest first');
+  // The panel streams in; its chart is drawn once it is hydrated, and the click waits for that
+  // (once, under CI load, a click made before it led nowhere within 60 s: hydration is the
+  // likeliest cause, not proven).
+  await pg
+    .getByTestId('chart-confirmation-latency')
+    .locator('.recharts-line-curve')
+    .first()
+    .waitFor({ state: 'attached' });
   await first.click();
   await pg.waitForURL(`**/events/${eventId}`);
   await pg.getByTestId('verdict').waitFor();
