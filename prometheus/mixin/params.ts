@@ -89,20 +89,34 @@ export function parseThresholds(pairs: readonly string[]): Thresholds {
 const num = (n: number) => String(Number(n.toPrecision(12)));
 
 /**
- * Fills `${t.name}` (the number), `${t.name%}` (as a percentage) and `${t.sloErrorBudget}`; in a
- * JSON source (`json`), `"${t.name}"` (a string, so that the source stays JSON) becomes the bare
- * number. PromQL's own quotes (`le="${t.sloLatencySeconds}"`) are kept in the rules.
+ * A bucket's `le` as a PromQL regex (inside a PromQL string) that matches how both Prometheus
+ * versions store it: 2.x writes a whole number as `30`, 3.x as `30.0` (it normalises classic
+ * histograms' `le` to floats); other numbers are the same in both.
+ */
+export const leRegex = (n: number) => {
+  const s = num(n);
+  return Number.isInteger(n) ? `${s}(\\\\.0)?` : s.replaceAll('.', '\\\\.');
+};
+
+/**
+ * Fills `${t.name}` (the number), `${t.name%}` (as a percentage), `${t.name:le}` (a regex for a
+ * bucket's `le` of that value on Prometheus 2 and 3: `le=~"${t.sloLatencySeconds:le}"`) and
+ * `${t.sloErrorBudget}`; in a JSON source (`json`), `"${t.name}"` (a string, so that the source
+ * stays JSON) becomes the bare number. PromQL's own quotes are kept in the rules.
  */
 export function fillThresholds(text: string, t: Thresholds, json = false): string {
-  const value = (whole: string, name: string, pct: string) => {
+  const value = (whole: string, name: string, form: string) => {
     const v = name === 'sloErrorBudget' ? 1 - t.sloObjective : (t as Record<string, number>)[name];
     if (v === undefined) throw new Error(`unknown threshold ${whole}`);
-    return num(pct ? v * 100 : v);
+    if (form === ':le') return leRegex(v);
+    return num(form === '%' ? v * 100 : v);
   };
   const bare = json
     ? text.replace(/"\$\{t\.(\w+)\}"/g, (whole, name: string) => value(whole, name, ''))
     : text;
-  return bare.replace(/\$\{t\.(\w+)(%?)\}/g, value);
+  return bare.replace(/\$\{t\.(\w+)(%|:le)?\}/g, (whole, name: string, form?: string) =>
+    value(whole, name, form ?? ''),
+  );
 }
 
 export const DEFAULTS: Params = {

@@ -16,8 +16,6 @@ import { forEachLine, nameEnd, parseLabels } from './text.js';
 export const TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 export const OPENMETRICS_CONTENT_TYPE =
   'application/openmetrics-text; version=1.0.0; charset=utf-8';
-/** What /metrics offers, in order of preference when the scraper does not say. */
-export const OFFERS = ['text/plain; version=0.0.4', 'application/openmetrics-text; version=1.0.0'];
 
 const escapeValue = (v: string) =>
   v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
