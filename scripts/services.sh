@@ -146,3 +146,6 @@ ensure_rabbitmq
 # and the newest that Debian packages (unstable), as compose pins it (the collector tests).
 bash "$(dirname "$0")/rabbitmq4.sh" ensure
 bash "$(dirname "$0")/rabbitmq4.sh" --newest ensure
+# Prometheus 3 (Debian unstable's package, from that chroot) beside 2.42, for the tests that run
+# both (test/prometheus-live.int.test.ts).
+bash "$(dirname "$0")/prometheus3.sh" ensure >/dev/null

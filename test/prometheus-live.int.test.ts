@@ -5,6 +5,9 @@
 // fire, the self-monitoring alerts stay quiet, every Grafana panel's query returns data, and every
 // metric an alert expression names exists. Prometheus also remote-writes into a real
 // VictoriaMetrics (with vmalert on acktrail's rules): every panel query returns data there too.
+// A Prometheus 3 (Debian unstable's, scripts/prometheus3.sh) scrapes the same exporter beside it,
+// as kube-prometheus-stack and compose run it: it gets OpenMetrics and the exemplars, every rule
+// expression runs there, and the SLO recording rules have series although it stores `le="30.0"`.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -12,7 +15,13 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import amqp from 'amqplib';
 import { parse } from 'yaml';
-import { REPO_ROOT, waitFor, TestPrometheus, TestVictoriaMetrics } from '@acktrail/testing';
+import {
+  PROMETHEUS3,
+  REPO_ROOT,
+  waitFor,
+  TestPrometheus,
+  TestVictoriaMetrics,
+} from '@acktrail/testing';
 import { TestPipeline, type Role } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, ordersConfig, TestExporter } from '@acktrail/exporter/testing';
 import { DEFAULTS } from '../prometheus/mixin/params.js';
@@ -22,6 +31,7 @@ let p: TestPipeline;
 let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 let prometheus: TestPrometheus;
+let prometheus3: TestPrometheus;
 let victoria: TestVictoriaMetrics;
 /** When the run began (unix seconds): the panels' queries look at the whole run. */
 const startedAt = Date.now() / 1000;
@@ -60,6 +70,10 @@ before(async () => {
   prometheus = await TestPrometheus.start(
     { acktrail: exporter.url, rabbitmq: 'http://127.0.0.1:15692' },
     { remoteWrite: victoria.writeUrl },
+  );
+  prometheus3 = await TestPrometheus.start(
+    { acktrail: exporter.url, rabbitmq: 'http://127.0.0.1:15692' },
+    { binary: PROMETHEUS3 },
   );
   const otel = { OTEL_EXPORTER_OTLP_ENDPOINT: exporter.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
   const start = (r: Role, extra: Record<string, string> = {}, name?: string) =>
@@ -107,6 +121,7 @@ before(async () => {
 after(async () => {
   await p.close();
   await prometheus.close();
+  await prometheus3.close();
   await victoria.close();
   await exporter.close();
   await role.drop();
@@ -222,4 +237,34 @@ test('every metric an alert expression names exists in Prometheus', async () => 
         async () => (await prometheus.query(`count({__name__="${name}"})`)).length > 0,
       );
   }
+});
+
+test('Prometheus 3: OpenMetrics with its exemplars, every rule runs, the SLO recordings have series', async () => {
+  const version = await (await fetch(`${prometheus3.url}/api/v1/status/buildinfo`)).json();
+  assert.match((version as { data: { version: string } }).data.version, /^3\./);
+  // It asks for OpenMetrics with escaping=allow-utf-8: the exemplars are there.
+  await waitFor('stage-duration exemplars in Prometheus 3', async () =>
+    (
+      await prometheus3.exemplars(
+        'acktrail_stage_duration_seconds_bucket',
+        startedAt,
+        Date.now() / 1000,
+      )
+    ).some((s) => s.exemplars.length > 0),
+  );
+  // It stores a whole bucket bound as a float, which the rules select in both forms.
+  assert.ok(
+    (await prometheus3.query('acktrail_confirmation_latency_seconds_bucket{le="30.0"}')).length > 0,
+  );
+  assert.equal(
+    (await prometheus.query('acktrail_confirmation_latency_seconds_bucket{le="30.0"}')).length,
+    0,
+  );
+  for (const window of ['5m', '30m', '1h', '6h'])
+    for (const server of [prometheus, prometheus3])
+      await server.waitForSeries(`acktrail:confirmation_latency_slow:ratio_rate${window}`);
+  const rules = parse(
+    readFileSync(join(REPO_ROOT, 'prometheus/rules/acktrail.rules.yml'), 'utf8'),
+  ) as { groups: { rules: { expr: string }[] }[] };
+  for (const rule of rules.groups.flatMap((g) => g.rules)) await prometheus3.query(rule.expr);
 });

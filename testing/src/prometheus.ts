@@ -27,6 +27,9 @@ export interface PromExemplars {
   exemplars: { labels: Record<string, string>; value: string; timestamp: number }[];
 }
 
+/** Prometheus 3 (Debian unstable's package), fetched by scripts/prometheus3.sh; `prometheus` is 2.42. */
+export const PROMETHEUS3 = join(REPO_ROOT, '.tools/prometheus3/usr/bin/prometheus');
+
 export class TestPrometheus {
   private constructor(
     private readonly child: ChildProcess,
@@ -39,11 +42,16 @@ export class TestPrometheus {
    * the labels it gets (as a service discovery's relabelling gives them: `job` and `instance`
    * among them override the defaults); `remoteWrite`: a URL every sample is also sent to (a
    * VictoriaMetrics, say); `scrapeInterval`: how often it scrapes (and evaluates the rules), 1s
-   * unless given (the demo's is 10s).
+   * unless given (the demo's is 10s); `binary`: which Prometheus (this machine's 2.42 unless
+   * given: PROMETHEUS3).
    */
   static async start(
     targets: Record<string, string | LabelledTarget[]>,
-    { remoteWrite, scrapeInterval = '1s' }: { remoteWrite?: string; scrapeInterval?: string } = {},
+    {
+      remoteWrite,
+      scrapeInterval = '1s',
+      binary = 'prometheus',
+    }: { remoteWrite?: string; scrapeInterval?: string; binary?: string } = {},
   ): Promise<TestPrometheus> {
     const dir = mkdtempSync(join(tmpdir(), 'acktrail-prometheus-'));
     const jobs = Object.entries(targets).map(([job, given]) => {
@@ -81,7 +89,7 @@ export class TestPrometheus {
     );
     const port = await freePort();
     const child = spawn(
-      'prometheus',
+      binary,
       [
         `--config.file=${join(dir, 'prometheus.yml')}`,
         `--storage.tsdb.path=${join(dir, 'data')}`,
