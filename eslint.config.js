@@ -8,7 +8,16 @@ import tseslint from 'typescript-eslint';
 import { functionLengthConfig } from './scripts/function-length.mjs';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', '**/.next/**', '.artifacts/**', '.demo/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '**/.next/**',
+      '.artifacts/**',
+      '.demo/**',
+      '.tools/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
