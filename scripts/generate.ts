@@ -4,6 +4,7 @@
 //                                    deploy/kubernetes/generated/ with the default parameters
 //   npm run generate -- --check      writes nothing; exits 1 naming each file that differs
 //   npm run generate -- --out DIR --selector 'cluster="eu-1"' --group-labels cluster,job \
+//     --exporter-selector 'job="acktrail"' \
 //     --runbook-url-pattern 'https://wiki.example/runbooks/%s' --alert-name-prefix Acktrail \
 //     --param queueBacklog=5000 --param sloLatencySeconds=10 --param sloObjective=0.995
 //                                    DIR/acktrail.rules.yml for your Prometheus and
@@ -102,6 +103,7 @@ function main(): number {
       check: { type: 'boolean', default: false },
       out: { type: 'string' },
       selector: { type: 'string' },
+      'exporter-selector': { type: 'string' },
       'group-labels': { type: 'string' },
       'replica-labels': { type: 'string' },
       'runbook-url-pattern': { type: 'string' },
@@ -124,6 +126,7 @@ function main(): number {
             .filter(Boolean);
     const params: Params = {
       selector: values.selector ?? DEFAULTS.selector,
+      exporterSelector: values['exporter-selector'] ?? DEFAULTS.exporterSelector,
       groupLabels: list(values['group-labels'], DEFAULTS.groupLabels),
       replicaLabels: list(values['replica-labels'], DEFAULTS.replicaLabels),
       runbookURLPattern: values['runbook-url-pattern'] ?? DEFAULTS.runbookURLPattern,

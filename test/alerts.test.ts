@@ -102,11 +102,39 @@ test('other parameters: a selector, group labels, a prefix and a runbook address
       tests: [
         {
           interval: '1m',
-          input_series: ['a', 'b'].flatMap((c) => [
-            series('acktrail_queue_messages_ready', c, 7),
-            series('acktrail_queue_consumers', c, 0),
-          ]),
+          input_series: [
+            ...['a', 'b'].flatMap((c) => [
+              series('acktrail_queue_messages_ready', c, 7),
+              series('acktrail_queue_consumers', c, 0),
+            ]),
+            // Another target of cluster a is down, and the exporter of cluster b: neither is
+            // this selector's exporter (exporterSelector, job="acktrail", with the selector).
+            { series: 'up{cluster="a",job="node",instance="n1:9100"}', values: '0x5' },
+            { series: 'up{cluster="b",job="acktrail",instance="x:9464"}', values: '0x5' },
+            { series: 'up{cluster="a",job="acktrail",instance="e:9464"}', values: '1x5' },
+            { series: 'up{cluster="a",job="acktrail",instance="f:9464"}', values: '0x5' },
+          ],
           alert_rule_test: [
+            {
+              eval_time: '5m',
+              alertname: 'TeamExporterDown',
+              exp_alerts: [
+                {
+                  exp_labels: {
+                    severity: 'critical',
+                    cluster: 'a',
+                    job: 'acktrail',
+                    instance: 'f:9464',
+                  },
+                  exp_annotations: {
+                    summary: 'Prometheus cannot scrape the acktrail exporter at f:9464',
+                    description: 'Every other acktrail alert is blind while this fires.',
+                    runbook_url: 'https://wiki.example/runbooks/acktrail-exporter-down',
+                  },
+                },
+              ],
+            },
+            { eval_time: '5m', alertname: 'TeamExporterAbsent', exp_alerts: [] },
             {
               eval_time: '3m',
               alertname: 'TeamConsumersDown',
@@ -134,6 +162,10 @@ test('other parameters: a selector, group labels, a prefix and a runbook address
     /groupLabels/,
   );
   assert.throws(() => renderRules(template, { ...params, selector: '{cluster="a"}' }), /selector/);
+  assert.throws(
+    () => renderRules(template, { ...params, exporterSelector: '' }),
+    /exporterSelector/,
+  );
   assert.throws(
     () => renderRules(template, { ...params, runbookURLPattern: 'https://x' }),
     /runbookURLPattern/,

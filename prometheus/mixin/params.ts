@@ -7,6 +7,11 @@ import { REPLICA_LABELS } from '../../dashboard/lib/replicas.js';
 export interface Params {
   /** PromQL matchers of acktrail's series, e.g. `cluster="eu-1"`; empty: every series. */
   selector: string;
+  /**
+   * PromQL matchers of acktrail's scrape targets, for `up` (AcktrailExporterDown, ExporterAbsent),
+   * joined with `selector`: `up{cluster="eu-1"}` alone is every target of that cluster.
+   */
+  exporterSelector: string;
   /** Labels every alert keeps: two clusters (jobs, namespaces) with one queue name stay two. */
   groupLabels: string[];
   /** Labels that differ between replicas of one exporter, aggregated away with max. */
@@ -121,6 +126,7 @@ export function fillThresholds(text: string, t: Thresholds, json = false): strin
 
 export const DEFAULTS: Params = {
   selector: '',
+  exporterSelector: 'job="acktrail"',
   groupLabels: ['cluster', 'namespace', 'job'],
   replicaLabels: REPLICA_LABELS,
   runbookURLPattern: 'https://github.com/acktrail/acktrail/blob/main/docs/runbooks/%s.md',
@@ -140,6 +146,10 @@ export function checkParams(p: Params): void {
       if (!LABEL.test(l)) throw new Error(`${name}: ${JSON.stringify(l)} is not a label name`);
   if (/[{}]/.test(p.selector))
     throw new Error('selector: matchers only, without braces (cluster="eu-1", job=~"acktrail.*")');
+  if (/[{}]/.test(p.exporterSelector) || !p.exporterSelector.trim())
+    throw new Error(
+      'exporterSelector: matchers of the exporter\'s targets, without braces (job="acktrail")',
+    );
   if (!p.runbookURLPattern.includes('%s'))
     throw new Error("runbookURLPattern: needs %s where the runbook's slug goes");
   if (p.alertNamePrefix && !/^[A-Z][A-Za-z0-9]*$/.test(p.alertNamePrefix))
@@ -166,7 +176,10 @@ export function renderRules(template: string, p: Params): string {
       .replaceAll('${replicaLabels}', p.replicaLabels.join(', '))
       .replaceAll('${sel}', selector ? `{${selector}}` : '')
       .replaceAll('${matchers}', selector ? `${selector}, ` : '')
-      .replaceAll('${exporterSel}', selector || 'job="acktrail"');
+      .replaceAll(
+        '${exporterSel}',
+        [selector, p.exporterSelector.trim()].filter(Boolean).join(', '),
+      );
   const doc = parse(fillThresholds(template, p.thresholds)) as {
     groups: { name: string; rules: Rule[] }[];
   };
