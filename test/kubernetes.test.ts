@@ -51,6 +51,8 @@ test('the exporter: probes, Service and NetworkPolicy name its ports; its variab
     assert.ok(ports[probe.httpGet.port], `probe port ${probe.httpGet.port}`);
   assert.equal(c.readinessProbe.httpGet.path, '/readyz');
   assert.equal(c.livenessProbe.httpGet.path, '/healthz');
+  // Not readiness: a pod whose store is away would be restarted for it, every failureThreshold.
+  assert.equal(c.startupProbe?.httpGet.path, '/healthz');
   const env = Object.fromEntries(c.env.map((e) => [e.name, e.value]));
   assert.equal(Number(env.ACKTRAIL_PORT), ports.api);
   assert.equal(Number(env.ACKTRAIL_METRICS_PORT), ports.metrics);
