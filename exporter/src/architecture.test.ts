@@ -12,6 +12,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import type { Pool } from 'pg';
+import type { JourneyStore, ReplicaReads, StepReads, StepStore } from './journeys/store/index.js';
 
 const SRC = dirname(fileURLToPath(import.meta.url));
 const IMPORT = /^\s*(?:import|export)\b[^'";]*?\bfrom\s+'([^']+)'/gm;
@@ -229,3 +231,16 @@ test('the receiver only receives: span reading is reached through journeys/spans
     );
   assert.deepEqual(left, [], 'span reading lives in journeys/spans/');
 });
+
+// No pool of pg's leaves journeys/store/: what its door exports has no public member that is one (the
+// other tables' users get `database`: statements and checkouts only). The types check it: a
+// public pool member makes `npm run typecheck` (which CI runs) fail on this line.
+type PoolMembers<T> = { [K in keyof T]-?: T[K] extends Pool ? K : never }[keyof T];
+type NoPool<T> = [PoolMembers<T>] extends [never] ? true : false;
+export const doorHasNoPool: [
+  NoPool<JourneyStore>,
+  NoPool<JourneyStore['database']>,
+  NoPool<StepStore>,
+  NoPool<StepReads>,
+  NoPool<ReplicaReads>,
+] = [true, true, true, true, true];

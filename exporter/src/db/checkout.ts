@@ -8,6 +8,12 @@
 import type pg from 'pg';
 import { beginOf } from './session.js';
 
+/**
+ * A database as its users see it: statements, and connections checked out here. A pool is one;
+ * the journey store hands out nothing wider (its tables' other users, dead-letter parking).
+ */
+export type Database = Pick<pg.Pool, 'query' | 'connect'>;
+
 /** What `fn` may do besides using the connection: close it on release instead of reusing it. */
 export type Discard = (err: Error) => void;
 
@@ -17,7 +23,7 @@ export type Discard = (err: Error) => void;
  * `healthy(err)` says the error `fn` threw left it fit for reuse (a value the server refused).
  */
 export async function withClient<T>(
-  pool: pg.Pool,
+  pool: Database,
   fn: (client: pg.PoolClient, discard: Discard) => Promise<T>,
   healthy: (err: unknown) => boolean = () => false,
 ): Promise<T> {
@@ -45,7 +51,7 @@ export async function withClient<T>(
  * be sent leaves it in an unknown state.
  */
 export async function withTransaction<T>(
-  pool: pg.Pool,
+  pool: Database,
   fn: (client: pg.PoolClient) => Promise<T>,
   prelude = '',
 ): Promise<T> {

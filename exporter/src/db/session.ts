@@ -53,5 +53,5 @@ export class SessionPool extends pg.Pool {
 }
 
 /** The statement that opens a transaction on a connection of `pool` (plain pools: BEGIN). */
-export const beginOf = (pool: pg.Pool): string =>
+export const beginOf = (pool: object): string =>
   pool instanceof SessionPool ? pool.begin : 'BEGIN';

@@ -43,7 +43,11 @@ export class Parking implements Part {
     const s = config.deadLetters;
     const key = config.deadLetterKey!;
     this.metrics = new DeadLetterMetrics(registry);
-    this.store = new DeadLetterStore(journeys.pool, s.retentionDays, journeys.primaryReads);
+    this.store = new DeadLetterStore(
+      journeys.database.writes,
+      s.retentionDays,
+      journeys.database.primaryReads,
+    );
     const discover = (vhost: string) => topology?.current.deadLetterQueues(vhost) ?? [];
     this.broker = new DeadLetterBroker(s, key, this.store, this.metrics, discover, reports, log);
     const keys = [key, ...config.deadLetterOldKeys];
@@ -58,12 +62,12 @@ export class Parking implements Part {
       log,
     );
     this.jobs = new BulkReplays(
-      journeys.pool,
+      journeys.database.writes,
       this.replayer,
       this.store,
       s.replay,
       log,
-      journeys.primaryReads,
+      journeys.database.primaryReads,
     );
     this.keepContentHours = s.replay.keepContentHours;
   }

@@ -4,7 +4,7 @@
 // any replica reaches it. A job whose replica went away (no progress for STALE_SECONDS) is
 // marked interrupted. Each job replays at the configured rate and stops by itself when too many
 // of its replays come back dead-lettered (the cause was not fixed).
-import { withTransaction } from '../../db/checkout.js';
+import { withTransaction, type Database } from '../../db/checkout.js';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
@@ -39,13 +39,13 @@ export class BulkReplays {
   /** The jobs this exporter runs, each with its loop. */
   private readonly running = new Map<Progress, Promise<void>>();
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: Database,
     private readonly replayer: Replayer,
     private readonly store: DeadLetterStore,
     private readonly settings: ValidatedConfig['deadLetters']['replay'],
     private readonly log: Logger,
     /** The API's reads (a job, the list): the primary's read pool, apart from the writes. */
-    private readonly reads: pg.Pool = pool,
+    private readonly reads: Database = pool,
   ) {}
 
   /**

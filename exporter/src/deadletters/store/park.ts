@@ -2,7 +2,7 @@
 // their queues inserted in one INSERT from json_to_recordset, a redelivered copy of a message
 // parked before (same queue and content fingerprint) skipped. A row the store refused for its
 // content is parked again set aside (setAside): never a reason for the batch to fail for ever.
-import type pg from 'pg';
+import type { Database } from '../../db/checkout.js';
 import type { Death, ReplayTarget } from '../model/message.js';
 
 export interface ParkRow {
@@ -60,7 +60,7 @@ function setAside(r: ParkRow, error: string): ParkRow {
  * before, is not: same queue and content fingerprint).
  */
 export async function parkRows(
-  pool: pg.Pool,
+  pool: Database,
   retentionDays: number,
   rows: ParkRow[],
 ): Promise<boolean[]> {

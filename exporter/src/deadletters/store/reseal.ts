@@ -2,7 +2,7 @@
 // the old ones in ACKTRAIL_DEAD_LETTER_KEYS), seals every stored dead letter again under the
 // current key, in keyset pages, each row changed only if nobody changed it meanwhile. Afterwards
 // the old keys can go. Rows sealed with a key that is not given are counted, never changed.
-import type pg from 'pg';
+import type { Database } from '../../db/checkout.js';
 import { keyId, seal, unseal } from '../model/seal.js';
 
 const PAGE = 500;
@@ -16,7 +16,7 @@ export interface ResealProgress {
 }
 
 export async function reseal(
-  pool: pg.Pool,
+  pool: Database,
   current: Buffer,
   old: Buffer[],
   onProgress: (p: ResealProgress) => void,

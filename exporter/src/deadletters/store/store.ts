@@ -1,7 +1,7 @@
 // SQL of the dead-letter store (migrations/003_dead_letters.sql): parking, triage, the state
 // changes of replay and discard, and the audit log. Every statement is parameterised; every list
 // is bounded.
-import type pg from 'pg';
+import type { Database } from '../../db/checkout.js';
 import type { ParkedMessage } from '../../journeys/service.js';
 import { parkRows, type ParkRow } from './park.js';
 import {
@@ -19,10 +19,10 @@ export { STATES, type AuditEntry, type DeadLetter, type Group, type State } from
 
 export class DeadLetterStore {
   constructor(
-    private readonly pool: pg.Pool,
+    private readonly pool: Database,
     private readonly retentionDays: number,
     /** The API's reads (lists, groups, one message, the audit log): the primary's read pool. */
-    private readonly reads: pg.Pool = pool,
+    private readonly reads: Database = pool,
   ) {}
 
   /** Parks messages (park.ts); resolves once they are committed, with whether each was new. */

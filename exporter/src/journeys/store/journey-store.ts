@@ -10,6 +10,7 @@ import { backoffMs, sleep } from '../../backoff.js';
 import type { Health, PartStatus } from '../../runtime/health.js';
 import type { Part } from '../../runtime/parts.js';
 import type { Logger } from '../../log.js';
+import type { Database } from '../../db/checkout.js';
 import { migrateStore } from './migrate.js';
 import { openPools, type PoolOptions, type StorePools } from './pools.js';
 import { StepReads } from './step-reads.js';
@@ -33,13 +34,17 @@ export interface JourneyStoreOptions extends PoolOptions {
 
 export class JourneyStore implements Part {
   readonly name = PART;
-  readonly pool: pg.Pool;
+  private readonly pool: pg.Pool;
   readonly steps: StepStore;
   /** The read paths (API, Celery workflows, queue heads): the replica when there is one. */
   readonly reads: ReplicaReads;
   readonly queries: StepReads;
-  /** The API's reads on the primary, the dead letters' too (pools.ts). */
-  readonly primaryReads: pg.Pool;
+  /**
+   * The store's database for the other tables it holds (dead-letter parking's): its writes, and
+   * its reads on the primary (pools.ts). No pool leaves the store, only this door.
+   */
+  readonly database: { writes: Database; primaryReads: Database };
+  private readonly primaryReads: pg.Pool;
   private readonly pools: StorePools;
   private migrated = false;
   private readonly stopping = new AbortController();
@@ -58,6 +63,7 @@ export class JourneyStore implements Part {
     });
     this.pool = this.pools.writes;
     this.primaryReads = this.pools.primaryReads;
+    this.database = { writes: this.pool, primaryReads: this.primaryReads };
     this.steps = new StepStore(
       this.pool,
       opts.maxPendingSteps,
