@@ -38,7 +38,7 @@ export interface RefreshOptions {
   timeoutSeconds: number;
 }
 
-/** One answer with when it was read and the version of the topology built from it. */
+/** The current topology's answer, with that topology's version and when it was read. */
 export interface Reading {
   answer: BrokerAnswer;
   version: number;
@@ -60,7 +60,8 @@ const refused = (err: unknown) => {
 export class TopologyRefresh implements Part, TopologySource {
   readonly name = PART;
   private topology = Topology.EMPTY;
-  private reading: Reading | null = null;
+  /** The answer the current topology was built from. */
+  private lastAnswer: BrokerAnswer | null = null;
   private failure: Error | null = null;
   private timer: NodeJS.Timeout | null = null;
   private dueAtMs = Infinity;
@@ -97,7 +98,10 @@ export class TopologyRefresh implements Part, TopologySource {
   /** The answer the current topology was built from, for its counters; throws the last failure. */
   answer(): Reading | null {
     if (this.failure) throw this.failure;
-    return this.reading;
+    const { version, readAtMs } = this.topology;
+    return this.lastAnswer && readAtMs !== null
+      ? { answer: this.lastAnswer, version, readAtMs }
+      : null;
   }
 
   start(): void {
@@ -178,7 +182,7 @@ export class TopologyRefresh implements Part, TopologySource {
       const answer = await this.read(AbortSignal.timeout(this.timeoutMs));
       const version = this.topology.version + 1;
       this.topology = buildTopology(answer, this.options.roles, version, started);
-      this.reading = { answer, version, readAtMs: started };
+      this.lastAnswer = answer;
       this.failure = null;
       this.reports.up(PART);
     } catch (err) {

@@ -145,9 +145,6 @@ export interface TopologySource {
   readonly current: Topology;
 }
 
-/** A source that always gives the same snapshot: tests, and tools that read an answer once. */
-export const fixedTopology = (current: Topology): TopologySource => ({ current });
-
 /** The snapshot of one answer: a pure function of it, the overrides and the version. */
 export function buildTopology(
   answer: BrokerAnswer,

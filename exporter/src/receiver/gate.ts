@@ -121,10 +121,10 @@ export class Gate implements IngestGate {
     readonly limits: IngestLimits,
     readonly budget: ByteBudget,
     readonly decoder: BodyDecoder,
-    private readonly body: { ingestToken: string | null; retentionDays: number },
+    private readonly settings: { ingestToken: string | null; retentionDays: number },
     private readonly side: GateSide,
   ) {
-    this.expected = tokenDigest(body.ingestToken);
+    this.expected = tokenDigest(settings.ingestToken);
   }
 
   admit(authorization: string | undefined): Admission {
@@ -150,7 +150,7 @@ export class Gate implements IngestGate {
       format,
       bytes,
       maxSpansPerRequest,
-      this.body.retentionDays,
+      this.settings.retentionDays,
     );
     if ('undecodable' in converted)
       return this.unreadable(converted.undecodable, converted.tooLarge);

@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { QueueBoard } from './board.js';
-import { Topology, fixedTopology } from '../../broker/topology.js';
+import { Topology } from '../../broker/topology.js';
+
+/** No queue known: the board's depths and statuses are what these tests read. */
+const noTopology = { current: Topology.EMPTY };
 import { queueKey } from '../../broker/queue.js';
 import { QueueStatuses } from './queue-status.js';
 
@@ -13,7 +16,7 @@ const line = (status: string, v: number) =>
   `acktrail_queue_status{vhost="/",queue="jobs",role="work",status="${status}"} ${v}`;
 
 test('each scrape is an observation: STOP without waiting for a stats refresh', async () => {
-  const board = new QueueBoard(fixedTopology(Topology.EMPTY));
+  const board = new QueueBoard(noTopology);
   const statuses = new QueueStatuses(240_000, board);
   // Listed by a refresh before the broker had statistics for it: no counts yet.
   statuses.refresh([{ vhost: '/', queue: 'jobs', counted: null }], null, 0);
@@ -38,7 +41,7 @@ test('each scrape is an observation: STOP without waiting for a stats refresh', 
 });
 
 test('no counters anywhere: unknown, whatever the scrapes show', async () => {
-  const statuses = new QueueStatuses(240_000, new QueueBoard(fixedTopology(Topology.EMPTY)));
+  const statuses = new QueueStatuses(240_000, new QueueBoard(noTopology));
   statuses.refresh([{ vhost: '/', queue: 'jobs', counted: null }], 'no counters', 0);
   statuses.observe(depth(3, 0), 15_000);
   assert.ok((await text(statuses)).includes(line('unknown', 1)));
@@ -46,7 +49,7 @@ test('no counters anywhere: unknown, whatever the scrapes show', async () => {
 });
 
 test('the queues that could be stalling, for a read of their ack counts alone', () => {
-  const statuses = new QueueStatuses(240_000, new QueueBoard(fixedTopology(Topology.EMPTY)));
+  const statuses = new QueueStatuses(240_000, new QueueBoard(noTopology));
   const work = ['idle', 'busy', 'held', 'gone'].map((queue) => ({
     vhost: '/',
     queue,
@@ -79,7 +82,7 @@ test('the queues that could be stalling, for a read of their ack counts alone', 
 });
 
 test('ack counts read alone between refreshes: STALL without a second refresh', async () => {
-  const statuses = new QueueStatuses(240_000, new QueueBoard(fixedTopology(Topology.EMPTY)));
+  const statuses = new QueueStatuses(240_000, new QueueBoard(noTopology));
   statuses.refresh([{ vhost: '/', queue: 'jobs', counted: null }], null, 0, true);
   const key = queueKey('/', 'jobs');
   for (let s = 15; s <= 255; s += 15) {
