@@ -37,6 +37,11 @@ export const ATTR = {
   providerKey: 'acktrail.provider.idempotency_key',
   /** PROVIDER_OUTCOMES */
   providerOutcome: 'acktrail.provider.outcome',
+  /**
+   * false on a span the app's trace sampler dropped and acktrail's recording sampler kept for the
+   * journey (@acktrail/instrument's journeySampler): the app's trace backend never saw it.
+   */
+  traceSampled: 'acktrail.trace.sampled',
 } as const;
 
 /** OpenTelemetry semantic-convention names, current (what acktrail writes). */

@@ -6,6 +6,14 @@ export {
   trackReturns,
   type AmqpConventions,
 } from './amqplib.js';
+export { withJourneys, type JourneyOptions, type SdkConfiguration } from './journeys.js';
+export {
+  JourneySpanProcessor,
+  isJourneySpan,
+  journeySampler,
+  samplerFromEnv,
+  type JourneyProcessorOptions,
+} from './sampling.js';
 export { EventBaggageSpanProcessor, withEventBaggage } from './baggage.js';
 export {
   continueFromOutbox,

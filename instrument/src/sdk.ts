@@ -6,8 +6,12 @@
 // (no sdk-node, so none of the metrics, logs, gRPC or Zipkin exporters that sdk-node pulls in):
 // OTLP/HTTP protobuf export, W3C trace context and baggage, the standard OTEL_* variables
 // (OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_ENDPOINT, _HEADERS, OTEL_LOG_LEVEL, ...).
+// Its sampler is OTEL_TRACES_SAMPLER's (sampling.ts), for every span but the journey's: those are
+// recorded and sent to acktrail whatever the sampler decides (journeySampler, JourneySpanProcessor).
 // When the app already registered a tracer provider (its own NodeSDK, say), acktrail starts
-// none: its instrumentations go to that provider, whose processors and exporters are the app's.
+// none: its instrumentations go to that provider, whose sampler, processors and exporters are the
+// app's and fixed when it was built. For journeys independent of that sampler the app builds its
+// SDK with withJourneys(config) (journeys.ts); startTracing warns once where it did not.
 import {
   context,
   diag,
@@ -35,9 +39,15 @@ import {
   resourceFromAttributes,
   serviceNameEnvDetector,
 } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { amqplibInstrumentation, type AmqpConventions } from './amqplib.js';
 import { EventBaggageSpanProcessor, eventIdFromBaggage } from './baggage.js';
+import {
+  JourneySpanProcessor,
+  journeysConfigured,
+  journeySampler,
+  samplerFromEnv,
+} from './sampling.js';
 
 export interface TracingOptions {
   /** service.name when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES sets one. */
@@ -113,6 +123,13 @@ function joinExisting(options: TracingOptions): Tracing {
     getDelegate?: () => { forceFlush?: () => Promise<void> };
   };
   registerContext();
+  if (!journeysConfigured())
+    process.emitWarning(
+      "acktrail's instrumentations joined the app's tracer provider: messages whose traces its " +
+        'sampler drops have no journey. Build the SDK with withJourneys(config) from ' +
+        '@acktrail/instrument (docs/adopting.md, "Sampling").',
+      { code: 'ACKTRAIL_SAMPLED_JOURNEYS' },
+    );
   // The app's provider may lack acktrail's baggage processor: the hooks tag http and pg spans.
   const disable = registerInstrumentations({ instrumentations: build(options, true) });
   return {
@@ -136,11 +153,11 @@ export function startTracing(options: TracingOptions = {}): Tracing {
     new OTLPTraceExporter(
       options.endpoint ? { url: `${options.endpoint.replace(/\/$/, '')}/v1/traces` } : {},
     );
-  const batch = new BatchSpanProcessor({
+  // Every journey span to acktrail, sampled or not; the app's sampler decides the rest.
+  const journeys = new JourneySpanProcessor({
     exporter,
+    sampled: true,
     scheduledDelayMillis: options.exportIntervalMs ?? 1000,
-    maxExportBatchSize: 1024,
-    maxQueueSize: 16_384,
   });
   const fallback = resourceFromAttributes(
     options.serviceName ? { 'service.name': options.serviceName } : {},
@@ -152,8 +169,13 @@ export function startTracing(options: TracingOptions = {}): Tracing {
       .merge(
         detectResources({ detectors: [resourceAttributesEnvDetector, serviceNameEnvDetector] }),
       ),
+    sampler: journeySampler(
+      samplerFromEnv((message) => {
+        diag.warn(message);
+      }),
+    ),
     // Every span started in an event's baggage carries its id, the app's own spans too.
-    spanProcessors: [new EventBaggageSpanProcessor(), batch],
+    spanProcessors: [new EventBaggageSpanProcessor(), journeys],
   });
   // Registration fails when the app registered a provider first: acktrail then joins that one.
   if (!trace.setGlobalTracerProvider(provider)) {

@@ -34,6 +34,7 @@ const KEPT: [string, readonly string[]][] = [
   ATTR.providerName,
   ATTR.providerKey,
   ATTR.providerOutcome,
+  ATTR.traceSampled,
   SEMCONV.system,
   SEMCONV.operationType,
   SEMCONV.operationName,
