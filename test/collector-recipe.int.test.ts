@@ -1,7 +1,8 @@
-// docs/adopting.md's OpenTelemetry Collector recipe, parsed: every pipeline names components that
-// are defined, every span still reaches the trace store, only messaging and acktrail spans reach
-// acktrail, over OTLP/gRPC with the ingest token; and those exporter settings (its headers, its
-// port) are taken by a real acktrail receiver.
+// The OpenTelemetry Collector recipe (deploy/otel-collector/config.yaml, shown in docs/adopting.md),
+// parsed: every pipeline names components that are defined, every span reaches the trace store's
+// pipeline (which samples), only messaging and acktrail spans reach acktrail, unsampled, over
+// OTLP/gRPC with the ingest token; and those exporter settings (its headers, its port) are taken
+// by a real acktrail receiver. No otelcol binary is installable here: the shape is what is checked.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -27,13 +28,10 @@ interface Recipe {
 
 const TOKEN = 'collector-recipe-token-0123456789';
 
-function recipe(): Recipe {
-  const doc = readFileSync(join(REPO_ROOT, 'docs/adopting.md'), 'utf8');
-  const section = doc.slice(doc.indexOf('### Through an OpenTelemetry Collector'));
-  const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
-  assert.ok(block, 'the recipe is a yaml block under its heading');
-  return parse(block) as Recipe;
-}
+const FILE = join(REPO_ROOT, 'deploy/otel-collector/config.yaml');
+const recipe = (): Recipe => parse(readFileSync(FILE, 'utf8')) as Recipe;
+/** Processors that sample: the trace store's pipeline may have one, acktrail's never. */
+const SAMPLERS = /^(probabilistic_sampler|tail_sampling)(\/|$)/;
 
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 before(async () => {
@@ -44,6 +42,14 @@ before(async () => {
 });
 after(async () => {
   await exporter.close();
+});
+
+test('docs/adopting.md shows the recipe as the file has it', () => {
+  const doc = readFileSync(join(REPO_ROOT, 'docs/adopting.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('### Through an OpenTelemetry Collector'));
+  const block = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.ok(block, 'the recipe is a yaml block under its heading');
+  assert.deepEqual(parse(block), recipe());
 });
 
 test('the recipe: defined components, every span to the trace store, messaging spans to acktrail', () => {
@@ -61,6 +67,10 @@ test('the recipe: defined components, every span to the trace store, messaging s
   assert.deepEqual(acktrail!.exporters, ['otlp/acktrail'], 'acktrail gets its own pipeline');
   const filters = (acktrail!.processors ?? []).filter((p) => p.startsWith('filter'));
   assert.equal(filters.length, 1, 'one filter in front of acktrail');
+  assert.ok(
+    !(acktrail!.processors ?? []).some((p) => SAMPLERS.test(p)),
+    "acktrail's pipeline samples nothing: its journeys and counts stay whole",
+  );
   const dropped = r.processors[filters[0]!]!.traces!.span;
   // A span is dropped only when it is neither a messaging span nor one of acktrail's.
   assert.deepEqual(dropped, [
@@ -71,6 +81,11 @@ test('the recipe: defined components, every span to the trace store, messaging s
   assert.ok(store.length > 0);
   for (const p of store)
     assert.ok(!(p.processors ?? []).some((x) => x.startsWith('filter')), 'nothing filtered');
+  // The sampling is the trace store's, after the receivers: the services export every span.
+  assert.ok(
+    store.some((p) => (p.processors ?? []).some((x) => SAMPLERS.test(x))),
+    "the trace store's pipeline samples",
+  );
 });
 
 test("the recipe's acktrail exporter settings are what a real acktrail receiver takes", async () => {
