@@ -123,6 +123,7 @@ const RECORDS_ID: Record<ShapeName, boolean> = {
   'dotnet-client': true,
   'python-pika': true,
   'python-aio-pika': true,
+  'ruby-bunny': false,
 };
 
 /** The kinds each shape's journeys must read, by what the message went through. */

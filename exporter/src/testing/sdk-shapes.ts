@@ -45,6 +45,11 @@ export interface SdkShape {
   creation: 'parent' | 'link' | 'parent+link';
   /** A settle span of its own, a child of the consumer span; null: none is written. */
   settleSpan(m: Message, settle: Settle): ShapeSpan | null;
+  /**
+   * A receive span that starts a trace of its own and is the consumer span's parent (the consumer
+   * span then links the creation context: `creation` is 'link').
+   */
+  receive?(m: Message): ShapeSpan;
 }
 
 const NET = { 'network.peer.address': '127.0.0.1', 'network.peer.port': 5672 };
@@ -377,6 +382,58 @@ const aioPika: SdkShape = {
   settleSpan: () => null,
 };
 
+/**
+ * opentelemetry-ruby-contrib instrumentation/bunny 0.25.0 (tracer OpenTelemetry::Instrumentation::Bunny):
+ * patch_helpers.rb (basic_attributes, old semantic-convention names; destination_name joins the
+ * exchange and the routing key with "."; with_process_span: the process span has no attributes,
+ * its parent is the receive span, its link the producer's context from the headers;
+ * trace_enrich_receive_span renames the receive span and sets the delivery's destination),
+ * patches/reader_loop.rb (the receive span: a root span per frame read), patches/channel.rb
+ * (basic_publish, handle_frameset), patches/consumer.rb (the process span ends when the block
+ * returns; no ack is recorded).
+ */
+const bunny: SdkShape = {
+  profile: 'ruby-bunny',
+  scope: { name: 'OpenTelemetry::Instrumentation::Bunny', version: '0.25.0' },
+  source: 'opentelemetry-ruby-contrib instrumentation/bunny 0.25.0 patch_helpers.rb, patches/',
+  creation: 'link',
+  publish: (m) => ({
+    name: `${m.exchange}.${m.routingKey} publish`,
+    kind: KIND.producer,
+    attributes: {
+      'messaging.system': 'rabbitmq',
+      'messaging.destination': m.exchange,
+      'messaging.destination_kind': m.exchange === '' ? 'queue' : 'topic',
+      'messaging.protocol': 'AMQP',
+      'messaging.protocol_version': '0.9.1',
+      'net.peer.name': '127.0.0.1',
+      'net.peer.port': 5672,
+      'messaging.rabbitmq.routing_key': m.routingKey,
+    },
+  }),
+  receive: (m) => ({
+    name: `${m.exchange}.${m.routingKey} receive`,
+    kind: KIND.consumer,
+    attributes: {
+      'messaging.system': 'rabbitmq',
+      'messaging.destination': m.exchange,
+      'messaging.destination_kind': m.exchange === '' ? 'queue' : 'topic',
+      'messaging.protocol': 'AMQP',
+      'messaging.protocol_version': '0.9.1',
+      'net.peer.name': '127.0.0.1',
+      'net.peer.port': 5672,
+      'messaging.rabbitmq.routing_key': m.routingKey,
+      'messaging.operation': 'receive',
+    },
+  }),
+  deliver: (m) => ({
+    name: `${m.exchange}.${m.routingKey} process`,
+    kind: KIND.consumer,
+    attributes: {},
+  }),
+  settleSpan: () => null,
+};
+
 /** Every shape, by the name tests use for it. */
 export const SHAPES = {
   'node-amqplib': amqplib,
@@ -386,6 +443,7 @@ export const SHAPES = {
   'dotnet-client': dotnet,
   'python-pika': pika,
   'python-aio-pika': aioPika,
+  'ruby-bunny': bunny,
 } as const satisfies Record<string, SdkShape>;
 export type ShapeName = keyof typeof SHAPES;
 
@@ -432,14 +490,30 @@ export function shapeSpans(
   settles.forEach((settle, i) => {
     const at = t0 + 100 * (i + 1);
     const consumerId = id16();
+    // A receive span of its own (Bunny's) starts a trace that the consumer span continues.
+    const receiveId = shape.receive ? id16() : '';
+    const consumerTrace = shape.receive
+      ? (i + 1).toString(16).padStart(2, '0').repeat(16)
+      : traceId;
+    if (shape.receive)
+      out.push({
+        span: shape.receive({ ...m, deliveryTag: m.deliveryTag + i }),
+        scope: shape.scope,
+        traceId: consumerTrace,
+        spanId: receiveId,
+        parentSpanId: '',
+        links: [],
+        startMs: at - 1,
+        endMs: at,
+      });
     // With a link, the v1.43 consumer span may start a trace of its own (.NET without
     // UsePublisherAsParent); the shapes here keep the defaults: parent and link.
     out.push({
       span: shape.deliver({ ...m, deliveryTag: m.deliveryTag + i }, settle),
       scope: shape.scope,
-      traceId,
+      traceId: consumerTrace,
       spanId: consumerId,
-      parentSpanId: shape.creation === 'link' ? '' : publishId,
+      parentSpanId: shape.receive ? receiveId : shape.creation === 'link' ? '' : publishId,
       links: shape.creation === 'parent' ? [] : [{ traceId, spanId: publishId }],
       startMs: at,
       endMs: at + 20,
@@ -449,7 +523,7 @@ export function shapeSpans(
       out.push({
         span: settleSpan,
         scope: shape.scope,
-        traceId,
+        traceId: consumerTrace,
         spanId: id16(),
         parentSpanId: consumerId,
         links: [],

@@ -15,6 +15,7 @@ export const PROFILE_IDS = [
   'dotnet-client',
   'python-pika',
   'python-aio-pika',
+  'ruby-bunny',
   'unknown',
 ] as const;
 export type ProfileId = (typeof PROFILE_IDS)[number];
@@ -135,6 +136,20 @@ export const PROFILES: Record<ProfileId, Profile> = {
       queue: `the instrumentation records the exchange (or the routing key on the default exchange), not the queue: in the callback, trace.get_current_span().set_attribute("${ATTR.queue}", queue.name)`,
       delivery_attempt: `in the callback: trace.get_current_span().set_attribute("${REDELIVERED}", message.redelivered)`,
       settle: `the span ends when the callback returns and records no ack: trace.get_current_span().set_attribute("${SETTLE_ATTR}", "ack") before await message.ack()`,
+    },
+  },
+  'ruby-bunny': {
+    id: 'ruby-bunny',
+    sdk: 'OpenTelemetry Bunny instrumentation (Ruby)',
+    source:
+      'opentelemetry-ruby-contrib instrumentation/bunny 0.25.0 (patch_helpers.rb, patches/channel.rb, patches/consumer.rb, patches/reader_loop.rb)',
+    settle: 'none',
+    fix: {
+      event_id:
+        "the instrumentation records no message id: in the subscribe block, OpenTelemetry::Trace.current_span.set_attribute('acktrail.event_id', properties.message_id); without it the journey is found by the publish's trace id",
+      queue: `the process span carries no attributes: in the subscribe block, OpenTelemetry::Trace.current_span.set_attribute('${ATTR.queue}', queue.name)`,
+      delivery_attempt: `in the subscribe block: OpenTelemetry::Trace.current_span.set_attribute('${REDELIVERED}', delivery_info.redelivered?)`,
+      settle: `the process span ends when the block returns and records no ack: OpenTelemetry::Trace.current_span.set_attribute('${SETTLE_ATTR}', 'ack') before channel.ack(delivery_info.delivery_tag)`,
     },
   },
   unknown: {

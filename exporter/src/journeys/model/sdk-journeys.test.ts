@@ -97,6 +97,8 @@ function journeyOf(
   }));
   const steps = spans.flatMap((s) => {
     const n = normalise(s, { fromUs: 0, toUs: Number.MAX_SAFE_INTEGER }, queues);
+    // A receive span of its own (Bunny's) is no step: its child, the process span, is.
+    if (n.kind === 'ignored' && shape.receive && s.name === shape.receive(m).name) return [];
     if (n.kind !== 'steps') assert.fail(`${name}: ${s.name} is ${n.kind}`);
     return n.steps;
   });
@@ -148,7 +150,13 @@ const PARKED: BrokerEvidence = {
 /** Profiles whose spans record each settle: their journeys read as the broker did it. */
 const RECORDING: ShapeName[] = ['node-amqplib', 'java-agent', 'java-agent-stable'];
 /** Profiles whose spans record no settle. */
-const SILENT: ShapeName[] = ['spring-amqp', 'dotnet-client', 'python-pika', 'python-aio-pika'];
+const SILENT: ShapeName[] = [
+  'spring-amqp',
+  'dotnet-client',
+  'python-pika',
+  'python-aio-pika',
+  'ruby-bunny',
+];
 
 describe('every shape: a journey, keyed so that one lookup finds all its spans', () => {
   for (const name of Object.keys(SHAPES) as ShapeName[])

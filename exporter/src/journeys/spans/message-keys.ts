@@ -33,6 +33,17 @@ export function messageKeyOf(span: ReceivedSpan, stage: Stage): string | null {
 }
 
 /**
+ * Every message a delivery names by a link: a batch receive links each message's creation context
+ * (the messaging conventions' shape for a span that stands for many messages). Empty for other
+ * stages and for a delivery with fewer than two distinct valid links (messageKeyOf reads those).
+ */
+export function batchKeysOf(span: ReceivedSpan, stage: Stage): string[] {
+  if (stage !== 'deliver' || span.links.length < 2) return [];
+  const keys = [...new Set(span.links.filter(valid).map((l) => contextKey(l.traceId, l.spanId)))];
+  return keys.length > 1 ? keys : [];
+}
+
+/**
  * The journey of a span that carries no event id: its message's key; for a settle or any other
  * step, its parent's own context (a settle span is the child of its delivery, whose key the
  * journey service follows). Null when there is none: the caller keys the span by itself.

@@ -18,7 +18,7 @@ import { STEP_ATTR, type Stage, type Step } from '../model/steps.js';
 import { stepAnomaly } from '../model/index.js';
 import type { QueueLookup } from '../../broker/topology.js';
 import { first, readSpan, type Reading } from './profiles/index.js';
-import { contextKey, journeyKeyOf, messageKeyOf } from './message-keys.js';
+import { batchKeysOf, contextKey, journeyKeyOf, messageKeyOf } from './message-keys.js';
 
 export { first };
 
@@ -65,8 +65,23 @@ export interface Window {
   toUs: number;
 }
 
-const derivedSpanId = (spanId: string) =>
-  createHash('sha256').update(`${spanId}:settle`).digest('hex').slice(0, 16);
+const derivedSpanId = (spanId: string, what = 'settle') =>
+  createHash('sha256').update(`${spanId}:${what}`).digest('hex').slice(0, 16);
+
+/**
+ * A batch delivery (one span, many linked messages) as one delivery step per message: each in its
+ * message's journey, with a span id of its own derived from the span's and the message's (a step
+ * is stored once per trace, span and time), the batch span as its parent.
+ */
+function perMessage(step: Step, keys: string[]): Step[] {
+  return keys.map((key) => ({
+    ...step,
+    eventId: key,
+    spanId: derivedSpanId(step.spanId, key),
+    parentSpanId: step.spanId,
+    attrs: { ...step.attrs, [STEP_ATTR.messageKey]: key },
+  }));
+}
 
 /** The settle step of a consumer span that records its own settle (Reading.settle: outcome). */
 function settleOf(span: ReceivedSpan, deliver: Step, r: Reading, queues: QueueLookup): Step | null {
@@ -92,8 +107,8 @@ function settleOf(span: ReceivedSpan, deliver: Step, r: Reading, queues: QueueLo
     timeUs: span.endUs,
     durationUs: 0,
     stage: 'settle',
-    spanId: derivedSpanId(span.spanId),
-    parentSpanId: span.spanId,
+    spanId: derivedSpanId(deliver.spanId),
+    parentSpanId: deliver.spanId,
     name: `${outcome === 'ack' ? 'ack' : outcome === 'reject' ? 'reject' : 'nack'}${typeof queue === 'string' ? ` ${queue}` : ''}`,
     status: outcome === 'ack' ? 'unset' : 'error',
     statusMessage: outcome === 'ack' ? null : deliver.statusMessage,
@@ -198,6 +213,11 @@ export function normalise(
     anomaly: stepAnomaly(stage, kept, queues),
     attrs: kept,
   };
-  const settle = stage === 'deliver' ? settleOf(span, step, r, queues) : null;
-  return { kind: 'steps', steps: settle ? [step, settle] : [step] };
+  const batch = givenId === null ? batchKeysOf(span, stage) : [];
+  const deliveries = batch.length > 0 ? perMessage(step, batch) : [step];
+  const steps = deliveries.flatMap((d) => {
+    const settle = stage === 'deliver' ? settleOf(span, d, r, queues) : null;
+    return settle ? [d, settle] : [d];
+  });
+  return { kind: 'steps', steps };
 }

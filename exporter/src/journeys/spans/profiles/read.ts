@@ -82,6 +82,7 @@ export function profileOf(span: ReceivedSpan): Profile {
   if (scope.startsWith('opentelemetry.instrumentation.pika')) return PROFILES['python-pika'];
   if (scope.startsWith('opentelemetry.instrumentation.aio_pika'))
     return PROFILES['python-aio-pika'];
+  if (scope === 'OpenTelemetry::Instrumentation::Bunny') return PROFILES['ruby-bunny'];
   return PROFILES.unknown;
 }
 
@@ -111,6 +112,10 @@ function stageOf(span: ReceivedSpan, profile: Profile): Stage | null {
     profile.id === 'dotnet-client' &&
     span.attributes.get(SEMCONV.operationName) === 'fetch (empty)'
   )
+    return null;
+  // Bunny's receive span (the reader loop's frame, or basic_get) starts a trace of its own and
+  // links nothing: the delivery is its child, the process span, which links the publish.
+  if (profile.id === 'ruby-bunny' && span.kind === CONSUMER && !/ process$/.test(span.name))
     return null;
   if (profile.id === 'java-agent') {
     // spring-rabbit-1.0's listener span runs inside rabbitmq-2.7's process span: one delivery.
@@ -232,6 +237,7 @@ function whereOf(span: ReceivedSpan, profile: Profile, stage: Stage): Where {
     case 'python-pika':
       // "exchange if exchange else routing_key": the exchange, or the queue on the default one.
       return { ...where, exchange: null, exchangeOrQueue: dest };
+    case 'ruby-bunny':
     case 'unknown':
       return where;
   }
