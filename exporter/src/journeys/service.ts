@@ -17,6 +17,7 @@ import {
 } from './model/index.js';
 import type { StepReads, TraceStep } from './store/index.js';
 import { ATTR } from '@acktrail/conventions';
+import { untracedVerdict, type KnownFrom } from './assemble/untraced.js';
 import { STEP_ATTR, type StoredRow } from './model/steps.js';
 
 /** What an id was found as. */
@@ -50,6 +51,12 @@ export interface ReadJourney<C> extends Journey {
   matched: { by: MatchedBy; value: string };
   /** Its messages that dead-letter parking took from a dead-letter queue, oldest first. */
   parked: ParkedSummary[];
+  /**
+   * Whether any span of it reached acktrail. False: it is known only from `knownFrom` (no trace
+   * was recorded: sampled out, or its service not instrumented), and the verdict says so.
+   */
+  traced: boolean;
+  knownFrom: KnownFrom[];
 }
 
 export type Found<C> =
@@ -189,9 +196,12 @@ export class JourneyService<C> {
     const steps = await stepsRead;
     const matched = { by, value };
     const task = await this.o.celery(root, steps);
-    if (task) return { kind: 'journey', journey: { ...task, ordering: [], matched, parked: [] } };
+    if (task)
+      return {
+        kind: 'journey',
+        journey: { ...task, ordering: [], matched, parked: [], traced: true, knownFrom: [] },
+      };
     const rows = await rowsRead;
-    if (steps.length === 0 && !rows?.outbox) return { kind: 'not_found' };
     const keys = [root, ...new Set(steps.map((s) => s.eventId))].filter(
       (k, i, a) => a.indexOf(k) === i,
     );
@@ -201,6 +211,24 @@ export class JourneyService<C> {
       nowMs: Date.now(),
       broker: { parked: parked.map(parkedRecord) },
     });
+    // No span: known from the outbox or parking alone, or not known at all.
+    if (steps.length === 0) {
+      const untraced = untracedVerdict(rows, parked.map(parkedRecord));
+      if (untraced.knownFrom.length === 0) return { kind: 'not_found' };
+      return {
+        kind: 'journey',
+        journey: {
+          ...journey,
+          verdict: untraced.verdict,
+          celery: null,
+          ordering: [],
+          matched,
+          parked: parked.map(parkedSummary),
+          traced: false,
+          knownFrom: untraced.knownFrom,
+        },
+      };
+    }
     const versioned = steps.some((s) => s.attrs[ATTR.aggregateVersion] !== undefined);
     const ordering =
       versioned && journey.aggregate
@@ -211,7 +239,15 @@ export class JourneyService<C> {
         : [];
     return {
       kind: 'journey',
-      journey: { ...journey, celery: null, ordering, matched, parked: parked.map(parkedSummary) },
+      journey: {
+        ...journey,
+        celery: null,
+        ordering,
+        matched,
+        parked: parked.map(parkedSummary),
+        traced: true,
+        knownFrom: [],
+      },
     };
   }
 }

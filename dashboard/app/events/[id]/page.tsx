@@ -5,7 +5,7 @@
 import { notFound } from 'next/navigation';
 import { getJourney, getWords } from '@/lib/api';
 import { EMBEDS } from '@/lib/grafana';
-import type { TimelineEntry } from '@/lib/types';
+import type { Journey, TimelineEntry } from '@/lib/types';
 import { DownBanner } from '@/ui/banner';
 import { CeleryTask } from '@/ui/events/CeleryTask';
 import { Attempts, Entries, Ids, Kinds } from '@/ui/events/JourneyParts';
@@ -20,6 +20,11 @@ const MATCHED: Record<string, string> = {
   trace_id: 'trace id',
   message_id: 'message id',
   message_key: 'trace context',
+};
+
+const KNOWN_FROM: Record<Journey['knownFrom'][number], string> = {
+  outbox: 'the outbox row',
+  dead_letter_parking: 'dead-letter parking',
 };
 
 /** An id that matched several journeys: each of them. */
@@ -81,6 +86,13 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         {j.verdict}
       </p>
       <Kinds kinds={j.kinds} />
+      {j.traced ? null : (
+        <p className="banner" data-testid="not-traced">
+          Not traced: no span of this message reached acktrail (its trace was sampled out, or its
+          service is not instrumented). What is shown comes from{' '}
+          {j.knownFrom.map((k) => KNOWN_FROM[k]).join(' and ')}.
+        </p>
+      )}
       {j.matched.by !== 'event_id' ? (
         <p className="muted" data-testid="matched">
           Found by its {MATCHED[j.matched.by] ?? j.matched.by} <code>{j.matched.value}</code>

@@ -111,7 +111,7 @@ test("a batch receive linking three messages is one delivery in each message's j
     spanId: 'ee'.repeat(8),
     name: 'receive orders',
     kind: 5,
-    attributes: new Map([
+    attributes: new Map<string, string | number>([
       ['messaging.system', 'rabbitmq'],
       ['messaging.operation.type', 'receive'],
       ['messaging.batch.message_count', 3],
