@@ -41,6 +41,7 @@ interface Journey {
   matched: { by: string; value: string };
   parked: { id: string; queue: string; state: string }[];
   timeline: { stage: string }[];
+  inferred: { fate: string; evidence: string; words: string }[];
 }
 interface Run {
   messages: Record<Outcome, { id: string; traceId: string }>;
@@ -184,6 +185,13 @@ describe('each SDK shape x each outcome, through RabbitMQ', () => {
       }
       const dead = await journeyOf(name, 'deadLettered');
       assert.deepEqual(dead.deadLetter, { reason: 'rejected' });
+      // Where no span records the reject, the broker's evidence decided it, marked inferred.
+      if (!SETTLES.includes(name))
+        assert.deepEqual(
+          dead.inferred.map((i) => i.fate),
+          ['dead_lettered'],
+          JSON.stringify(dead.inferred),
+        );
       assert.deepEqual(
         dead.parked.map((p) => [p.queue, p.state]),
         [[`${name}.dlq`, 'parked']],

@@ -2,6 +2,7 @@
 // gaps between them, its kinds (the journey model, ../model/: every rule in one place) and a one-line verdict
 // (verdict.ts). Steps come from several services whose clocks differ: a wait that comes out
 // negative is never shown as such; it is reported as clock skew instead.
+import { inferredSettles, type InferredSettle } from './inferred.js';
 import { ATTR } from '@acktrail/conventions';
 import {
   NO_EVIDENCE,
@@ -43,6 +44,8 @@ export interface Journey {
   timeline: TimelineEntry[];
   /** What could not be read beside the steps (a reader's missing table, the database away). */
   notes: string[];
+  /** Settles no span recorded, decided by the broker's evidence: marked inferred, with it. */
+  inferred: InferredSettle[];
 }
 
 export interface AssembleOptions extends Omit<KindOptions, 'nowMs'> {
@@ -118,5 +121,6 @@ export function assemble(
     traceIds: [...new Set(steps.map((s) => s.traceId))],
     timeline: withSettleNotes(buildTimeline(steps, rows), facts.deliveries),
     notes: rows?.notes ?? [],
+    inferred: inferredSettles(facts.deliveries),
   };
 }

@@ -30,6 +30,7 @@ export function assembleCeleryTask(
     traceIds: [],
     timeline: buildTimeline(steps, null),
     notes: [],
+    inferred: [],
     celery: task,
   };
 }

@@ -228,10 +228,20 @@ describe('rejected into the dead-letter exchange', () => {
       assert.deepEqual(journey.kinds, ['settle_not_recorded']);
       assert.equal(journey.deadLetter, null);
     });
-    test(`${name}: parking's record shows the broker dead-lettered it`, () => {
+    test(`${name}: parking's record shows the broker dead-lettered it, marked inferred`, () => {
       const { journey } = journeyOf(name, [REJECT], PARKED);
       assert.deepEqual(journey.kinds, ['dead_lettered']);
       assert.deepEqual(journey.deadLetter, { reason: 'rejected' });
+      assert.deepEqual(
+        journey.inferred.map((i) => [i.fate, i.evidence, i.words]),
+        [
+          [
+            'dead_lettered',
+            'parking',
+            `dead-lettered: x-death on the parked copy${journey.inferred[0]!.queue ? ` (from ${journey.inferred[0]!.queue})` : ''}; ${PROFILES[SHAPES[name].profile].sdk} records no settle`,
+          ],
+        ],
+      );
     });
   }
 });
@@ -254,6 +264,11 @@ describe('nacked with requeue, then acked', () => {
       assert.deepEqual(journey.kinds, ['redelivered', 'settle_not_recorded']);
       assert.match(journey.verdict, /redelivered once/);
       assert.doesNotMatch(journey.verdict, /processed once/);
+      // The first delivery's end is the broker's evidence, marked inferred; the last is unknown.
+      assert.deepEqual(
+        journey.inferred.map((i) => [i.fate, i.evidence]),
+        [['came_back', 'later_delivery']],
+      );
     });
 });
 
