@@ -20,6 +20,7 @@ interface Journey {
 interface Run {
   acked: string[];
   rejected: string[];
+  recorded: number;
   backend: { spans: number; unsampled: number };
 }
 
@@ -49,8 +50,11 @@ async function run(queue: string, ratio: string): Promise<Run> {
     join(REPO_ROOT, 'test/fixtures/sampled-client.ts'),
   );
   assert.equal(await client.exited, 0, client.stderr.join('\n'));
-  return client.lines.at(-1) as Run;
+  return client.lines.at(-1) as unknown as Run;
 }
+
+/** Per run: the spans the app's sampler dropped, which acktrail's recording sampler sent. */
+const dropped: number[] = [];
 
 const journey = (id: string, want: string) =>
   exporter.journey<Journey>(TOKEN, id, `${id}: ${want}`, (j) => j.kinds.includes(want));
@@ -75,5 +79,25 @@ for (const [ratio, queue] of [
     assert.equal(r.backend.unsampled, 0);
     const all = 2 * (ACKED + REJECTED);
     if (ratio === '0.0') assert.equal(r.backend.spans, 0);
-    else assert.ok(r.backend.spans < all, `${r.backend.spans} of ${all} spans reached the backend`);
+    // At 0.25 a quarter of the 40 traces, whole (parent-based): 0 of 40 has odds of 1e-5.
+    else
+      assert.ok(
+        r.backend.spans > 0 && r.backend.spans < all,
+        `${r.backend.spans} of ${all} spans reached the backend`,
+      );
+    dropped.push(r.recorded - r.backend.spans);
   });
+
+test('/api/coverage says the service samples, and that acktrail got the spans its sampler dropped', async () => {
+  assert.equal(dropped.length, 2, 'both runs before');
+  const res = await fetch(`${exporter.url}/api/coverage`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  const { sampling } = (await res.json()) as {
+    sampling: { service: string; recordedOnly: number; withThreshold: number; says: string }[];
+  };
+  const mine = sampling.find((s) => s.service === 'sampled-client');
+  assert.ok(mine, JSON.stringify(sampling));
+  assert.equal(mine.recordedOnly, dropped[0]! + dropped[1]!);
+  assert.match(mine.says, /recording sampler sent the \d+ span\(s\) its sampler dropped/);
+});

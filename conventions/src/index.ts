@@ -38,10 +38,10 @@ export const ATTR = {
   /** PROVIDER_OUTCOMES */
   providerOutcome: 'acktrail.provider.outcome',
   /**
-   * false on a span the app's trace sampler dropped and acktrail's recording sampler kept for the
+   * true on a span the app's trace sampler dropped and acktrail's recording sampler kept for the
    * journey (@acktrail/instrument's journeySampler): the app's trace backend never saw it.
    */
-  traceSampled: 'acktrail.trace.sampled',
+  recordedOnly: 'acktrail.trace.recorded_only',
 } as const;
 
 /** OpenTelemetry semantic-convention names, current (what acktrail writes). */

@@ -1,5 +1,5 @@
 // The recording sampler and the journey processor on a real TracerProvider: a journey span the
-// app's sampler drops reaches acktrail's exporter alone, marked acktrail.trace.sampled=false; the
+// app's sampler drops reaches acktrail's exporter alone, marked acktrail.trace.recorded_only=true; the
 // app's own processor gets exactly its sample; other spans keep the app's decision.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,7 +38,7 @@ test('sampled out: journey spans reach acktrail alone, marked; other spans nowhe
   assert.equal(backend.getFinishedSpans().length, 0);
   const got = acktrail.getFinishedSpans();
   assert.deepEqual(got.map((s) => s.name).sort(), ['publish orders', 'query', 'work']);
-  for (const s of got) assert.equal(s.attributes[ATTR.traceSampled], false);
+  for (const s of got) assert.equal(s.attributes[ATTR.recordedOnly], true);
 });
 
 test('sampled in: the app pipeline gets it unchanged; acktrail too only when asked', async () => {
@@ -52,7 +52,7 @@ test('sampled in: the app pipeline gets it unchanged; acktrail too only when ask
     assert.equal(backend.getFinishedSpans().length, 1);
     const got = acktrail.getFinishedSpans();
     assert.equal(got.length, sampled ? 1 : 0);
-    if (sampled) assert.equal(got[0]!.attributes[ATTR.traceSampled], undefined);
+    if (sampled) assert.equal(got[0]!.attributes[ATTR.recordedOnly], undefined);
     assert.equal(backend.getFinishedSpans()[0]!.spanContext().traceFlags, TraceFlags.SAMPLED);
   }
 });

@@ -7,7 +7,7 @@
 //   is recorded all the same (RECORD, not sampled: the trace flags it propagates stay the app's);
 //   every other decision is the app's.
 // - JourneySpanProcessor: exports those recorded-but-unsampled spans to acktrail alone, marked
-//   acktrail.trace.sampled=false; the app's own processors skip them, as they skip every
+//   acktrail.trace.recorded_only=true; the app's own processors skip them, as they skip every
 //   unsampled span. The sampled ones reach acktrail the app's way (or with `sampled: true`, here).
 import type { Attributes, Context, Link, SpanKind } from '@opentelemetry/api';
 import { SpanKind as Kind, TraceFlags } from '@opentelemetry/api';
@@ -107,7 +107,7 @@ const isSampled = (span: ReadableSpan) =>
 
 /**
  * A recorded-but-unsampled span as the batch processor and OTLP exporter take it: flagged sampled
- * (the processor exports nothing else) and carrying acktrail.trace.sampled=false, which is what
+ * (the processor exports nothing else) and carrying acktrail.trace.recorded_only=true, which is what
  * acktrail reads as "the app's sampler dropped this trace".
  */
 function asExported(span: ReadableSpan): ReadableSpan {
@@ -121,7 +121,7 @@ function asExported(span: ReadableSpan): ReadableSpan {
     startTime: span.startTime,
     endTime: span.endTime,
     status: span.status,
-    attributes: { ...span.attributes, [ATTR.traceSampled]: false },
+    attributes: { ...span.attributes, [ATTR.recordedOnly]: true },
     links: span.links,
     events: span.events,
     duration: span.duration,

@@ -1,7 +1,8 @@
 // /coverage: what the spans received so far let journeys read (GET /api/coverage), per service,
 // stage and instrumentation: spans, the share with an event id, and each gap with the line of code
 // that closes it in that SDK.
-// Required gaps are marked bad, optional ones (aggregate id) a warning.
+// Required gaps are marked bad, optional ones (aggregate id) a warning. Services whose spans show
+// that they sample their traces are listed with what that does to acktrail's answers.
 import { getCoverage } from '@/lib/api';
 import type { CoverageReport } from '@/lib/types';
 import { DownBanner } from '@/ui/banner';
@@ -33,7 +34,7 @@ export default async function CoveragePage() {
   const result = await getCoverage();
   if (result.kind !== 'ok')
     return <DownBanner what="The acktrail exporter" message={result.message} />;
-  const { rows, since } = result.value;
+  const { rows, since, sampling } = result.value;
   return (
     <section>
       <h1>Instrumentation coverage</h1>
@@ -73,6 +74,18 @@ export default async function CoveragePage() {
           </tbody>
         </table>
       )}
+      {sampling.length > 0 ? (
+        <>
+          <h2>Services that sample their traces</h2>
+          <ul data-testid="sampling">
+            {sampling.map((s) => (
+              <li key={s.service}>
+                <strong>{s.service}</strong>: {s.says}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
     </section>
   );
 }

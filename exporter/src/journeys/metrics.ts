@@ -17,6 +17,11 @@ import {
 import type { QueueLookup } from '../broker/topology.js';
 import type { WriteResult } from './store/index.js';
 import { Exemplars, type ExemplarIds } from '../exposition/exemplars.js';
+import { STEP_ATTR } from './model/steps.js';
+
+/** What a span-derived counter counts, said in its HELP text (docs/adopting.md, "Sampling"). */
+const FROM_SPANS =
+  " Counted from spans, each with its adjusted count where its tracestate carries a sampling threshold (ot=th); spans a service's sampler drops before they reach acktrail are not counted: /api/coverage names services that sample.";
 
 /** Why a request to /v1/traces was refused before its spans were looked at. */
 export const REFUSAL_REASONS = [
@@ -30,6 +35,10 @@ export const REFUSAL_REASONS = [
   'slow_body',
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+const REJECTED_HELP =
+  "Deliveries a consumer rejected or nacked, by queue and what the broker does with the message: requeued, dead_lettered (the queue has a dead-letter exchange), discarded (it has none: the message is gone), rejected (what the broker does with it is not known: the queue is not in the broker topology). A return past a quorum queue's delivery limit counts as dead_lettered (or discarded), as the broker dead-letters it." +
+  FROM_SPANS;
 
 const STAGE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
@@ -101,25 +110,25 @@ export class JourneyMetrics {
     });
     this.redeliveries = new Counter({
       name: 'acktrail_redeliveries_total',
-      help: 'Deliveries with the redelivered flag set, from journey steps.',
+      help: 'Deliveries with the redelivered flag set, from journey steps.' + FROM_SPANS,
       labelNames: ['queue'],
       registers,
     });
     this.deadLettered = new Counter({
       name: 'acktrail_dead_lettered_total',
-      help: 'Events dead-lettered, by the queue they left and the reason.',
+      help: 'Events dead-lettered, by the queue they left and the reason.' + FROM_SPANS,
       labelNames: ['queue', 'reason'],
       registers,
     });
     this.unroutable = new Counter({
       name: 'acktrail_unroutable_publishes_total',
-      help: 'Mandatory publishes returned by the broker as unroutable.',
+      help: 'Mandatory publishes returned by the broker as unroutable.' + FROM_SPANS,
       labelNames: ['exchange', 'routing_key'],
       registers,
     });
     this.rejected = new Counter({
       name: 'acktrail_messages_rejected_total',
-      help: "Deliveries a consumer rejected or nacked, by queue and what the broker does with the message: requeued, dead_lettered (the queue has a dead-letter exchange), discarded (it has none: the message is gone), rejected (what the broker does with it is not known: the queue is not in the broker topology). A return past a quorum queue's delivery limit counts as dead_lettered (or discarded), as the broker dead-letters it.",
+      help: REJECTED_HELP,
       labelNames: ['queue', 'fate'],
       registers,
       collect: () => {
@@ -156,18 +165,24 @@ export class JourneyMetrics {
       const seconds = step.durationUs / 1e6;
       const queue = this.queues.of(String(a[ATTR.queue] ?? 'unknown'));
       const ids = { traceId: step.traceId, eventId: step.eventId };
+      // The messages the step stands for: its adjusted count where its service samples (ot=th).
+      const adjusted = a[STEP_ATTR.adjustedCount];
+      const weight = typeof adjusted === 'number' && adjusted >= 1 ? adjusted : 1;
       switch (step.stage) {
         case 'outbox.publish':
         case 'publish':
           newPublishes.set(step.eventId, (newPublishes.get(step.eventId) ?? 0) + 1);
           publishIds.set(step.eventId, ids);
           if (a[ATTR.publishOutcome] === 'unroutable') {
-            this.unroutable.inc({
-              exchange: this.routes.of(String(a['messaging.destination.name'] ?? '')),
-              routing_key: this.routes.of(
-                String(a['messaging.rabbitmq.destination.routing_key'] ?? ''),
-              ),
-            });
+            this.unroutable.inc(
+              {
+                exchange: this.routes.of(String(a['messaging.destination.name'] ?? '')),
+                routing_key: this.routes.of(
+                  String(a['messaging.rabbitmq.destination.routing_key'] ?? ''),
+                ),
+              },
+              weight,
+            );
           } else {
             this.observeStage('publish_confirm', seconds, ids);
           }
@@ -177,8 +192,8 @@ export class JourneyMetrics {
         case 'deliver':
           this.observeStage('processing', seconds, ids);
           if (a[ATTR.redelivered] === true) {
-            this.redeliveries.inc({ queue });
-            this.exemplars.inc('acktrail_redeliveries_total', { queue }, 1, ids);
+            this.redeliveries.inc({ queue }, weight);
+            this.exemplars.inc('acktrail_redeliveries_total', { queue }, weight, ids);
           }
           if (parent && isPublish(parent.stage))
             // From the send, not the confirm: a consumer may get the message first.
@@ -192,13 +207,13 @@ export class JourneyMetrics {
             queue,
             reason: this.reasons.of(String(a[ATTR.deadLetterReason] ?? 'unknown')),
           };
-          this.deadLettered.inc(labels);
-          this.exemplars.inc('acktrail_dead_lettered_total', labels, 1, ids);
+          this.deadLettered.inc(labels, weight);
+          this.exemplars.inc('acktrail_dead_lettered_total', labels, weight, ids);
           break;
         }
         case 'settle': {
           const fate = fateOfStored(step);
-          if (fate !== null) this.rejected.inc({ queue, fate });
+          if (fate !== null) this.rejected.inc({ queue, fate }, weight);
           const startedUs = result.startedAt.get(step.eventId);
           const named = a[ATTR.queue];
           const facts = typeof named === 'string' ? this.queueFacts(named) : null;

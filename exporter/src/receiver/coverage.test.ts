@@ -28,6 +28,7 @@ function span(
     service,
     scope: { name: '@opentelemetry/instrumentation-amqplib', version: '0.71.0' },
     links: [],
+    traceState: '',
   };
 }
 
@@ -124,4 +125,22 @@ test('services past the cap fold into "other"', () => {
       ['other', 2],
     ],
   );
+});
+
+test('services that sample: a threshold in the tracestate, or spans the recording sampler sent', () => {
+  const thresholded = { ...stockPublish('e1'), traceState: 'ot=th:c' };
+  const recorded = span('billing', 'publish bills', 4, {
+    'messaging.system': 'rabbitmq',
+    'acktrail.trace.recorded_only': true,
+  });
+  const { report } = coverage([thresholded, stockPublish('e2'), recorded, stockConsume()]);
+  assert.deepEqual(
+    report.sampling.map((s) => [s.service, s.recordedOnly, s.withThreshold]),
+    [
+      ['billing', 1, 0],
+      ['shop', 0, 1],
+    ],
+  );
+  assert.match(report.sampling[1]!.says, /adjusted count/);
+  assert.match(report.sampling[0]!.says, /journeys and span-derived counts are whole/);
 });

@@ -38,9 +38,28 @@ export interface CoverageRow {
   gaps: CoverageGap[];
 }
 
+/** A service whose spans show that it samples its traces, and what that does to acktrail's answers. */
+export interface ServiceSampling {
+  service: string;
+  /** Spans its sampler dropped that @acktrail/instrument's recording sampler sent. */
+  recordedOnly: number;
+  /** Spans with a sampling threshold in their tracestate (ot=th). */
+  withThreshold: number;
+  /** In words. */
+  says: string;
+}
+
 export interface CoverageReport {
   since: string;
   rows: CoverageRow[];
+  /** The services that sample, by what their spans show. */
+  sampling: ServiceSampling[];
+}
+
+function samplingWords(recordedOnly: number, withThreshold: number): string {
+  if (recordedOnly > 0)
+    return `samples its traces; acktrail's recording sampler sent the ${recordedOnly} span(s) its sampler dropped: journeys and span-derived counts are whole`;
+  return `samples its traces (a threshold in the tracestate of ${withThreshold} span(s)): span-derived counters add each span's adjusted count, and a message whose trace it dropped has no journey (docs/adopting.md, "Sampling")`;
 }
 
 export class Coverage {
@@ -82,13 +101,25 @@ export class Coverage {
       const key = `${service}\u0000${stage}\u0000${sdk}`;
       let row = this.rows.get(key);
       if (!row) {
-        row = { service, stage, sdk, spans: 0, withEventId: 0, settles: 0, missing: new Map() };
+        row = {
+          service,
+          stage,
+          sdk,
+          spans: 0,
+          withEventId: 0,
+          settles: 0,
+          missing: new Map(),
+          recordedOnly: 0,
+          withThreshold: 0,
+        };
         this.rows.set(key, row);
       }
       row.settles += t.settles;
       if (t.spans === 0) continue; // a row only for the settles of a service's deliveries
       row.spans += t.spans;
       row.withEventId += t.withEventId;
+      row.recordedOnly += t.recordedOnly;
+      row.withThreshold += t.withThreshold;
       this.spans.inc({ service, stage }, t.spans);
       if (t.withEventId > 0) this.withEventId.inc({ service, stage }, t.withEventId);
       for (const [attribute, n] of t.missing) {
@@ -137,6 +168,24 @@ export class Coverage {
           gaps,
         };
       });
-    return { since: this.since.toISOString(), rows };
+    return { since: this.since.toISOString(), rows, sampling: this.sampling() };
+  }
+
+  private sampling(): ServiceSampling[] {
+    const by = new Map<string, { recordedOnly: number; withThreshold: number }>();
+    for (const r of this.rows.values()) {
+      if (r.recordedOnly === 0 && r.withThreshold === 0) continue;
+      const s = by.get(r.service) ?? { recordedOnly: 0, withThreshold: 0 };
+      s.recordedOnly += r.recordedOnly;
+      s.withThreshold += r.withThreshold;
+      by.set(r.service, s);
+    }
+    return [...by]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([service, s]) => ({
+        service,
+        ...s,
+        says: samplingWords(s.recordedOnly, s.withThreshold),
+      }));
   }
 }

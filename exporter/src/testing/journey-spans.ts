@@ -26,6 +26,8 @@ export interface Spec {
   scope?: SpanScope;
   links?: SpanLink[];
   traceId?: string;
+  /** W3C tracestate, e.g. 'ot=th:c' (a 25 % consistent-probability sample). */
+  traceState?: string;
 }
 
 /** The stock amqplib instrumentation's scope, as its spans carry it. */
@@ -51,6 +53,7 @@ export function span(s: Spec): ReceivedSpan {
     service: 'svc',
     scope: s.scope ?? AMQPLIB_SCOPE,
     links: s.links ?? [],
+    traceState: s.traceState ?? '',
   };
 }
 

@@ -225,3 +225,20 @@ test('a return past the delivery limit is a dead letter in all three, counted ac
     ['requeued', 'requeued', 'dead_lettered'],
   );
 });
+
+test('a sampled service: each reject counts its adjusted count (tracestate ot=th), once per span', async () => {
+  // th:c: a 25 % consistent-probability sample, so the span stands for 4 messages.
+  const sampled = (at: number, ended: [number, string]) => ({
+    ...stock.deliver(at, 'payments.capture', ended),
+    traceState: 'congo=t61rcWkgMzE,ot=th:c',
+  });
+  const spans = [span(stock.publish(0)), span(sampled(10, REJECT)), span(sampled(30, REJECT))];
+  const steps = ingest(spans, spans.length);
+  assert.deepEqual((await metricsOf(steps, NO_RESULT_WORDS)).fates, Array(8).fill('dead_lettered'));
+  // Without a threshold each span is one message.
+  const plain = ingest(
+    [span(stock.publish(0)), span(stock.deliver(10, 'payments.capture', REJECT))],
+    2,
+  );
+  assert.deepEqual((await metricsOf(plain, NO_RESULT_WORDS)).fates, ['dead_lettered']);
+});

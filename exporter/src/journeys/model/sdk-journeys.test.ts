@@ -94,6 +94,7 @@ function journeyOf(
     service: 'shop-worker',
     scope: d.scope,
     links: d.links,
+    traceState: '',
   }));
   const steps = spans.flatMap((s) => {
     const n = normalise(s, { fromUs: 0, toUs: Number.MAX_SAFE_INTEGER }, queues);
@@ -366,6 +367,7 @@ describe('spans of the same SDKs that are no message of theirs', () => {
         service: 'svc',
         scope: { name: scope, version: '' },
         links: [],
+        traceState: '',
       },
       { fromUs: 0, toUs: Number.MAX_SAFE_INTEGER },
     );

@@ -61,6 +61,11 @@ export const STEP_ATTR = {
   queueInferred: 'acktrail.queue.inferred',
   /** A name that is the exchange, or the queue on the default exchange (Python's spans). */
   exchangeOrQueue: 'acktrail.destination.either',
+  /**
+   * How many messages the span stands for where its service samples with a threshold in its
+   * tracestate (ot=th: spans/adjusted-count.ts); absent: 1. Span-derived counters add it.
+   */
+  adjustedCount: 'acktrail.adjusted_count',
 } as const;
 
 export type Step = Omit<ContractStep<Stage>, 'anomaly'> & { anomaly: StepAnomaly | null };

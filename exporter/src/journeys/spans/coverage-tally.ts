@@ -7,6 +7,7 @@ import { ATTR, EVENT_ID_ATTRIBUTES } from '@acktrail/conventions';
 import type { Stage } from '../model/steps.js';
 import { first, readSpan, type Gap, type ProfileId, type Reading } from './profiles/index.js';
 import type { ReceivedSpan } from './profiles/span.js';
+import { thresholdOf } from './adjusted-count.js';
 
 export interface Check {
   /** The name the API and the metric's `attribute` label use. */
@@ -69,6 +70,10 @@ export interface Row {
   settles: number;
   /** Check.attribute -> spans without it. */
   missing: Map<string, number>;
+  /** Spans the service's sampler dropped that acktrail's recording sampler sent (recorded_only=true). */
+  recordedOnly: number;
+  /** Spans with a sampling threshold in their tracestate (ot=th): the service samples. */
+  withThreshold: number;
 }
 
 /**
@@ -101,7 +106,17 @@ export function tallyCoverage(
     const key = `${service}\u0000${stage}\u0000${sdk}`;
     let row = rows.get(key);
     if (!row) {
-      row = { service, stage, sdk, spans: 0, withEventId: 0, settles: 0, missing: new Map() };
+      row = {
+        service,
+        stage,
+        sdk,
+        spans: 0,
+        withEventId: 0,
+        settles: 0,
+        missing: new Map(),
+        recordedOnly: 0,
+        withThreshold: 0,
+      };
       rows.set(key, row);
     }
     return row;
@@ -113,6 +128,8 @@ export function tallyCoverage(
     const row = rowOf(service, r.stage, r.profile.id);
     row.spans++;
     if (EVENT_ID.has(span, r)) row.withEventId++;
+    if (span.attributes.get(ATTR.recordedOnly) === true) row.recordedOnly++;
+    if (span.traceState !== '' && thresholdOf(span.traceState) !== null) row.withThreshold++;
     for (const check of CHECKS[r.stage] ?? [])
       if (!check.has(span, r))
         row.missing.set(check.attribute, (row.missing.get(check.attribute) ?? 0) + 1);

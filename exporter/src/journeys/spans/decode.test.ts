@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decodeJson, decodeProtobuf } from './decode.js';
 import { ExportTraceServiceRequest } from './otlp-schema.js';
+import { MAX_LINKS } from './profiles/span.js';
 
 const TRACE = 'ab'.repeat(16);
 const link = (i: number) => ({
@@ -25,7 +26,8 @@ const request = {
               kind: 5,
               startTimeUnixNano: '1700000000000000000',
               endTimeUnixNano: '1700000000001000000',
-              links: Array.from({ length: 6 }, (_, i) => link(i + 1)),
+              links: Array.from({ length: MAX_LINKS + 2 }, (_, i) => link(i + 1)),
+              traceState: 'ot=th:c',
             },
           ],
         },
@@ -35,12 +37,16 @@ const request = {
   ],
 };
 
-test('JSON: each span gets its scope and its first four links', () => {
+const FIRST = Array.from({ length: MAX_LINKS }, (_, i) => i + 1);
+
+test('JSON: each span gets its scope, its trace state and its first MAX_LINKS links', () => {
   const [span, bare] = decodeJson(Buffer.from(JSON.stringify(request)));
   assert.deepEqual(span!.scope, { name: 'RabbitMQ.Client.Subscriber', version: '7.2.2' });
-  assert.deepEqual(span!.links, [1, 2, 3, 4].map(link));
+  assert.deepEqual(span!.links, FIRST.map(link));
+  assert.equal(span!.traceState, 'ot=th:c');
   assert.deepEqual(bare!.scope, { name: '', version: '' });
   assert.deepEqual(bare!.links, []);
+  assert.equal(bare!.traceState, '');
 });
 
 test('protobuf: the same', () => {
@@ -62,7 +68,8 @@ test('protobuf: the same', () => {
   );
   const [span, bare] = decodeProtobuf(body);
   assert.deepEqual(span!.scope, { name: 'RabbitMQ.Client.Subscriber', version: '7.2.2' });
-  assert.deepEqual(span!.links, [1, 2, 3, 4].map(link));
+  assert.deepEqual(span!.links, FIRST.map(link));
+  assert.equal(span!.traceState, 'ot=th:c');
   assert.deepEqual(bare!.scope, { name: '', version: '' });
 });
 
@@ -75,4 +82,45 @@ test('a scope name is cut before anything reads it; links that are not an array 
   };
   bad.resourceSpans[0]!.scopeSpans[0]!.spans[0]!.links = 'x';
   assert.throws(() => decodeJson(Buffer.from(JSON.stringify(bad))), /links must be an array/);
+});
+
+test('protobuf: attribute values equal to their default (false, 0, "", 0.0) are kept', () => {
+  const value = (v: Record<string, unknown>) => v;
+  const body = Buffer.from(
+    ExportTraceServiceRequest.encode(
+      ExportTraceServiceRequest.fromObject({
+        resourceSpans: [
+          {
+            scopeSpans: [
+              {
+                spans: [
+                  {
+                    traceId: Buffer.from(TRACE, 'hex'),
+                    spanId: Buffer.from('0000000000000001', 'hex'),
+                    name: 'x',
+                    attributes: [
+                      { key: 'acktrail.delivery.redelivered', value: value({ boolValue: false }) },
+                      { key: 'acktrail.delivery.attempt', value: value({ intValue: 0 }) },
+                      { key: 'acktrail.result', value: value({ stringValue: '' }) },
+                      { key: 'ratio', value: value({ doubleValue: 0 }) },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      }),
+    ).finish(),
+  );
+  const [span] = decodeProtobuf(body);
+  assert.deepEqual(
+    [...span!.attributes],
+    [
+      ['acktrail.delivery.redelivered', false],
+      ['acktrail.delivery.attempt', 0],
+      ['acktrail.result', ''],
+      ['ratio', 0],
+    ],
+  );
 });

@@ -7,6 +7,7 @@ import { ExportTraceServiceRequest } from './otlp-schema.js';
 import {
   DecodeError,
   MAX_LINKS,
+  MAX_TRACE_STATE,
   type AttributeValue,
   type ReceivedSpan,
   type SpanLink,
@@ -91,6 +92,7 @@ interface PbRequest {
       spans: {
         traceId: Uint8Array;
         spanId: Uint8Array;
+        traceState?: string;
         parentSpanId: Uint8Array;
         name: string;
         kind: number;
@@ -169,6 +171,7 @@ export function decodeProtobuf(body: Buffer, maxSpans = Infinity): ReceivedSpan[
           links: (s.links ?? [])
             .slice(0, MAX_LINKS)
             .map((l) => ({ traceId: hex(l.traceId), spanId: hex(l.spanId) })),
+          traceState: bounded(s.traceState ?? '', MAX_TRACE_STATE),
         });
       }
     }
@@ -271,6 +274,7 @@ export function decodeJson(body: Buffer, maxSpans = Infinity): ReceivedSpan[] {
           service,
           scope,
           links: jsonLinks(s.links),
+          traceState: str(s.traceState, MAX_TRACE_STATE),
         });
       }
     }

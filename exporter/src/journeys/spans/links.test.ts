@@ -29,6 +29,7 @@ function span(
     service: 'svc',
     scope: { name: 'some.messaging.sdk', version: '1.0' },
     links: [],
+    traceState: '',
     ...over,
   };
 }

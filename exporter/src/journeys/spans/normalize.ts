@@ -19,6 +19,7 @@ import { stepAnomaly } from '../model/index.js';
 import type { QueueLookup } from '../../broker/topology.js';
 import { first, readSpan, type Reading } from './profiles/index.js';
 import { batchKeysOf, contextKey, journeyKeyOf, messageKeyOf } from './message-keys.js';
+import { adjustedCountOf } from './adjusted-count.js';
 
 export { first };
 
@@ -34,7 +35,7 @@ const KEPT: [string, readonly string[]][] = [
   ATTR.providerName,
   ATTR.providerKey,
   ATTR.providerOutcome,
-  ATTR.traceSampled,
+  ATTR.recordedOnly,
   SEMCONV.system,
   SEMCONV.operationType,
   SEMCONV.operationName,
@@ -100,6 +101,7 @@ function settleOf(span: ReceivedSpan, deliver: Step, r: Reading, queues: QueueLo
     ATTR.result,
     ATTR.attempt,
     STEP_ATTR.sdk,
+    STEP_ATTR.adjustedCount,
   ])
     if (deliver.attrs[name] !== undefined) attrs[name] = deliver.attrs[name]!;
   return {
@@ -141,6 +143,8 @@ function keptAttributes(span: ReceivedSpan, r: Reading): Record<string, Attribut
     kept[ATTR.settleOutcome] = r.settle.outcome;
   if (r.settle?.kind === 'requeue-unknown') kept[SEMCONV.operationName] = r.settle.operation;
   if (r.stage !== null && r.stage !== 'provider.call') kept[STEP_ATTR.sdk] = r.profile.id;
+  const adjusted = adjustedCountOf(span.traceState);
+  if (adjusted !== 1) kept[STEP_ATTR.adjustedCount] = adjusted;
   return kept;
 }
 

@@ -39,6 +39,7 @@ const root = protobuf.Root.fromJSON({
           fields: {
             traceId: { type: 'bytes', id: 1 },
             spanId: { type: 'bytes', id: 2 },
+            traceState: { type: 'string', id: 3 },
             parentSpanId: { type: 'bytes', id: 4 },
             name: { type: 'string', id: 5 },
             kind: { type: 'int32', id: 6 },
@@ -55,6 +56,8 @@ const root = protobuf.Root.fromJSON({
           fields: { key: { type: 'string', id: 1 }, value: { type: 'AnyValue', id: 2 } },
         },
         AnyValue: {
+          // A oneof, as OTLP declares it: a member set to its default (false, 0, '') is kept.
+          oneofs: { value: { oneof: ['stringValue', 'boolValue', 'intValue', 'doubleValue'] } },
           fields: {
             stringValue: { type: 'string', id: 1 },
             boolValue: { type: 'bool', id: 2 },

@@ -23,6 +23,8 @@ export interface ReceivedSpan {
   scope: SpanScope;
   /** The span's first links (at most MAX_LINKS), as the SDK wrote them: unchecked ids. */
   links: SpanLink[];
+  /** W3C tracestate of the span's context ('' none), cut at 512 characters (its maximum). */
+  traceState: string;
 }
 
 /** An OTLP InstrumentationScope: '' where the SDK named none. */
@@ -37,8 +39,15 @@ export interface SpanLink {
   spanId: string;
 }
 
-/** Links kept per span: a consumer span links its message's creation context, rarely more. */
-export const MAX_LINKS = 4;
+/**
+ * Links kept per span: a consumer span links its message's creation context; a batch receive links
+ * each of its messages, and joins the journeys of the first MAX_LINKS (a step each: the bound on
+ * what one span can add).
+ */
+export const MAX_LINKS = 32;
+
+/** W3C trace-context's limit on tracestate. */
+export const MAX_TRACE_STATE = 512;
 
 export const NO_SCOPE: SpanScope = { name: '', version: '' };
 
