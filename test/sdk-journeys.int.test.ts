@@ -125,10 +125,11 @@ const RECORDS_ID: Record<ShapeName, boolean> = {
   'python-pika': true,
   'python-aio-pika': true,
   'ruby-bunny': false,
+  masstransit: true,
 };
 
 /** The kinds each shape's journeys must read, by what the message went through. */
-const SETTLES = ['node-amqplib', 'java-agent', 'java-agent-stable'];
+const SETTLES = ['node-amqplib', 'java-agent', 'java-agent-stable', 'masstransit'];
 const expected = (name: ShapeName): Record<Outcome, string[]> =>
   SETTLES.includes(name)
     ? {
@@ -184,6 +185,12 @@ describe('each SDK shape x each outcome, through RabbitMQ', () => {
           assert.match(j.verdict, /not recorded by /);
       }
       const dead = await journeyOf(name, 'deadLettered');
+      if (SHAPES[name].faultQueue) {
+        // Its own fault path: moved to <queue>_error by a span of its own, not dead-lettered.
+        assert.deepEqual(dead.deadLetter, { reason: 'fault' });
+        assert.deepEqual(dead.parked, []);
+        return;
+      }
       assert.deepEqual(dead.deadLetter, { reason: 'rejected' });
       // Where no span records the reject, the broker's evidence decided it, marked inferred.
       if (!SETTLES.includes(name))

@@ -50,6 +50,11 @@ export interface SdkShape {
    * span then links the creation context: `creation` is 'link').
    */
   receive?(m: Message): ShapeSpan;
+  /**
+   * Where the framework moves a message its consumer faulted on (MassTransit's "<queue>_error"),
+   * acking the original: a reject without requeue is that move, not a reject.
+   */
+  faultQueue?(queue: string): string;
 }
 
 const NET = { 'network.peer.address': '127.0.0.1', 'network.peer.port': 5672 };
@@ -434,6 +439,71 @@ const bunny: SdkShape = {
   settleSpan: () => null,
 };
 
+/**
+ * MassTransit v8.5.8 (ActivitySource "MassTransit"): Logging/Diagnostics/LogContextActivityExtensions.cs
+ * (StartSendActivity: "<entity> send", producer, messaging.operation send, messaging.system and
+ * messaging.destination.name from the transport, messaging.masstransit.message_id;
+ * StartReceiveActivity: "<endpoint> receive", consumer, messaging.operation receive,
+ * messaging.destination.name the endpoint (its queue), messaging.message.id from the transport
+ * headers; StartConsumerActivity: "<endpoint> process" inside it), DiagnosticHeaders.cs,
+ * StartedActivity.cs (Stop sets ok unless an error was recorded), Transports/ReceivePipeDispatcher.cs
+ * (the receive activity stops after the receive lock completes), RabbitMqReceiveLockContext.cs
+ * (Complete acks; Faulted nacks with requeue). A consumer that throws: the message is moved to
+ * "<queue>_error" (a send activity inside the receive) and the receive completes: acked.
+ */
+const massTransit: SdkShape = {
+  profile: 'masstransit',
+  scope: { name: 'MassTransit', version: '8.5.8' },
+  source:
+    'MassTransit v8.5.8 src/MassTransit/Logging/Diagnostics, Transports/ReceivePipeDispatcher.cs',
+  creation: 'parent',
+  publish: (m) => ({
+    name: `${m.exchange} send`,
+    kind: KIND.producer,
+    attributes: {
+      'messaging.operation': 'send',
+      'messaging.system': 'rabbitmq',
+      'messaging.destination.name': m.exchange,
+      ...(m.messageId ? { 'messaging.masstransit.message_id': m.messageId } : {}),
+      'messaging.masstransit.source_address': 'rabbitmq://127.0.0.1/shop_bus_abc',
+      'messaging.masstransit.destination_address': `rabbitmq://127.0.0.1/${m.exchange}`,
+      'messaging.masstransit.message_types': 'urn:message:Shop:OrderCreated',
+    },
+  }),
+  deliver: (m, settle) => ({
+    name: `${m.queue} receive`,
+    kind: KIND.consumer,
+    attributes: {
+      'messaging.operation': 'receive',
+      'messaging.destination.name': m.queue,
+      'messaging.masstransit.input_address': `rabbitmq://127.0.0.1/${m.queue}`,
+      ...(m.messageId ? { 'messaging.message.id': m.messageId } : {}),
+    },
+    // A nack with requeue is the receive lock's fault; everything else completes it (an ack).
+    status:
+      (settle.op === 'nack' || settle.op === 'reject') && settle.requeue
+        ? { code: 2, message: 'The consumer faulted' }
+        : settle.op === 'none'
+          ? undefined
+          : { code: 1 },
+  }),
+  // A consumer that faults: the message is moved to "<queue>_error", then acked.
+  settleSpan: (m, settle) =>
+    (settle.op === 'reject' || settle.op === 'nack') && !settle.requeue
+      ? {
+          name: `${m.queue}_error send`,
+          kind: KIND.producer,
+          attributes: {
+            'messaging.operation': 'send',
+            'messaging.system': 'rabbitmq',
+            'messaging.destination.name': `${m.queue}_error`,
+            ...(m.messageId ? { 'messaging.masstransit.message_id': m.messageId } : {}),
+          },
+        }
+      : null,
+  faultQueue: (queue) => `${queue}_error`,
+};
+
 /** Every shape, by the name tests use for it. */
 export const SHAPES = {
   'node-amqplib': amqplib,
@@ -444,6 +514,7 @@ export const SHAPES = {
   'python-pika': pika,
   'python-aio-pika': aioPika,
   'ruby-bunny': bunny,
+  masstransit: massTransit,
 } as const satisfies Record<string, SdkShape>;
 export type ShapeName = keyof typeof SHAPES;
 

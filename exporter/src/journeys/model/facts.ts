@@ -95,7 +95,13 @@ function recordingOf(step: StoredRow): SettleRecording | null {
 
 /** How a delivery ended where no settle outcome says: by what its instrumentation records. */
 function unsettledFate(step: StoredRow, recording: SettleRecording | null, paired: boolean): Fate {
-  if (recording === 'none' || recording === 'settle-spans-in-handler') return 'unrecorded';
+  // A MassTransit receive ends with ok or error after its settle: without either, nothing says.
+  if (
+    recording === 'none' ||
+    recording === 'settle-spans-in-handler' ||
+    recording === 'span-status'
+  )
+    return 'unrecorded';
   return !paired && step.status === 'error' ? 'returned' : 'open';
 }
 

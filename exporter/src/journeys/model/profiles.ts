@@ -16,6 +16,7 @@ export const PROFILE_IDS = [
   'python-pika',
   'python-aio-pika',
   'ruby-bunny',
+  'masstransit',
   'unknown',
 ] as const;
 export type ProfileId = (typeof PROFILE_IDS)[number];
@@ -150,6 +151,21 @@ export const PROFILES: Record<ProfileId, Profile> = {
       queue: `the process span carries no attributes: in the subscribe block, OpenTelemetry::Trace.current_span.set_attribute('${ATTR.queue}', queue.name)`,
       delivery_attempt: `in the subscribe block: OpenTelemetry::Trace.current_span.set_attribute('${REDELIVERED}', delivery_info.redelivered?)`,
       settle: `the process span ends when the block returns and records no ack: OpenTelemetry::Trace.current_span.set_attribute('${SETTLE_ATTR}', 'ack') before channel.ack(delivery_info.delivery_tag)`,
+    },
+  },
+  masstransit: {
+    id: 'masstransit',
+    sdk: 'MassTransit 8 (ActivitySource MassTransit)',
+    source:
+      'MassTransit v8.5.8 src/MassTransit/Logging/Diagnostics (LogContextActivityExtensions.cs, DiagnosticHeaders.cs, StartedActivity.cs), Transports/ReceivePipeDispatcher.cs, RabbitMqTransport/RabbitMqReceiveLockContext.cs',
+    settle: 'span-status',
+    fix: {
+      event_id:
+        'MassTransit records its MessageId (messaging.masstransit.message_id, and messaging.message.id on the receive): nothing to add',
+      queue: 'the receive activity names its endpoint, the queue (messaging.destination.name)',
+      delivery_attempt: `MassTransit records no redelivered flag: in the consumer, Activity.Current?.Parent?.SetTag("${REDELIVERED}", context.ReceiveContext.Redelivered)`,
+      settle:
+        'the receive activity ends after the ack (status ok) or the nack with requeue (status error): nothing to add',
     },
   },
   unknown: {

@@ -11,6 +11,7 @@ import { ExchangeIndex, routesByQueue } from '../../broker/routes.js';
 import type { QueueFacts } from '../../broker/topology.js';
 import { withQueueAnomalies } from '../spans/convert.js';
 import { normalise } from '../spans/normalize.js';
+import { tallyCoverage } from '../spans/coverage-tally.js';
 import type { ReceivedSpan } from '../spans/profiles/span.js';
 import { classic } from '../../testing/journey-spans.js';
 import {
@@ -149,7 +150,7 @@ const PARKED: BrokerEvidence = {
 };
 
 /** Profiles whose spans record each settle: their journeys read as the broker did it. */
-const RECORDING: ShapeName[] = ['node-amqplib', 'java-agent', 'java-agent-stable'];
+const RECORDING: ShapeName[] = ['node-amqplib', 'java-agent', 'java-agent-stable', 'masstransit'];
 /** Profiles whose spans record no settle. */
 const SILENT: ShapeName[] = [
   'spring-amqp',
@@ -273,12 +274,93 @@ describe('nacked with requeue, then acked', () => {
     });
 });
 
+describe('MassTransit: its receive ends after the settle, its fault path is <queue>_error', () => {
+  test('a consumer that faults: moved to shop.work_error, then acked: dead-lettered (fault)', () => {
+    const { journey, steps } = journeyOf('masstransit', [REJECT]);
+    assert.deepEqual(journey.kinds, ['dead_lettered']);
+    assert.deepEqual(journey.deadLetter, { reason: 'fault' });
+    const parked = steps.find((s) => s.stage === 'dead_letter')!;
+    assert.equal(parked.attrs['acktrail.queue'], 'shop.work', 'the queue it left');
+    assert.equal(journey.inferred.length, 0, 'nothing inferred: its spans say it all');
+  });
+  test('a receive lock that faults: nacked with requeue, redelivered, acked: retried', () => {
+    const { journey } = journeyOf('masstransit', [REQUEUE, ACK]);
+    assert.deepEqual(journey.kinds, ['retried']);
+    assert.equal(journey.verdict, 'processed once at 12:00:00 after 1 retry');
+  });
+  test('its consume and outbox-delivery activities are no deliveries; its outbox send is the insert', () => {
+    const mt = (name: string, kind: number, attributes: Record<string, string>): ReceivedSpan => ({
+      traceId: 'ab'.repeat(16),
+      spanId: 'cd'.repeat(8),
+      parentSpanId: 'ef'.repeat(8),
+      name,
+      kind,
+      startUs: T * 1000,
+      endUs: T * 1000 + 5,
+      attributes: new Map(Object.entries(attributes)),
+      statusCode: 1,
+      statusMessage: '',
+      service: 'shop-worker',
+      scope: SHAPES.masstransit.scope,
+      links: [],
+      traceState: '',
+    });
+    const window = { fromUs: 0, toUs: Number.MAX_SAFE_INTEGER };
+    const consume = mt('shop.work process', 5, {
+      'messaging.operation': 'process',
+      'messaging.masstransit.message_id': MESSAGE.messageId!,
+      'messaging.masstransit.consumer_type': 'OrderCreatedConsumer',
+    });
+    assert.equal(normalise(consume, window).kind, 'ignored');
+    assert.equal(normalise(mt('outbox process', 3, {}), window).kind, 'ignored');
+    const insert = normalise(
+      mt('outbox send', 4, {
+        'messaging.operation': 'send',
+        'messaging.masstransit.message_id': MESSAGE.messageId!,
+      }),
+      window,
+    );
+    assert.deepEqual(
+      insert.kind === 'steps' ? insert.steps.map((x) => [x.stage, x.eventId]) : insert,
+      [['outbox.insert', MESSAGE.messageId]],
+    );
+  });
+  test('coverage lists no gap its spans fill: event id, queue and settle are there', () => {
+    const spans = shapeSpans(SHAPES.masstransit, MESSAGE, [ACK], T).map((d) => ({
+      traceId: d.traceId,
+      spanId: d.spanId,
+      parentSpanId: d.parentSpanId,
+      name: d.span.name,
+      kind: d.span.kind,
+      startUs: d.startMs * 1000,
+      endUs: d.endMs * 1000,
+      attributes: new Map(Object.entries(d.span.attributes)),
+      statusCode: d.span.status?.code ?? 0,
+      statusMessage: '',
+      service: 'shop',
+      scope: d.scope,
+      links: d.links,
+      traceState: '',
+    }));
+    const gaps = tallyCoverage(spans).flatMap((r) => [
+      ...r.missing.map(([a]) => `${r.stage}:${a}`),
+      ...(r.stage === 'deliver' && r.settles < r.spans ? ['deliver:settle'] : []),
+    ]);
+    // The redelivered flag is the one fact MassTransit does not record; the aggregate is optional.
+    assert.deepEqual(gaps.sort(), [
+      'deliver:aggregate_id',
+      'deliver:delivery_attempt',
+      'publish:aggregate_id',
+    ]);
+  });
+});
+
 describe('never settled', () => {
   test('node-amqplib: the instrumentation timed its span out: never acked', () => {
     const { journey } = journeyOf('node-amqplib', [NONE]);
     assert.deepEqual(journey.kinds, ['never_acked']);
   });
-  for (const name of [...SILENT, 'java-agent', 'java-agent-stable'] as ShapeName[])
+  for (const name of [...SILENT, 'java-agent', 'java-agent-stable', 'masstransit'] as ShapeName[])
     test(`${name}: no settle seen: not recorded, not an ack`, () => {
       const { journey } = journeyOf(name, [NONE]);
       assert.deepEqual(journey.kinds, ['settle_not_recorded']);

@@ -12,10 +12,13 @@ const SETTLES = new Set<string>(SETTLE_OUTCOMES);
  * - `settle-spans`: every settle is a span of its own (acktrail's): none yet, none happened;
  * - `settle-spans-in-handler`: a settle is a child span when the handler settles on its own
  *   thread (the Java agent's basic.ack): none may mean one made elsewhere;
+ * - `span-status`: the consumer span ends after the settle, its status saying which: ok an ack,
+ *   error a nack with requeue (MassTransit's receive activity);
  * - `none`: the consumer span ends when the handler returns; the handler settles unseen.
  */
 export const SETTLE_RECORDINGS = [
   'span-end',
+  'span-status',
   'settle-spans',
   'settle-spans-in-handler',
   'none',

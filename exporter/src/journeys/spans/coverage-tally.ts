@@ -26,7 +26,8 @@ const EVENT_ID: Check = {
   attribute: 'event_id',
   keys: EVENT_ID_ATTRIBUTES,
   optional: false,
-  has: present(EVENT_ID_ATTRIBUTES),
+  // The standard attributes, or the id its instrumentation writes (MassTransit's).
+  has: (_span, r) => r.eventId !== undefined,
 };
 const QUEUE: Check = {
   attribute: 'queue',

@@ -11,7 +11,7 @@
 // first, e-mail addresses masked): never message bodies or personal data (docs/api.md, "What is
 // stored").
 import { createHash } from 'node:crypto';
-import { ATTR, EVENT_ID_ATTRIBUTES, EVENT_ID_SHAPE, SEMCONV, namesOf } from '@acktrail/conventions';
+import { ATTR, EVENT_ID_SHAPE, SEMCONV, namesOf } from '@acktrail/conventions';
 import type { AttributeValue, ReceivedSpan } from './profiles/span.js';
 import { bounded, scrub } from '../model/scrub.js';
 import { STEP_ATTR, type Stage, type Step } from '../model/steps.js';
@@ -142,6 +142,8 @@ function keptAttributes(span: ReceivedSpan, r: Reading): Record<string, Attribut
   if (r.settle?.kind === 'outcome' && r.stage === 'settle')
     kept[ATTR.settleOutcome] = r.settle.outcome;
   if (r.settle?.kind === 'requeue-unknown') kept[SEMCONV.operationName] = r.settle.operation;
+  if (r.deadLetterReason !== null && kept[ATTR.deadLetterReason] === undefined)
+    kept[ATTR.deadLetterReason] = r.deadLetterReason;
   if (r.stage !== null && r.stage !== 'provider.call') kept[STEP_ATTR.sdk] = r.profile.id;
   const adjusted = adjustedCountOf(span.traceState);
   if (adjusted !== 1) kept[STEP_ATTR.adjustedCount] = adjusted;
@@ -174,7 +176,7 @@ export function normalise(
   const attrs = span.attributes;
   const stage = r.stage;
   if (stage === null) return { kind: 'ignored' };
-  const rawId = first(attrs, EVENT_ID_ATTRIBUTES);
+  const rawId = r.eventId;
   // Without an event id, a RabbitMQ span's journey is its message's trace context.
   const traced =
     rawId === undefined && (r.profile.id !== 'unknown' || attrs.get(SEMCONV.system) === 'rabbitmq');

@@ -4,6 +4,7 @@
 // coverage (coverage-tally.ts) both read spans here and nowhere else.
 import {
   ATTR,
+  EVENT_ID_ATTRIBUTES,
   SEMCONV,
   SETTLE_OUTCOMES,
   STAGES,
@@ -35,6 +36,10 @@ export type SettleReading =
 export interface Reading {
   profile: Profile;
   stage: Stage | null;
+  /** The event id, from the standard attributes or the one this instrumentation writes. */
+  eventId: AttributeValue | undefined;
+  /** A dead-letter step's reason, where the profile knows it from the span's shape. */
+  deadLetterReason: string | null;
   /** The exchange a publish went to, or a delivery came through ('' the default); null unknown. */
   exchange: string | null;
   routingKey: string | null;
@@ -83,6 +88,7 @@ export function profileOf(span: ReceivedSpan): Profile {
   if (scope.startsWith('opentelemetry.instrumentation.aio_pika'))
     return PROFILES['python-aio-pika'];
   if (scope === 'OpenTelemetry::Instrumentation::Bunny') return PROFILES['ruby-bunny'];
+  if (scope === 'MassTransit') return PROFILES.masstransit;
   return PROFILES.unknown;
 }
 
@@ -113,6 +119,7 @@ function stageOf(span: ReceivedSpan, profile: Profile): Stage | null {
     span.attributes.get(SEMCONV.operationName) === 'fetch (empty)'
   )
     return null;
+  if (profile.id === 'masstransit') return massTransitStage(span);
   // Bunny's receive span (the reader loop's frame, or basic_get) starts a trace of its own and
   // links nothing: the delivery is its child, the process span, which links the publish.
   if (profile.id === 'ruby-bunny' && span.kind === CONSUMER && !/ process$/.test(span.name))
@@ -122,6 +129,27 @@ function stageOf(span: ReceivedSpan, profile: Profile): Stage | null {
     if (span.scope.name !== 'io.opentelemetry.rabbitmq-2.7') return null;
     if (span.kind === CLIENT && JAVA_SETTLE.test(span.name)) return 'settle';
   }
+  return semconvStage(span);
+}
+
+/** MassTransit's error and skipped queues: where it moves a faulted or unconsumed message. */
+const MT_PARKED = /_(error|skipped)$/;
+/** MassTransit's own message id, on its send and process activities. */
+const MT_MESSAGE_ID = 'messaging.masstransit.message_id';
+
+/**
+ * MassTransit's activities: "<endpoint> receive" (consumer) is the delivery, and ends after the
+ * ack or nack; the consume, handler and saga activities inside it ("<endpoint> process") are not
+ * deliveries of their own; "outbox send" writes to its transactional outbox; a send to
+ * "<queue>_error" (or "_skipped") is its fault path, the message's dead letter.
+ */
+function massTransitStage(span: ReceivedSpan): Stage | null {
+  if (span.name === 'outbox send') return 'outbox.insert';
+  if (span.name === 'outbox process') return null;
+  const op = String(span.attributes.get('messaging.operation') ?? '');
+  if (span.kind === CONSUMER && op === 'process') return null;
+  const dest = text(span.attributes.get(SEMCONV.destination));
+  if (span.kind === PRODUCER && dest !== null && MT_PARKED.test(dest)) return 'dead_letter';
   return semconvStage(span);
 }
 
@@ -154,6 +182,12 @@ function deliverSettleReading(span: ReceivedSpan, profile: Profile): SettleReadi
       const outcome = settleFromStatus(span);
       return outcome ? { kind: 'outcome', outcome } : { kind: 'unsettled' };
     }
+    case 'span-status':
+      return span.statusCode === 1
+        ? { kind: 'outcome', outcome: 'ack' }
+        : span.statusCode === 2
+          ? { kind: 'outcome', outcome: 'nack_requeue' }
+          : { kind: 'not-recorded' };
     case 'settle-spans':
     case 'settle-spans-in-handler':
       return { kind: 'elsewhere' };
@@ -237,6 +271,9 @@ function whereOf(span: ReceivedSpan, profile: Profile, stage: Stage): Where {
     case 'python-pika':
       // "exchange if exchange else routing_key": the exchange, or the queue on the default one.
       return { ...where, exchange: null, exchangeOrQueue: dest };
+    case 'masstransit':
+      // Its exchanges and queues are named by endpoint: a delivery's destination is its queue.
+      return deliver ? { ...where, exchange: null, queue: named ?? dest } : where;
     case 'ruby-bunny':
     case 'unknown':
       return where;
@@ -247,9 +284,20 @@ function whereOf(span: ReceivedSpan, profile: Profile, stage: Stage): Where {
 export function readSpan(span: ReceivedSpan): Reading {
   const profile = profileOf(span);
   const stage = stageOf(span, profile);
+  const attrs = span.attributes;
+  const dest = text(attrs.get(SEMCONV.destination));
+  const mtParked = profile.id === 'masstransit' && stage === 'dead_letter' && dest !== null;
   const none: Reading = {
     profile,
     stage,
+    eventId:
+      first(attrs, EVENT_ID_ATTRIBUTES) ??
+      (profile.id === 'masstransit' ? attrs.get(MT_MESSAGE_ID) : undefined),
+    deadLetterReason: mtParked
+      ? MT_PARKED.exec(dest)![1] === 'error'
+        ? 'fault'
+        : 'skipped'
+      : null,
     exchange: null,
     routingKey: null,
     queue: null,
@@ -262,7 +310,7 @@ export function readSpan(span: ReceivedSpan): Reading {
     ...none,
     ...(messaging
       ? whereOf(span, profile, stage)
-      : { queue: text(span.attributes.get(ATTR.queue)) }),
+      : { queue: mtParked ? dest.replace(MT_PARKED, '') : text(attrs.get(ATTR.queue)) }),
     settle:
       stage === 'deliver'
         ? deliverSettleReading(span, profile)
