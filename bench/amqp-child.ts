@@ -1,6 +1,8 @@
 // One side of bench/instrument.ts, in its own process: publish-with-confirm then consume-with-ack
 // of N messages, bare amqplib, with the stock amqplib instrumentation alone, or with
-// @acktrail/instrument (spans exported over OTLP to the URL given, or dropped: unexported). `window` is how many publishes wait for their confirms together (1: each publish
+// @acktrail/instrument (spans exported over OTLP to the URL given, or dropped: unexported;
+// `sampled`: the same under OTEL_TRACES_SAMPLER=parentbased_traceidratio 0.25, where the recording
+// sampler keeps the journey spans of the traces the sampler drops). `window` is how many publishes wait for their confirms together (1: each publish
 // waits for its confirm) and the consumer's prefetch. Prints {"publish": msgs/s, "consume":
 // msgs/s} on stdout.
 import { randomUUID } from 'node:crypto';
@@ -49,7 +51,7 @@ const dropping = {
 };
 
 const tracing =
-  mode === 'instrumented' || mode === 'unexported'
+  mode === 'instrumented' || mode === 'unexported' || mode === 'sampled'
     ? (await import('../instrument/src/index.js')).startTracing({
         serviceName: 'bench',
         endpoint: otlpUrl!,

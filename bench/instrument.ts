@@ -23,7 +23,13 @@ const SHAPES = [
   { name: 'pipelined (window 100)', window: 100, messages: 20_000, target: 0.75 },
   { name: 'one at a time (window 1)', window: 1, messages: 3_000, target: 0.7 },
 ];
-type Mode = 'bare' | 'stock' | 'instrumented' | 'unexported';
+type Mode = 'bare' | 'stock' | 'instrumented' | 'unexported' | 'sampled';
+
+/** The sampler a production service runs: acktrail's journey spans must not depend on it. */
+const SAMPLED_ENV = {
+  OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+  OTEL_TRACES_SAMPLER_ARG: '0.25',
+};
 
 async function child(
   mode: string,
@@ -44,7 +50,10 @@ async function child(
       sink,
       String(window),
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: mode === 'sampled' ? { ...process.env, ...SAMPLED_ENV } : process.env,
+    },
   );
   let out = '';
   proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -70,6 +79,7 @@ export async function runInstrumentBench(rounds: number): Promise<void> {
         stock: [],
         instrumented: [],
         unexported: [],
+        sampled: [],
       };
       log(`instrument bench: ${shape.name}, ${fmt(shape.messages)} messages per run`);
       const runOf = (mode: Mode) => async () => {
@@ -82,6 +92,7 @@ export async function runInstrumentBench(rounds: number): Promise<void> {
         stock: runOf('stock'),
         instrumented: runOf('instrumented'),
         unexported: runOf('unexported'),
+        sampled: runOf('sampled'),
       });
       const m = (k: Mode, f: 'publish' | 'consume') => median(results[k].map((r) => r[f]));
       console.log(
@@ -106,6 +117,12 @@ export async function runInstrumentBench(rounds: number): Promise<void> {
         console.log(
           `${''.padEnd(8)} acktrail without export ${fmt(unexported)} msgs/s: ratio to bare ${fmt(unexported / bare, 2)}; ` +
             `export ${fmt(1e6 / inst - 1e6 / unexported, 1)} us/msg, spans and instrumentation ${fmt(1e6 / unexported - 1e6 / bare, 1)} us/msg`,
+        );
+        // The recording sampler: a 0.25 trace sampler, every journey span still sent to acktrail.
+        const sampled = m('sampled', f);
+        console.log(
+          `${''.padEnd(8)} acktrail at parentbased_traceidratio 0.25 (recording sampler) ${fmt(sampled)} msgs/s: ` +
+            `ratio to acktrail always-on ${fmt(sampled / inst, 2)}, to bare ${fmt(sampled / bare, 2)}`,
         );
       }
     }
