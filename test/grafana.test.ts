@@ -41,6 +41,7 @@ interface Dashboard {
   panels: Panel[];
   templating: { list: Variable[] };
   __inputs?: { name: string; type: string; pluginId: string }[];
+  graphTooltip?: number;
 }
 
 const DIR = join(REPO_ROOT, 'grafana/dashboards');
@@ -86,6 +87,10 @@ test('the five dashboards, each with its stable uid', () => {
     'acktrail-queue',
     'acktrail-self',
   ]);
+});
+
+test('every dashboard shares its crosshair across panels (graphTooltip 1)', () => {
+  for (const d of dashboards) assert.equal(d.graphTooltip, 1, d.uid);
 });
 
 test('panel ids are unique within each dashboard, and every panel has a query', () => {

@@ -89,8 +89,24 @@ test("a pipeline's columns have no defaults: a missing one is an error that name
 test('unknown keys are errors that name the key', () => {
   const path = file('unknown.json', JSON.stringify({ rabbitmq: { vhost: ['x'] }, outbx: {} }));
   const message = errorOf(() => loadConfig({ ACKTRAIL_CONFIG: path }));
-  assert.match(message, /rabbitmq\.vhost: unknown key/);
-  assert.match(message, /outbx: unknown key/);
+  assert.match(message, /rabbitmq\.vhost: unknown key \(did you mean vhosts\?\)/);
+  assert.match(message, /outbx: unknown key \(did you mean outbox\?\)/);
+});
+
+test('a typo gets the nearest key, a far-off name none, and a missing key says required', () => {
+  const typo = file('typo.json', JSON.stringify({ rabbitmq: { statsIntervalSecond: 5 } }));
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_CONFIG: typo })),
+    /rabbitmq\.statsIntervalSecond: unknown key \(did you mean statsIntervalSeconds\?\)/,
+  );
+  const far = file('far.json', JSON.stringify({ rabbitmq: { colour: 'red' } }));
+  const farMessage = errorOf(() => loadConfig({ ACKTRAIL_CONFIG: far }));
+  assert.match(farMessage, /rabbitmq\.colour: unknown key$/m);
+  const missing = file('missing.json', JSON.stringify({ outbox: { tables: [{}] } }));
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_CONFIG: missing })),
+    /outbox\.tables\.0\.table: required/,
+  );
 });
 
 test('wrong types and unsafe names are errors that name the key', () => {

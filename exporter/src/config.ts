@@ -6,6 +6,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { envSchema } from './config/env.js';
 import { fileSchema, type FileConfig } from './config/sections.js';
+import { isMissing, nearestKey } from './config/suggest.js';
 import { ConfigError, checkDistinctPorts, checkDistinctTokens } from './config/checks.js';
 
 export { envSchema, ConfigError };
@@ -98,12 +99,16 @@ export interface ValidatedConfig extends FileConfig {
   configFile: string | null;
 }
 
-function describe(error: z.ZodError, where: string): string {
+function describe(error: z.ZodError, where: string, schema?: z.ZodType): string {
   const lines = error.issues.flatMap((i) => {
     const path = i.path.join('.');
     if (i.code === 'unrecognized_keys') {
-      return i.keys.map((k) => `${path ? `${path}.` : ''}${k}: unknown key`);
+      return i.keys.map((k) => {
+        const near = schema ? nearestKey(schema, i.path, k) : null;
+        return `${path ? `${path}.` : ''}${k}: unknown key${near ? ` (did you mean ${near}?)` : ''}`;
+      });
     }
+    if (isMissing(i)) return [`${path || '(root)'}: required`];
     return [`${path || '(root)'}: ${i.message}`];
   });
   return `invalid configuration in ${where}:\n  ${lines.join('\n  ')}`;
@@ -158,7 +163,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
   if (!e.success) throw new ConfigError(describe(e.error, 'the environment'));
   const file = e.data.ACKTRAIL_CONFIG ?? null;
   const f = checkedFileSchema.safeParse(file ? readFileConfig(file) : {});
-  if (!f.success) throw new ConfigError(describe(f.error, file ?? 'defaults'));
+  if (!f.success) throw new ConfigError(describe(f.error, file ?? 'defaults', fileSchema));
   checkDistinctTokens(e.data, e.data.ACKTRAIL_INGEST_TOKEN ?? f.data.journeys.ingestToken);
   checkDistinctPorts(e.data);
   if (

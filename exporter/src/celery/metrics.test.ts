@@ -36,12 +36,26 @@ function event(type: TaskEvent['type'], uuid: string, named = false): TaskEvent 
   };
 }
 
-async function counts(registry: Registry): Promise<Record<string, number>> {
+/** The series of acktrail_celery_tasks_total, by task/queue/state; `zeros`: with those at 0. */
+async function counts(registry: Registry, zeros = false): Promise<Record<string, number>> {
   const metric = await registry.getSingleMetric('acktrail_celery_tasks_total')!.get();
   return Object.fromEntries(
-    metric.values.map((v) => [`${v.labels.task}/${v.labels.queue}/${v.labels.state}`, v.value]),
+    metric.values
+      .filter((v) => zeros || v.value > 0)
+      .map((v) => [`${v.labels.task}/${v.labels.queue}/${v.labels.state}`, v.value]),
   );
 }
+
+test("a task's failed series is born at 0 with its first event, so the first failure is an increase", async () => {
+  const { registry, metrics } = setUp();
+  metrics.task(event('task-sent', 'z', true));
+  assert.deepEqual(await counts(registry, true), {
+    'tasks.add/celery/sent': 1,
+    'tasks.add/celery/failed': 0,
+  });
+  metrics.task(event('task-failed', 'z'));
+  assert.equal((await counts(registry))['tasks.add/celery/failed'], 1);
+});
 
 function setUp() {
   const clock = { ms: 1_000_000 };

@@ -74,6 +74,11 @@ export class CeleryMetrics {
    */
   private readonly held = new Map<string, { event: TaskEvent; at: number }>();
   private readonly workers = new Map<string, WorkerState>();
+  /**
+   * Label pairs whose `failed` series exists: it is born at 0 with the pair's first event, so that
+   * increase() and rate() see the first failure (a series born at 1 shows no increase).
+   */
+  private readonly born = new Set<string>();
 
   constructor(
     registry: Registry,
@@ -248,6 +253,12 @@ export class CeleryMetrics {
     if (e.type === 'task-sent') info.sentAt = e.timestamp;
     if (e.type === 'task-received') info.receivedAt = e.timestamp;
     const labels = this.labels(info);
+    const pair = `${labels.task}\u0000${labels.queue}`;
+    if (!this.born.has(pair)) {
+      // Bounded as the pairs are: past maxTaskQueuePairs every pair is other/other.
+      this.born.add(pair);
+      this.tasks.inc({ ...labels, state: TASK_STATE['task-failed'] }, 0);
+    }
     this.tasks.inc({ ...labels, state: TASK_STATE[e.type] });
     if (e.type === 'task-started') {
       if (info.running) this.redeliveries.inc(labels);
