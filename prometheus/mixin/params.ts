@@ -40,6 +40,10 @@ export const THRESHOLDS = {
   deadLetterParkedSeconds: 86_400,
   /** AcktrailRedeliveryRateHigh: redeliveries over deliveries. */
   redeliveryRatio: 0.1,
+  /** AcktrailMessagesDiscarded, critical: messages discarded on a queue in 10 min (any: warning). */
+  discardedCritical: 10,
+  /** AcktrailUnroutablePublishes, critical: returns of a key in 5 min (any: warning). */
+  unroutableCritical: 10,
   /** AcktrailProviderErrorRatioHigh: failed calls over calls. */
   providerErrorRatio: 0.2,
   /** AcktrailConfirmationLatencySLOBurn: the latency a confirmation must beat (a bucket's `le`). */
