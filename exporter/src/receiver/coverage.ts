@@ -11,6 +11,7 @@ import type { Stage } from '../journeys/model/steps.js';
 import {
   AGGREGATE_FIX,
   BY_ATTRIBUTE,
+  rowIn,
   type Check,
   type CoverageTally,
   type Row,
@@ -98,22 +99,7 @@ export class Coverage {
     for (const t of tally) {
       const service = this.services.of(t.service);
       const { stage, sdk } = t;
-      const key = `${service}\u0000${stage}\u0000${sdk}`;
-      let row = this.rows.get(key);
-      if (!row) {
-        row = {
-          service,
-          stage,
-          sdk,
-          spans: 0,
-          withEventId: 0,
-          settles: 0,
-          missing: new Map(),
-          recordedOnly: 0,
-          withThreshold: 0,
-        };
-        this.rows.set(key, row);
-      }
+      const row = rowIn(this.rows, service, stage, sdk);
       row.settles += t.settles;
       if (t.spans === 0) continue; // a row only for the settles of a service's deliveries
       row.spans += t.spans;

@@ -17,6 +17,7 @@ import { classic } from '../../testing/journey-spans.js';
 import {
   SHAPES,
   shapeSpans,
+  type DecodedShape,
   type Message,
   type Settle,
   type ShapeName,
@@ -73,6 +74,24 @@ const EXCHANGES = new ExchangeIndex(
   ),
 );
 
+/** A shape's span as the receiver decodes it. */
+const decoded = (d: DecodedShape): ReceivedSpan => ({
+  traceId: d.traceId,
+  spanId: d.spanId,
+  parentSpanId: d.parentSpanId,
+  name: d.span.name,
+  kind: d.span.kind,
+  startUs: d.startMs * 1000,
+  endUs: d.endMs * 1000,
+  attributes: new Map(Object.entries(d.span.attributes)),
+  statusCode: d.span.status?.code ?? 0,
+  statusMessage: d.span.status?.message ?? '',
+  service: 'shop-worker',
+  scope: d.scope,
+  links: d.links,
+  traceState: '',
+});
+
 /** The journey of one message's spans, as the receiver stores and the service assembles them. */
 function journeyOf(
   name: ShapeName,
@@ -81,22 +100,7 @@ function journeyOf(
   m: Message = MESSAGE,
 ): { journey: Journey; steps: StoredRow[] } {
   const shape = SHAPES[name];
-  const spans: ReceivedSpan[] = shapeSpans(shape, m, settles, T).map((d) => ({
-    traceId: d.traceId,
-    spanId: d.spanId,
-    parentSpanId: d.parentSpanId,
-    name: d.span.name,
-    kind: d.span.kind,
-    startUs: d.startMs * 1000,
-    endUs: d.endMs * 1000,
-    attributes: new Map(Object.entries(d.span.attributes)),
-    statusCode: d.span.status?.code ?? 0,
-    statusMessage: d.span.status?.message ?? '',
-    service: 'shop-worker',
-    scope: d.scope,
-    links: d.links,
-    traceState: '',
-  }));
+  const spans = shapeSpans(shape, m, settles, T).map(decoded);
   const steps = spans.flatMap((s) => {
     const n = normalise(s, { fromUs: 0, toUs: Number.MAX_SAFE_INTEGER }, queues);
     // A receive span of its own (Bunny's) is no step: its child, the process span, is.
@@ -326,22 +330,7 @@ describe('MassTransit: its receive ends after the settle, its fault path is <que
     );
   });
   test('coverage lists no gap its spans fill: event id, queue and settle are there', () => {
-    const spans = shapeSpans(SHAPES.masstransit, MESSAGE, [ACK], T).map((d) => ({
-      traceId: d.traceId,
-      spanId: d.spanId,
-      parentSpanId: d.parentSpanId,
-      name: d.span.name,
-      kind: d.span.kind,
-      startUs: d.startMs * 1000,
-      endUs: d.endMs * 1000,
-      attributes: new Map(Object.entries(d.span.attributes)),
-      statusCode: d.span.status?.code ?? 0,
-      statusMessage: '',
-      service: 'shop',
-      scope: d.scope,
-      links: d.links,
-      traceState: '',
-    }));
+    const spans = shapeSpans(SHAPES.masstransit, MESSAGE, [ACK], T).map(decoded);
     const gaps = tallyCoverage(spans).flatMap((r) => [
       ...r.missing.map(([a]) => `${r.stage}:${a}`),
       ...(r.stage === 'deliver' && r.settles < r.spans ? ['deliver:settle'] : []),

@@ -84,6 +84,27 @@ export interface Row {
  */
 export type CoverageTally = (Omit<Row, 'missing'> & { missing: [string, number][] })[];
 
+/** The row of (service, stage, instrumentation) in `rows`, made empty the first time. */
+export function rowIn(rows: Map<string, Row>, service: string, stage: Stage, sdk: ProfileId): Row {
+  const key = `${service}\u0000${stage}\u0000${sdk}`;
+  let row = rows.get(key);
+  if (!row) {
+    row = {
+      service,
+      stage,
+      sdk,
+      spans: 0,
+      withEventId: 0,
+      settles: 0,
+      missing: new Map(),
+      recordedOnly: 0,
+      withThreshold: 0,
+    };
+    rows.set(key, row);
+  }
+  return row;
+}
+
 /** Check.attribute -> the check. */
 export const BY_ATTRIBUTE = new Map(
   Object.values(CHECKS)
@@ -103,25 +124,7 @@ export function tallyCoverage(
   readings: readonly Reading[] = spans.map(readSpan),
 ): CoverageTally {
   const rows = new Map<string, Row>();
-  const rowOf = (service: string, stage: Stage, sdk: ProfileId) => {
-    const key = `${service}\u0000${stage}\u0000${sdk}`;
-    let row = rows.get(key);
-    if (!row) {
-      row = {
-        service,
-        stage,
-        sdk,
-        spans: 0,
-        withEventId: 0,
-        settles: 0,
-        missing: new Map(),
-        recordedOnly: 0,
-        withThreshold: 0,
-      };
-      rows.set(key, row);
-    }
-    return row;
-  };
+  const rowOf = (service: string, stage: Stage, sdk: ProfileId) => rowIn(rows, service, stage, sdk);
   spans.forEach((span, i) => {
     const r = readings[i]!;
     if (r.stage === null) return;

@@ -12,6 +12,7 @@ export { PROFILES, type ProfileId } from './profiles/index.js';
 export {
   AGGREGATE_FIX,
   BY_ATTRIBUTE,
+  rowIn,
   tallyCoverage,
   type Check,
   type CoverageTally,
