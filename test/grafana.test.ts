@@ -24,6 +24,7 @@ interface Target {
 interface Panel {
   id: number;
   title: string;
+  type?: string;
   datasource?: { uid: string };
   targets?: Target[];
   fieldConfig?: { defaults?: { links?: { url: string }[] } };
@@ -91,6 +92,13 @@ test('the five dashboards, each with its stable uid', () => {
 
 test('every dashboard shares its crosshair across panels (graphTooltip 1)', () => {
   for (const d of dashboards) assert.equal(d.graphTooltip, 1, d.uid);
+});
+
+test('a stat panel shows one series per cluster: every query folds the replicas (an aggregation)', () => {
+  for (const d of dashboards)
+    for (const p of d.panels.filter((x) => x.type === 'stat'))
+      for (const t of p.targets ?? [])
+        assert.match(t.expr, /^(max|min|sum|count|avg)\b/, `${d.uid}: ${p.title}`);
 });
 
 test('panel ids are unique within each dashboard, and every panel has a query', () => {
