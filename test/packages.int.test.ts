@@ -67,6 +67,7 @@ before(async () => {
       name: 'scratch-app',
       private: true,
       type: 'module',
+      scripts: { serve: 'acktrail serve --config acktrail.yaml' },
       dependencies: {
         '@acktrail/conventions': `file:${tarballs[0]}`,
         '@acktrail/instrument': `file:${tarballs[1]}`,
@@ -216,6 +217,49 @@ test('acktrail serve from the package, then a traced publish and consume: the jo
       ['publish', 'deliver', 'settle'],
     );
     assert.ok(journey.timeline.every((e) => e.service === `scratch-${mode}`));
+  }
+});
+
+test('SIGTERM to `npx acktrail serve` and to `npm run serve` stops the server: its port is freed', async () => {
+  for (const [how, command, args] of [
+    ['npx acktrail serve', 'npx', ['acktrail', 'serve', '--config', 'acktrail.yaml']],
+    ['npm run serve', 'npm', ['run', 'serve']],
+  ] as const) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/healthz`;
+    const output: string[] = [];
+    // A group of its own: the signal goes to npm alone, as `kill <pid>` sends it; whatever is
+    // left of the group afterwards is killed at the end, so that a failure does not hang the file.
+    const proc = spawn(command, args, {
+      cwd: app,
+      env: { ...process.env, ACKTRAIL_PORT: String(port), LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    for (const s of [proc.stdout, proc.stderr]) s.on('data', (c: Buffer) => output.push(String(c)));
+    await waitFor(`${how} answers`, async () => {
+      if (proc.exitCode !== null) throw new Error(`${how} exited: ${output.join('')}`);
+      return (await fetch(url).catch(() => null))?.status === 200;
+    });
+    try {
+      proc.kill('SIGTERM');
+      // npm's shell dies of the signal; the exporter it started stops too, draining: nothing
+      // answers on its port any more, and it said that it stopped.
+      await waitFor(
+        `${how}: the port freed after SIGTERM (${output.join('')})`,
+        async () => (await fetch(url).catch(() => null)) === null,
+        { timeoutMs: 20_000 },
+      );
+      await waitFor(`${how}: the exporter's last line`, () =>
+        Promise.resolve(/"msg":"stopped"/.test(output.join(''))),
+      );
+    } finally {
+      try {
+        process.kill(-proc.pid!, 'SIGKILL');
+      } catch {
+        // the group is gone: everything in it stopped
+      }
+    }
   }
 });
 

@@ -65,6 +65,8 @@ export interface ValidatedConfig extends FileConfig {
   otlpGrpcPort: number | null;
   listenHost: string;
   shutdownTimeoutMs: number;
+  /** Started by npm (npx, npm run): stop when npm's shell, the parent, goes (runtime/orphan.ts). */
+  startedByNpm: boolean;
   /** How long an idle HTTP connection is kept, as advertised (closed KEEP_ALIVE_BUFFER later). */
   keepAliveTimeoutMs: number;
   logLevel: z.output<typeof envSchema>['LOG_LEVEL'];
@@ -97,6 +99,16 @@ export interface ValidatedConfig extends FileConfig {
   managementUrl: string;
   prometheusUrl: string;
   configFile: string | null;
+}
+
+/** How the process runs: its runtime flags, helper threads, parser, and whether npm started it. */
+function processSwitches(env: z.output<typeof envSchema>) {
+  return {
+    startedByNpm: env.npm_command !== undefined,
+    runtimeFlags: env.ACKTRAIL_RUNTIME_FLAGS === 'on',
+    lowerThreads: env.ACKTRAIL_LOWER_THREADS === 'on',
+    parserDiscard: env.ACKTRAIL_PARSER_DISCARD === 'on',
+  };
 }
 
 function describe(error: z.ZodError, where: string, schema?: z.ZodType): string {
@@ -229,9 +241,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
     shutdownTimeoutMs: e.data.ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS * 1000,
     keepAliveTimeoutMs: e.data.ACKTRAIL_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
     logLevel: e.data.LOG_LEVEL,
-    runtimeFlags: e.data.ACKTRAIL_RUNTIME_FLAGS === 'on',
-    lowerThreads: e.data.ACKTRAIL_LOWER_THREADS === 'on',
-    parserDiscard: e.data.ACKTRAIL_PARSER_DISCARD === 'on',
+    ...processSwitches(e.data),
     databaseUrl: e.data.DATABASE_URL ?? null,
     storeUrl: f.data.journeys.enabled
       ? (e.data.ACKTRAIL_DATABASE_URL ?? e.data.DATABASE_URL ?? null)

@@ -1,6 +1,7 @@
 // `acktrail serve`: serves the configuration it is given. On SIGTERM or SIGINT it drains: no new
 // connections, in-flight requests (and the commits they wait for) finish within
-// ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS, then the parts close and it exits 0.
+// ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS, then the parts close and it exits 0. Started by npm (npx, npm
+// run), the exit of npm's shell is the same signal (runtime/orphan.ts).
 import type { ValidatedConfig } from '../config.js';
 import { listen } from '../listen.js';
 import { requestsInFlight } from '../receiver/http-listener.js';
@@ -9,6 +10,7 @@ import { createExporter } from '../server.js';
 import { applyRuntimeFlags } from '../runtime/flags.js';
 import { lowerHelperThreads } from '../runtime/threads.js';
 import { guardProcess } from '../runtime/last-resort.js';
+import { onParentExit } from '../runtime/orphan.js';
 
 export async function serve(config: ValidatedConfig): Promise<void> {
   const runtime = applyRuntimeFlags(config.runtimeFlags);
@@ -78,4 +80,6 @@ export async function serve(config: ValidatedConfig): Promise<void> {
   }
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Under npm, a signal to npm ends its shell, not this process: the shell's going is the signal.
+  if (config.startedByNpm) onParentExit(() => void stop('parent exited'));
 }

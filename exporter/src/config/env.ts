@@ -23,6 +23,8 @@ export const envSchema = z.object({
   ACKTRAIL_INGEST_TOKEN: ownSecret.optional(),
   /** With a token, /metrics and /status need `Bearer <token>` (a ServiceMonitor's `authorization`, Prometheus' `authorization.credentials_file`); /healthz and /readyz stay open. It must differ from the other tokens. */
   ACKTRAIL_METRICS_TOKEN: ownSecret.optional(),
+  /** Set by npm itself (`npm exec`, `npx`, `npm run`), never by hand: the exporter then also stops, draining, when the shell npm started it in exits (a SIGTERM to npx or npm ends that shell, not the exporter). */
+  npm_command: z.string().optional(),
   /** On SIGTERM, in-flight requests get this long to finish before the exporter exits. */
   ACKTRAIL_SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(25),
   /** An idle HTTP connection is kept this long (its answers advertise it) and closed 10 s later: longer than the idle timeout of a proxy in front (ingress-nginx and AWS ALB: 60 s), which otherwise reuses a connection the exporter has just closed. */
