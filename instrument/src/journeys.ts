@@ -19,6 +19,7 @@ import { getStringFromEnv } from '@opentelemetry/core';
 import { diag } from '@opentelemetry/api';
 import {
   JourneySpanProcessor,
+  acktrailExporter,
   journeySampler,
   markJourneysConfigured,
   samplerFromEnv,
@@ -69,12 +70,7 @@ export function withJourneys<T extends SdkConfiguration>(
   options: JourneyOptions = {},
 ): T & Required<Pick<SdkConfiguration, 'sampler' | 'spanProcessors'>> {
   markJourneysConfigured();
-  const exporter =
-    options.spanExporter ??
-    new OTLPTraceExporter({
-      ...(options.endpoint ? { url: `${options.endpoint.replace(/\/$/, '')}/v1/traces` } : {}),
-      ...(options.headers ? { headers: options.headers } : {}),
-    });
+  const exporter = options.spanExporter ?? acktrailExporter(options.endpoint, options.headers);
   const added =
     options.addInstrumentations === false
       ? []

@@ -12,6 +12,7 @@
 import type { Attributes, Context, Link, SpanKind } from '@opentelemetry/api';
 import { SpanKind as Kind, TraceFlags } from '@opentelemetry/api';
 import { getNumberFromEnv, getStringFromEnv } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -132,6 +133,20 @@ function asExported(span: ReadableSpan): ReadableSpan {
     droppedEventsCount: span.droppedEventsCount,
     droppedLinksCount: span.droppedLinksCount,
   };
+}
+
+/**
+ * OTLP/HTTP protobuf to acktrail: `endpoint` is its base URL (/v1/traces is appended); without it,
+ * the environment's OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or _ENDPOINT (and _HEADERS).
+ */
+export function acktrailExporter(
+  endpoint?: string,
+  headers?: Record<string, string>,
+): SpanExporter {
+  return new OTLPTraceExporter({
+    ...(endpoint ? { url: `${endpoint.replace(/\/$/, '')}/v1/traces` } : {}),
+    ...(headers ? { headers } : {}),
+  });
 }
 
 export interface JourneyProcessorOptions {

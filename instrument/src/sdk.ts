@@ -28,7 +28,6 @@ import {
   W3CBaggagePropagator,
   W3CTraceContextPropagator,
 } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations, type Instrumentation } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
@@ -44,6 +43,7 @@ import { amqplibInstrumentation, type AmqpConventions } from './amqplib.js';
 import { EventBaggageSpanProcessor, eventIdFromBaggage } from './baggage.js';
 import {
   JourneySpanProcessor,
+  acktrailExporter,
   journeysConfigured,
   journeySampler,
   samplerFromEnv,
@@ -148,11 +148,7 @@ export function startTracing(options: TracingOptions = {}): Tracing {
   const logLevel = getStringFromEnv('OTEL_LOG_LEVEL');
   if (logLevel)
     diag.setLogger(new DiagConsoleLogger(), { logLevel: diagLogLevelFromString(logLevel) });
-  const exporter =
-    options.spanExporter ??
-    new OTLPTraceExporter(
-      options.endpoint ? { url: `${options.endpoint.replace(/\/$/, '')}/v1/traces` } : {},
-    );
+  const exporter = options.spanExporter ?? acktrailExporter(options.endpoint);
   // Every journey span to acktrail, sampled or not; the app's sampler decides the rest.
   const journeys = new JourneySpanProcessor({
     exporter,

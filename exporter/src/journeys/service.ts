@@ -206,15 +206,16 @@ export class JourneyService<C> {
       (k, i, a) => a.indexOf(k) === i,
     );
     const parked = this.o.parked ? await this.o.parked(keys) : [];
+    const records = parked.map(parkedRecord);
+    // No span: known from the outbox or parking alone, or not known at all.
+    const untraced = steps.length === 0 ? untracedVerdict(rows, records) : null;
+    if (untraced?.knownFrom.length === 0) return { kind: 'not_found' };
     const journey = assemble(root, steps, rows, {
       ...this.o.assemble,
       nowMs: Date.now(),
-      broker: { parked: parked.map(parkedRecord) },
+      broker: { parked: records },
     });
-    // No span: known from the outbox or parking alone, or not known at all.
-    if (steps.length === 0) {
-      const untraced = untracedVerdict(rows, parked.map(parkedRecord));
-      if (untraced.knownFrom.length === 0) return { kind: 'not_found' };
+    if (untraced)
       return {
         kind: 'journey',
         journey: {
@@ -228,7 +229,6 @@ export class JourneyService<C> {
           knownFrom: untraced.knownFrom,
         },
       };
-    }
     const versioned = steps.some((s) => s.attrs[ATTR.aggregateVersion] !== undefined);
     const ordering =
       versioned && journey.aggregate

@@ -293,11 +293,7 @@ export function readSpan(span: ReceivedSpan): Reading {
     eventId:
       first(attrs, EVENT_ID_ATTRIBUTES) ??
       (profile.id === 'masstransit' ? attrs.get(MT_MESSAGE_ID) : undefined),
-    deadLetterReason: mtParked
-      ? MT_PARKED.exec(dest)![1] === 'error'
-        ? 'fault'
-        : 'skipped'
-      : null,
+    deadLetterReason: mtParked ? (dest.endsWith('_error') ? 'fault' : 'skipped') : null,
     exchange: null,
     routingKey: null,
     queue: null,
