@@ -12,8 +12,8 @@
 //                                    threshold or the confirmation SLO (THRESHOLDS in
 //                                    prometheus/mixin/params.ts; an unknown name or a bad value
 //                                    exits naming it)
-// prometheus/mixin/generated/rules.json is the rules as JSON, for the jsonnet mixin
-// (prometheus/mixin/mixin.libsonnet). deploy/kubernetes/generated/ holds the PrometheusRule and one ConfigMap per Grafana dashboard
+// prometheus/mixin/generated/ holds the jsonnet mixin's templates (prometheus/mixin/mixin.libsonnet
+// fills them from its `_config`). deploy/kubernetes/generated/ holds the PrometheusRule and one ConfigMap per Grafana dashboard
 // (labelled for Grafana's dashboard sidecar). It also writes the configuration's JSON Schema
 // (exporter/acktrail.schema.json) and reference (docs/configuration.md) from the zod schema
 // (scripts/config-reference.ts).
@@ -22,7 +22,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse, stringify } from 'yaml';
-import { renderDashboard } from '../prometheus/mixin/dashboards.js';
+import {
+  dashboardTemplate,
+  groupVariable,
+  renderDashboard,
+} from '../prometheus/mixin/dashboards.js';
 import { DEFAULTS, parseThresholds, renderRules, type Params } from '../prometheus/mixin/params.js';
 import { configReference, configSchema } from './config-reference.js';
 
@@ -81,18 +85,41 @@ function grafanaDashboards(): string {
   return HEADER('default parameters', 'prometheus/mixin/dashboards') + maps.join('---\n');
 }
 
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/**
+ * The jsonnet mixin's templates (prometheus/mixin/generated/), which its fill.libsonnet fills from
+ * `_config` as this script fills the sources: the rules template as JSON (Debian's jsonnet 0.18
+ * std.parseYaml fails on its multi-line expressions), each dashboard with stand-ins where the
+ * parameters go, the default parameters, and the variable added per group label.
+ */
+function mixinTemplates(): Record<string, string> {
+  const dir = 'prometheus/mixin/generated';
+  return {
+    [`${dir}/rules.json`]: json(parse(readFileSync(TEMPLATE, 'utf8'))),
+    [`${dir}/config.json`]: json(DEFAULTS),
+    [`${dir}/group-variable.json`]: json(groupVariable('', '', null)),
+    ...Object.fromEntries(
+      readdirSync(DASHBOARDS)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => [
+          `${dir}/dashboards/${f}`,
+          dashboardTemplate(readFileSync(join(DASHBOARDS, f), 'utf8'), DEFAULTS),
+        ]),
+    ),
+  };
+}
+
 /** Every generated file (path from the repository's root) with its text, default parameters. */
 export function generated(): Record<string, string> {
   const rules = rulesFile();
   return {
     'prometheus/rules/acktrail.rules.yml': rules,
-    // The same rules as JSON for the jsonnet mixin (prometheus/mixin/mixin.libsonnet): Debian's
-    // jsonnet 0.18 std.parseYaml fails on the rules' multi-line expressions.
-    'prometheus/mixin/generated/rules.json': `${JSON.stringify(parse(rules), null, 2)}\n`,
+    ...mixinTemplates(),
     'deploy/kubernetes/generated/prometheus-rule.yaml': prometheusRule(),
     'deploy/kubernetes/generated/grafana-dashboards.yaml': grafanaDashboards(),
     ...Object.fromEntries(dashboards().map(([f, json]) => [`grafana/dashboards/${f}`, json])),
-    'exporter/acktrail.schema.json': `${JSON.stringify(configSchema(), null, 2)}\n`,
+    'exporter/acktrail.schema.json': json(configSchema()),
     'docs/configuration.md': configReference(),
   };
 }

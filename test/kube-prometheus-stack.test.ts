@@ -24,7 +24,15 @@ const rendered = (): Manifest[] =>
 interface Values {
   prometheus: { prometheusSpec: { enableFeatures: string[] } };
   grafana: {
-    sidecar: { dashboards: { label: string; labelValue: string; searchNamespace: string } };
+    sidecar: {
+      dashboards: {
+        label: string;
+        labelValue: string;
+        searchNamespace: string;
+        folderAnnotation: string | null;
+        provider: { foldersFromFilesStructure: boolean };
+      };
+    };
     additionalDataSources: {
       uid: string;
       url: string;
@@ -33,7 +41,21 @@ interface Values {
     }[];
   };
 }
-const values = parse(readFileSync(join(OVERLAY, 'values.yaml'), 'utf8')) as Values;
+/** Helm's merge of a values file over the chart's: maps key by key, anything else replaced. */
+function helmMerge(base: unknown, over: unknown): unknown {
+  const isMap = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (!isMap(base) || !isMap(over)) return over === undefined ? base : over;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = helmMerge(base[k], v);
+  return out;
+}
+const ours = parse(readFileSync(join(OVERLAY, 'values.yaml'), 'utf8')) as Values;
+const chart = parse(
+  readFileSync(join(REPO_ROOT, 'test/fixtures/kube-prometheus-stack-defaults.yaml'), 'utf8'),
+) as Values;
+/** What the chart runs with: the overlay's values over the chart's defaults. */
+const values = helmMerge(chart, ours) as Values;
 
 test('the overlay renders, and every manifest is valid against its schema', () => {
   const all = rendered();
@@ -65,7 +87,15 @@ test("what the chart's Prometheus selects carries the release label; the rest of
   assert.equal(url.hostname, 'kube-prometheus-stack-prometheus.monitoring');
 });
 
-test("the Grafana sidecar finds every dashboard: its label, its value, the overlay's namespace", () => {
+// The sidecar's searchNamespace: ALL, or a comma-separated list of namespaces.
+const searched = (ns: string, setting: string) =>
+  setting === 'ALL' ||
+  setting
+    .split(',')
+    .map((s) => s.trim())
+    .includes(ns);
+
+test("the Grafana sidecar finds every dashboard (its label, its value, its namespace) and keeps the chart's own", () => {
   const { label, labelValue, searchNamespace } = values.grafana.sidecar.dashboards;
   const dashboards = rendered().filter(
     (m) => m.kind === 'ConfigMap' && m.metadata.labels?.[label] !== undefined,
@@ -73,8 +103,24 @@ test("the Grafana sidecar finds every dashboard: its label, its value, the overl
   assert.ok(dashboards.length >= 2, `${dashboards.length} dashboard ConfigMaps`);
   for (const d of dashboards) {
     assert.equal(d.metadata.labels![label], labelValue, d.metadata.name);
-    assert.equal(d.metadata.namespace, searchNamespace, d.metadata.name);
+    assert.ok(searched(d.metadata.namespace!, searchNamespace), `${d.metadata.name} not searched`);
   }
+  // The chart's own dashboards are ConfigMaps in the release's namespace (the Prometheus URL's).
+  const release = new URL(values.grafana.additionalDataSources[0]!.url).hostname.split('.')[1]!;
+  assert.ok(searched(release, searchNamespace), `the chart's dashboards in ${release} dropped`);
+  assert.equal(ours.grafana.sidecar.dashboards.searchNamespace, undefined, 'narrows ALL');
+});
+
+test('each dashboard lands in the folder its annotation names, as the sidecar and Grafana read it', () => {
+  const { folderAnnotation, provider } = values.grafana.sidecar.dashboards;
+  // Unset in the chart's defaults: without both, every dashboard goes to General.
+  assert.equal(chart.grafana.sidecar.dashboards.folderAnnotation, null);
+  assert.ok(folderAnnotation, 'folderAnnotation');
+  assert.equal(provider.foldersFromFilesStructure, true, 'foldersFromFilesStructure');
+  const { label } = values.grafana.sidecar.dashboards;
+  const dashboards = rendered().filter((m) => m.metadata.labels?.[label] !== undefined);
+  for (const d of dashboards)
+    assert.equal(d.metadata.annotations?.[folderAnnotation], 'acktrail', d.metadata.name);
 });
 
 test('exemplars: stored by Prometheus, and linked to journey pages the dashboard has', () => {

@@ -20,7 +20,12 @@ export const DEPLOY = join(REPO_ROOT, 'deploy/kubernetes');
 export interface Manifest {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   [key: string]: unknown;
 }
 

@@ -43,7 +43,7 @@ function rewrite(expr: string, matchers: string): string {
   return out;
 }
 
-const groupVariable = (label: string, query: string, datasource: unknown): Variable => ({
+export const groupVariable = (label: string, query: string, datasource: unknown): Variable => ({
   name: label,
   label,
   type: 'query',
@@ -61,12 +61,41 @@ const groupVariable = (label: string, query: string, datasource: unknown): Varia
 /** The dashboard JSON (text) for these parameters, from its source's text. */
 export function renderDashboard(source: string, p: Params): string {
   checkParams(p);
-  const d = JSON.parse(
-    fillThresholds(source, p.thresholds, true).replaceAll(
-      '${replicaLabels}',
-      p.replicaLabels.join(', '),
-    ),
-  ) as Dashboard;
+  const filled = fillThresholds(source, p.thresholds, true).replaceAll(
+    '${replicaLabels}',
+    p.replicaLabels.join(', '),
+  );
+  return JSON.stringify(parameterise(JSON.parse(filled) as Dashboard, p), null, 2) + '\n';
+}
+
+/**
+ * Stand-ins the jsonnet mixin replaces from its `_config` (prometheus/mixin/render.libsonnet):
+ * a matcher in every selector where the selector and the group labels' matchers go, and a label
+ * name where the replica labels go. Both are valid PromQL, so the queries are rewritten by the
+ * same code as every other dashboard's.
+ */
+export const STAND_IN = {
+  matchers: 'acktrail_matchers_="_"',
+  replicaLabels: 'acktrail_replica_labels_',
+};
+
+/**
+ * The dashboard as the jsonnet mixin's template: thresholds left as `${t.name}`, the replica
+ * labels as `${replicaLabels}`, and the stand-in matcher in every selector; no group variables
+ * (the mixin adds them for its `_config`).
+ */
+export function dashboardTemplate(source: string, p: Params): string {
+  const d = JSON.parse(source.replaceAll('${replicaLabels}', STAND_IN.replicaLabels)) as Dashboard;
+  const text = JSON.stringify(
+    parameterise(d, { ...p, selector: STAND_IN.matchers, groupLabels: [] }),
+    null,
+    2,
+  );
+  return text.replaceAll(STAND_IN.replicaLabels, '${replicaLabels}') + '\n';
+}
+
+/** The selector and a variable per group label the source lacks, in every query. */
+function parameterise(d: Dashboard, p: Params): Dashboard {
   const has = new Set(d.templating.list.map((v) => v.name));
   const added = p.groupLabels.filter((l) => !has.has(l));
   const selector = p.selector.trim();
@@ -100,5 +129,5 @@ export function renderDashboard(source: string, p: Params): string {
         }
       : panel,
   );
-  return JSON.stringify(d, null, 2) + '\n';
+  return d;
 }

@@ -1,29 +1,42 @@
 // acktrail as a monitoring mixin, for kube-prometheus and jsonnet-bundler users:
 //
-//   local acktrail = import 'github.com/acktrail/acktrail/prometheus/mixin/mixin.libsonnet';
+//   jb install github.com/acktrail/acktrail/prometheus/mixin@main
+//
+//   local acktrail = (import 'github.com/acktrail/acktrail/prometheus/mixin/mixin.libsonnet') + {
+//     _config+:: {
+//       selector: 'cluster="eu-1"',
+//       replicaLabels: ['instance', 'pod'],
+//       thresholds+: { queueBacklog: 5000, sloObjective: 0.995 },
+//     },
+//   };
 //   acktrail.prometheusAlerts    alert groups    (PrometheusRule, or a rules file)
 //   acktrail.prometheusRules     recording groups
 //   acktrail.grafanaDashboards   { 'name.json': dashboard }
 //
-// It is the files `npm run generate` writes with the default parameters (the rules, and
-// grafana/dashboards/), read as they are: test/mixin-jsonnet.test.ts renders it with jsonnet and
-// checks it equals them. For other parameters (selector, groupLabels, replicaLabels, thresholds,
-// the SLO): `npm run generate -- --out DIR --param name=value ...`, then import DIR's files the
-// same way. The generator rewrites every query with a PromQL parser, which jsonnet does not have,
-// so the parameters are not fields of this object: a `_config` here would be ignored silently.
-// The rules as JSON (generated beside prometheus/rules/acktrail.rules.yml): std.parseYaml of
-// Debian's jsonnet 0.18 fails on the rules' multi-line expressions.
+// `_config` holds the parameters `npm run generate -- --out DIR ...` takes (prometheus/mixin/params.ts
+// says what each does; generated/config.json holds the defaults): selector, exporterSelector,
+// groupLabels, replicaLabels, runbookURLPattern, alertNamePrefix and thresholds. An unknown threshold,
+// a selector with braces or a runbook pattern without %s stops the render naming it. Everything this
+// imports is in this folder (jb vendors the folder alone): the templates in generated/ are written by
+// `npm run generate` from rules.yml and dashboards/, and fill.libsonnet fills them as the generator
+// does; test/mixin-jsonnet.test.ts vendors the folder as jb lays it out and checks the render equals
+// the generator's for the defaults and for overrides.
+local fill = import 'fill.libsonnet';
 local rules = import 'generated/rules.json';
 local recording(group) = std.length([r for r in group.rules if !std.objectHas(r, 'record')]) == 0;
 
 {
-  prometheusAlerts:: { groups: [g for g in rules.groups if !recording(g)] },
-  prometheusRules:: { groups: [g for g in rules.groups if recording(g)] },
+  _config:: fill.defaults,
+
+  local config = fill.check(self._config),
+  local filled = fill.rules(rules, config),
+  prometheusAlerts:: { groups: [g for g in filled.groups if !recording(g)] },
+  prometheusRules:: { groups: [g for g in filled.groups if recording(g)] },
   grafanaDashboards:: {
-    'acktrail-self.json': import '../../grafana/dashboards/acktrail-self.json',
-    'celery.json': import '../../grafana/dashboards/celery.json',
-    'event-flow.json': import '../../grafana/dashboards/event-flow.json',
-    'pipeline-overview.json': import '../../grafana/dashboards/pipeline-overview.json',
-    'queue-detail.json': import '../../grafana/dashboards/queue-detail.json',
+    'acktrail-self.json': fill.dashboard(import 'generated/dashboards/acktrail-self.json', config),
+    'celery.json': fill.dashboard(import 'generated/dashboards/celery.json', config),
+    'event-flow.json': fill.dashboard(import 'generated/dashboards/event-flow.json', config),
+    'pipeline-overview.json': fill.dashboard(import 'generated/dashboards/pipeline-overview.json', config),
+    'queue-detail.json': fill.dashboard(import 'generated/dashboards/queue-detail.json', config),
   },
 }
