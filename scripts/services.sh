@@ -107,6 +107,8 @@ ensure_tools() {
   command -v buildah >/dev/null && command -v debootstrap >/dev/null || apt_install buildah debootstrap
   # jsonnet renders the mixin's entry point (test/mixin-jsonnet.test.ts).
   command -v jsonnet >/dev/null || apt_install jsonnet
+  # kubectl's kustomize renders deploy/ (test/kubernetes.test.ts, test/kube-prometheus-stack.test.ts).
+  command -v kubectl >/dev/null || apt_install kubectl
   # VictoriaMetrics and vmalert: the tests' remote_write target, read by the dashboard and the
   # Grafana queries as a Prometheus would be (each test starts its own; no service runs).
   command -v victoria-metrics >/dev/null && command -v vmalert >/dev/null || apt_install victoria-metrics

@@ -5,21 +5,16 @@
 // dashboards, exemplar storage on, and a datasource whose exemplar links open pages the dashboard
 // has, under the labels the exporter writes its exemplars with.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 import { REPO_ROOT } from '@acktrail/testing';
-import { validateManifest, type Manifest } from './operator.js';
+import { manifests, validateManifest, type Manifest } from './operator.js';
 
 const OVERLAY = join(REPO_ROOT, 'deploy/kube-prometheus-stack');
 
-let manifests: Manifest[] | undefined;
-const rendered = (): Manifest[] =>
-  (manifests ??= parseAllDocuments(
-    execFileSync('kubectl', ['kustomize', OVERLAY], { encoding: 'utf8', maxBuffer: 64 << 20 }),
-  ).map((d) => d.toJS() as Manifest));
+const rendered = (): Manifest[] => manifests(OVERLAY);
 
 interface Values {
   prometheus: { prometheusSpec: { enableFeatures: string[] } };

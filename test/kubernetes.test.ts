@@ -4,14 +4,20 @@
 // exporter's config and environment pass its own validation), and the generated rules and
 // dashboards equal their sources.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { REPO_ROOT } from '@acktrail/testing';
 import { loadConfig } from '../exporter/src/config.js';
 import { generated } from '../scripts/generate.js';
-import { DEPLOY as DIR, manifests, monitored, validateManifest } from './operator.js';
+import {
+  DEPLOY as DIR,
+  manifests,
+  monitored,
+  validateManifest,
+  type Manifest,
+} from './operator.js';
 
 const find = (kind: string, name: string) => {
   const m = manifests().find((x) => x.kind === kind && x.metadata.name === name);
@@ -20,6 +26,7 @@ const find = (kind: string, name: string) => {
 };
 
 interface Container {
+  image: string;
   ports: { name: string; containerPort: number }[];
   env: { name: string; value?: string }[];
   readinessProbe: { httpGet: { path: string; port: string } };
@@ -28,8 +35,39 @@ interface Container {
   securityContext: { readOnlyRootFilesystem: boolean; allowPrivilegeEscalation: boolean };
   resources: { requests: { memory: string }; limits: { memory: string } };
 }
-const containerOf = (d: { spec: { template: { spec: { containers: Container[] } } } }) =>
-  d.spec.template.spec.containers[0]!;
+interface PodSpec {
+  containers: Container[];
+  volumes: { name: string; configMap?: { name: string } }[];
+  topologySpreadConstraints?: {
+    topologyKey: string;
+    whenUnsatisfiable: string;
+    labelSelector: { matchLabels: Record<string, string> };
+  }[];
+}
+interface Deployment {
+  spec: {
+    replicas: number;
+    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+  };
+}
+const containerOf = (d: Deployment) => d.spec.template.spec.containers[0]!;
+/** The ConfigMap the exporter's config volume mounts. */
+const configMapOf = (d: Deployment) =>
+  d.spec.template.spec.volumes.find((v) => v.name === 'config')!.configMap!.name;
+
+/** deploy/kubernetes copied with one file changed, rendered: what an edit of it applies. */
+function renderedWith(file: string, edit: (text: string) => string): Manifest[] {
+  const dir = mkdtempSync(join(tmpdir(), 'acktrail-kustomize-'));
+  cpSync(DIR, dir, { recursive: true });
+  writeFileSync(join(dir, file), edit(readFileSync(join(dir, file), 'utf8')));
+  try {
+    return manifests(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+const pick = (all: Manifest[], kind: string, name: string) =>
+  all.find((m) => m.kind === kind && m.metadata.name === name) as never;
 
 test('every manifest is valid against its schema', () => {
   const all = manifests();
@@ -106,8 +144,9 @@ test("the exporter-down alert selects the job prometheus-operator gives the Serv
 });
 
 test("the exporter's config and environment pass its own validation", () => {
-  const c = containerOf(find('Deployment', 'acktrail-exporter'));
-  const map = find('ConfigMap', 'acktrail-exporter') as { data: Record<string, string> };
+  const deployment = find('Deployment', 'acktrail-exporter');
+  const c = containerOf(deployment);
+  const map = find('ConfigMap', configMapOf(deployment)) as { data: Record<string, string> };
   const dir = mkdtempSync(join(tmpdir(), 'acktrail-k8s-'));
   const file = join(dir, 'acktrail.yaml');
   writeFileSync(file, map.data['acktrail.yaml']!);
@@ -140,4 +179,96 @@ test('the generated PrometheusRule and dashboards equal their sources (npm run g
       text,
       `${name} is stale: run npm run generate`,
     );
+});
+
+test('replicas spread over nodes and zones, and a drain keeps one of each', () => {
+  for (const name of ['acktrail-exporter', 'acktrail-dashboard']) {
+    const d = find('Deployment', name) as Deployment;
+    const spread = d.spec.template.spec.topologySpreadConstraints ?? [];
+    assert.deepEqual(
+      spread.map((t) => t.topologyKey).sort(),
+      ['kubernetes.io/hostname', 'topology.kubernetes.io/zone'],
+      name,
+    );
+    for (const t of spread) {
+      // Each counts this Deployment's pods: its selector is a subset of the pods' labels.
+      for (const [k, v] of Object.entries(t.labelSelector.matchLabels))
+        assert.equal(d.spec.template.metadata.labels[k], v, `${name} ${t.topologyKey}`);
+      // A cluster of one node or zone still schedules every replica.
+      assert.equal(t.whenUnsatisfiable, 'ScheduleAnyway');
+    }
+    const pdb = find('PodDisruptionBudget', name) as {
+      spec: { minAvailable: number; selector: { matchLabels: Record<string, string> } };
+    };
+    for (const [k, v] of Object.entries(pdb.spec.selector.matchLabels))
+      assert.equal(d.spec.template.metadata.labels[k], v, `${name} PodDisruptionBudget`);
+    assert.ok(pdb.spec.minAvailable >= 1 && pdb.spec.minAvailable < d.spec.replicas, name);
+  }
+});
+
+test("an edit of the exporter's config rolls its pods: the ConfigMap's name carries its hash", () => {
+  const before = find('Deployment', 'acktrail-exporter') as Deployment;
+  const name = configMapOf(before);
+  assert.match(name, /^acktrail-exporter-[a-z0-9]{10}$/);
+  assert.ok(find('ConfigMap', name));
+  const edited = renderedWith('acktrail.yaml', (t) => `${t}statsIntervalSeconds: 30\n`);
+  const after = pick(edited, 'Deployment', 'acktrail-exporter') as Deployment;
+  const renamed = configMapOf(after);
+  assert.notEqual(renamed, name, 'the pod template changes with the config');
+  const map = pick(edited, 'ConfigMap', renamed) as { data: Record<string, string> };
+  assert.match(map.data['acktrail.yaml']!, /statsIntervalSeconds: 30/);
+});
+
+test("the NetworkPolicies' namespaces are parameters (params.yaml)", () => {
+  const admitted = (all: Manifest[], policy: string) =>
+    (
+      pick(all, 'NetworkPolicy', policy) as {
+        spec: { ingress: { from: { namespaceSelector?: { matchLabels: object } }[] }[] };
+      }
+    ).spec.ingress[0]!.from[0]!.namespaceSelector?.matchLabels;
+  assert.deepEqual(admitted(manifests(), 'acktrail-exporter'), {
+    'kubernetes.io/metadata.name': 'monitoring',
+  });
+  assert.deepEqual(admitted(manifests(), 'acktrail-dashboard'), {
+    'kubernetes.io/metadata.name': 'ingress-nginx',
+  });
+  const edited = renderedWith('params.yaml', (t) =>
+    t
+      .replace('prometheusNamespace: monitoring', 'prometheusNamespace: observability')
+      .replace('ingressNamespace: ingress-nginx', 'ingressNamespace: traefik'),
+  );
+  assert.deepEqual(admitted(edited, 'acktrail-exporter'), {
+    'kubernetes.io/metadata.name': 'observability',
+  });
+  assert.deepEqual(admitted(edited, 'acktrail-dashboard'), {
+    'kubernetes.io/metadata.name': 'traefik',
+  });
+  // The parameters are read, not applied.
+  assert.ok(!manifests().some((m) => m.metadata.name === 'acktrail-params'));
+});
+
+test("the images are the release's as scripts/images.sh tags them, and an overlay points them at a registry", () => {
+  const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  const image = (all: Manifest[], name: string) =>
+    containerOf(pick(all, 'Deployment', name)).image;
+  assert.equal(image(manifests(), 'acktrail-exporter'), `acktrail/exporter:${version}`);
+  assert.equal(image(manifests(), 'acktrail-dashboard'), `acktrail/dashboard:${version}`);
+  const overlay = mkdtempSync(join(tmpdir(), 'acktrail-overlay-'));
+  try {
+    writeFileSync(
+      join(overlay, 'kustomization.yaml'),
+      `resources: [${relative(overlay, DIR)}]
+images:
+  - { name: acktrail/exporter, newName: registry.example.com/acktrail/exporter, newTag: 9.9.9 }
+  - { name: acktrail/dashboard, newName: registry.example.com/acktrail/dashboard, newTag: 9.9.9 }
+`,
+    );
+    const all = manifests(overlay);
+    assert.equal(image(all, 'acktrail-exporter'), 'registry.example.com/acktrail/exporter:9.9.9');
+    assert.equal(image(all, 'acktrail-dashboard'), 'registry.example.com/acktrail/dashboard:9.9.9');
+  } finally {
+    rmSync(overlay, { recursive: true, force: true });
+  }
 });

@@ -5,7 +5,7 @@
 //   namespace  the Service's namespace;  service  its name;  pod  the pod's name
 //   endpoint   the ServiceMonitor endpoint's port name;  container  the container with that port
 //   instance   the pod's address and port (`__address__`)
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import * as apps from 'kubernetes-models/apps/v1';
@@ -50,16 +50,20 @@ export function validateManifest(m: Manifest): void {
   }
 }
 
-/** Every manifest the kustomization lists. */
-export function manifests(): Manifest[] {
-  const kustomization = parseAllDocuments(
-    readFileSync(join(DEPLOY, 'kustomization.yaml'), 'utf8'),
-  )[0]!.toJS() as { resources: string[] };
-  return kustomization.resources.flatMap((file) =>
-    parseAllDocuments(readFileSync(join(DEPLOY, file), 'utf8'))
+const rendered = new Map<string, Manifest[]>();
+
+/** Every manifest `kubectl kustomize` renders from a kustomization (deploy/kubernetes by default). */
+export function manifests(dir = DEPLOY): Manifest[] {
+  let all = rendered.get(dir);
+  if (!all) {
+    all = parseAllDocuments(
+      execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', maxBuffer: 64 << 20 }),
+    )
       .map((d) => d.toJS() as Manifest | null)
-      .filter((m): m is Manifest => m !== null),
-  );
+      .filter((m): m is Manifest => m !== null);
+    rendered.set(dir, all);
+  }
+  return all;
 }
 
 interface ServiceMonitor {
