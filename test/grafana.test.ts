@@ -1,6 +1,6 @@
 // The Grafana dashboards as code (grafana/, generated from prometheus/mixin/dashboards/ with the
 // mixin's parameters; test/kubernetes.test.ts checks they are current): stable uids, unique panel ids, importable into any
-// Grafana (no datasource uid: a `datasource` variable, `__inputs`, job and instance selectors on
+// Grafana (no datasource uid: a `datasource` variable starting at the default, job and instance selectors on
 // every series) while the provisioned stack keeps working (its datasource is the default one),
 // every variable defined and used, every metric documented, exemplars on the panels of metrics
 // that carry them and linked to journeys, every panel the Next.js dashboard embeds present, every
@@ -120,18 +120,20 @@ test('no datasource uid anywhere: every panel, query and variable uses the datas
   }
 });
 
-test('each dashboard imports into an existing Grafana: __inputs names the Prometheus to use', () => {
+test('provisioned or imported, the datasource variable starts at the default Prometheus: no ${DS_…} left as its value', () => {
+  // File provisioning (compose, Grafana's sidecar, the mixin) substitutes no __inputs: a
+  // `${DS_PROMETHEUS}` there stays the variable's value, a datasource that does not exist.
   for (const d of dashboards) {
-    assert.deepEqual(
-      d.__inputs?.map((i) => [i.name, i.type, i.pluginId]),
-      [['DS_PROMETHEUS', 'datasource', 'prometheus']],
-      d.uid,
-    );
-    // Import puts the chosen datasource in the variable; provisioned, the variable falls back to
-    // the default datasource.
+    assert.equal(d.__inputs, undefined, d.uid);
+    assert.doesNotMatch(JSON.stringify(d), /\$\{DS_[A-Z_]+\}/, d.uid);
     const variable = d.templating.list.find((v) => v.name === 'datasource')!;
-    assert.equal(variable.current?.value, '${DS_PROMETHEUS}', d.uid);
+    assert.deepEqual(variable.current, {}, `${d.uid}: no current datasource, so the default`);
   }
+  const maps = readFileSync(
+    join(REPO_ROOT, 'deploy/kubernetes/generated/grafana-dashboards.yaml'),
+    'utf8',
+  );
+  assert.doesNotMatch(maps, /\$\{DS_[A-Z_]+\}/);
 });
 
 test('the provisioned stack keeps working: its Prometheus is the default datasource', () => {
