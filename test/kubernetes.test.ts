@@ -251,8 +251,7 @@ test("the images are the release's as scripts/images.sh tags them, and an overla
   const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
     version: string;
   };
-  const image = (all: Manifest[], name: string) =>
-    containerOf(pick(all, 'Deployment', name)).image;
+  const image = (all: Manifest[], name: string) => containerOf(pick(all, 'Deployment', name)).image;
   assert.equal(image(manifests(), 'acktrail-exporter'), `acktrail/exporter:${version}`);
   assert.equal(image(manifests(), 'acktrail-dashboard'), `acktrail/dashboard:${version}`);
   const overlay = mkdtempSync(join(tmpdir(), 'acktrail-overlay-'));
