@@ -15,7 +15,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { REPO_ROOT, waitFor } from '@acktrail/testing';
+import { OwnRedis, REPO_ROOT, waitFor } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
 import type { Journey } from '@acktrail/exporter';
 import { envelope } from '../exporter/src/celery/kombu-redis.js';
@@ -27,43 +27,8 @@ const PORT = 6391;
 const BROKER = `redis://127.0.0.1:${PORT}/0`;
 const VISIBILITY_S = 5;
 
-/** This file's Redis: started, stopped and started again by the tests. */
-class OwnRedis {
-  private proc: ChildProcess | null = null;
-
-  async start(): Promise<void> {
-    this.proc = spawn(
-      'redis-server',
-      ['--port', String(PORT), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      { stdio: 'ignore' },
-    );
-    await waitFor('Redis answering', async () => {
-      const r = new Redis(PORT, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });
-      // Refused until the server listens: connect() rejects, and ioredis would also print the
-      // error as unhandled.
-      r.on('error', () => undefined);
-      try {
-        await r.connect();
-        await r.ping();
-        return true;
-      } catch {
-        return false;
-      } finally {
-        r.disconnect();
-      }
-    });
-  }
-
-  async stop(): Promise<void> {
-    const p = this.proc;
-    this.proc = null;
-    if (!p || p.exitCode !== null) return;
-    p.kill('SIGKILL');
-    await once(p, 'exit');
-  }
-}
-
-const redis = new OwnRedis();
+// This file's Redis: started, stopped and started again by the tests.
+const redis = new OwnRedis(PORT);
 let client: Redis;
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 const workers: ChildProcess[] = [];

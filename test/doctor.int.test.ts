@@ -1,19 +1,23 @@
-// `acktrail doctor`, run as a user runs the command, against set-ups that work and three that do
-// not: a broker whose management user has only the management tag (not monitoring), names a vhost that is not there
-// and whose rabbitmq_prometheus endpoint cannot be reached; a store never migrated, read by a
-// role that can write; a dead-letter queue that does not exist and a port another program holds.
-// Each problem is one line that names the source and the fix; a failure makes exit 1; no line
-// carries a password.
+// `acktrail doctor`, run as a user runs the command, against set-ups that work and ones that do
+// not: a broker whose management user has only the management tag (not monitoring), names a vhost
+// that is not there and whose rabbitmq_prometheus endpoint cannot be reached; a refused 401 told
+// apart (a wrong password, or a user without a tag: the same credentials over AMQP); a store never
+// migrated, read by a role that can write; a store where nothing listens, named by its variable;
+// a dead-letter queue that does not exist and a port another program holds; Celery on Redis with
+// a real worker sending events, and on a database no worker uses. Each problem is one line that
+// names the source and the fix; a failure makes exit 1; no line carries a password.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import amqp from 'amqplib';
+import { Redis } from 'ioredis';
 import {
+  OwnRedis,
   REPO_ROOT,
   createTestDatabase,
   createTestVhost,
@@ -21,12 +25,14 @@ import {
   management,
   type TestDatabase,
   type TestVhost,
+  waitFor,
 } from '@acktrail/testing';
 import { createReadOnlyRole, writeConfig } from '@acktrail/exporter/testing';
 import { migrateStore } from '../exporter/src/journeys/store/index.js';
 
 const run = promisify(execFile);
 const USER = `doctor-${randomBytes(4).toString('hex')}`;
+const UNTAGGED = `doctor-untagged-${randomBytes(4).toString('hex')}`;
 const PASSWORD = `pw-${randomBytes(8).toString('hex')}`;
 const KEY = randomBytes(32).toString('base64');
 
@@ -47,6 +53,11 @@ before(async () => {
     method: 'PUT',
     body: JSON.stringify({ password: PASSWORD, tags: 'management' }),
   });
+  // A user made for AMQP only: the right password, no tag at all.
+  await management(`/users/${UNTAGGED}`, {
+    method: 'PUT',
+    body: JSON.stringify({ password: PASSWORD, tags: '' }),
+  });
   await management(`/permissions/${encodeURIComponent(vhost.name)}/${USER}`, {
     method: 'PUT',
     body: JSON.stringify({ configure: '.*', write: '.*', read: '.*' }),
@@ -59,6 +70,7 @@ before(async () => {
 
 after(async () => {
   await management(`/users/${USER}`, { method: 'DELETE' });
+  await management(`/users/${UNTAGGED}`, { method: 'DELETE' });
   await vhost.drop();
   await store.drop();
   await migrated.drop();
@@ -139,8 +151,48 @@ test('the broker: a user without the monitoring tag, a vhost not there, rabbitmq
     { rabbitmq: { source: 'management' }, journeys: { enabled: false } },
   );
   assert.equal(wrong.code, 1);
-  assert.match(line(wrong.out, 'FAIL', /management API/), /refused \(401\)/);
-  assert.match(wrong.out, /fix: correct the credentials in RABBITMQ_MANAGEMENT_URL/);
+  assert.match(
+    line(wrong.out, 'FAIL', /management API/),
+    /refused \(401\): a wrong user or password \(the broker refuses the same credentials over AMQP/,
+  );
+  assert.match(wrong.out, /fix: correct the credentials in RABBITMQ_MANAGEMENT_URL\n/);
+
+  // The right password, no tag: the management API says 401 all the same; AMQP tells them apart.
+  const untagged = await doctor(
+    {
+      RABBITMQ_MANAGEMENT_URL: `http://${UNTAGGED}:${PASSWORD}@127.0.0.1:15672`,
+      ACKTRAIL_PORT: '0',
+    },
+    { rabbitmq: { source: 'management' }, journeys: { enabled: false } },
+  );
+  assert.equal(untagged.code, 1);
+  assert.match(
+    line(untagged.out, 'FAIL', /management API/),
+    new RegExp(
+      `refused \\(401\\): user ${UNTAGGED} has the right password .* but no management or monitoring tag`,
+    ),
+  );
+  assert.match(untagged.out, new RegExp(`fix: rabbitmqctl set_user_tags ${UNTAGGED} monitoring`));
+  assert.ok(!untagged.out.includes(PASSWORD), 'no password printed');
+});
+
+test('a store where nothing listens: said in words, with the variable its URL came from', async () => {
+  const closed = await freePort();
+  const url = `postgres://acktrail:secret-pw@127.0.0.1:${closed}/journeys`;
+  const config = { rabbitmq: { enabled: false } };
+  for (const variable of ['ACKTRAIL_DATABASE_URL', 'DATABASE_URL']) {
+    const { out, code } = await doctor({ [variable]: url, ACKTRAIL_PORT: '0' }, config);
+    assert.equal(code, 1, out);
+    assert.match(
+      line(out, 'FAIL', /journey store/),
+      new RegExp(
+        `nothing listens at 127\\.0\\.0\\.1:${closed}: the connection was refused \\(${variable}\\)`,
+      ),
+      out,
+    );
+    assert.match(out, new RegExp(`fix: correct ${variable} \\(or ${variable}_FILE\\)`));
+    assert.ok(!out.includes('secret-pw'), 'no password printed');
+  }
 });
 
 test('the store never migrated and a writing role, a dead-letter queue not there, a port taken', async () => {
@@ -202,5 +254,74 @@ test('Celery over Sentinel where nothing answers: a FAIL line that names it, and
     );
   } finally {
     silent.close();
+  }
+});
+
+test('Celery on Redis: events from a real worker arrive where serve reads them; none on a database no worker uses', async () => {
+  const redis = new OwnRedis(await freePort());
+  await redis.start();
+  // A real Celery 5 worker sending events (-E) on database 0, as test/celery-redis.int.test.ts runs one.
+  const worker = spawn(
+    '/usr/bin/python3',
+    [
+      '-m',
+      'celery',
+      '-A',
+      'tasks',
+      'worker',
+      '-E',
+      '-c',
+      '1',
+      '-n',
+      'doctor@localhost',
+      '-l',
+      'warning',
+    ],
+    {
+      cwd: join(REPO_ROOT, 'test', 'celery'),
+      env: {
+        PATH: process.env.PATH,
+        CELERY_BROKER_URL: redis.url(0),
+        CELERY_RESULT_BACKEND: redis.url(1),
+        PYTHONDONTWRITEBYTECODE: '1',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+      // Its own process group: killing the group stops the pool's children too.
+      detached: true,
+    },
+  );
+  const listener = new Redis(redis.url(0));
+  try {
+    // The worker is up once its first heartbeat is on the channel.
+    let heard = false;
+    listener.on('pmessage', () => {
+      heard = true;
+    });
+    await listener.psubscribe('/0.celeryev/*');
+    await waitFor("the worker's first heartbeat", () => heard, { timeoutMs: 60_000 });
+    const celery = (db: number) => ({
+      rabbitmq: { enabled: false },
+      journeys: { enabled: false },
+      celery: { enabled: true, url: redis.url(db) },
+    });
+    const sending = await doctor({ ACKTRAIL_PORT: '0' }, celery(0));
+    assert.equal(sending.code, 0, sending.out);
+    assert.match(
+      line(sending.out, 'ok', /Celery broker/),
+      /Celery events arrive on \/0\.celeryev\/worker\.\w+ \(worker-\w+\)/,
+    );
+    const silent = await doctor({ ACKTRAIL_PORT: '0' }, celery(3));
+    assert.equal(silent.code, 0, silent.out);
+    assert.match(
+      line(silent.out, 'warn', /Celery broker/),
+      /no Celery event on \/3\.celeryev\/\* within \d+ s/,
+    );
+    assert.match(silent.out, /fix: start the workers with -E/);
+  } finally {
+    listener.disconnect();
+    const exited = once(worker, 'exit');
+    process.kill(-worker.pid!, 'SIGKILL');
+    await exited;
+    await redis.stop();
   }
 });

@@ -205,6 +205,49 @@ test('the exporter image migrates its store, is ready, and stores and serves a j
   ]);
 });
 
+test("SIGTERM to the exporter image's command (what a runtime sends its PID 1) drains it and exits 0", async () => {
+  const port = await freePort();
+  const exporter = await runImage(
+    'exporter',
+    {
+      ACKTRAIL_PORT: String(port),
+      ACKTRAIL_LISTEN_HOST: '127.0.0.1',
+      RABBITMQ_MANAGEMENT_URL: 'http://guest:guest@127.0.0.1:15672',
+      ACKTRAIL_CONFIG: '/etc/acktrail/acktrail.yaml',
+    },
+    { mounts: { [join(scratch, 'acktrail.yaml')]: '/etc/acktrail/acktrail.yaml' } },
+  );
+  await up(exporter, `http://127.0.0.1:${port}/healthz`);
+  // The image's command itself, not buildah nor its process group: the process buildah started.
+  const { stdout } = await run('ps', ['-o', 'pid=,args=', '--ppid', String(exporter.child.pid)]);
+  const command = stdout
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l.includes('exporter/dist/main.js'));
+  assert.ok(command, `the image's command under buildah: ${stdout}`);
+  const exited = once(exporter.child, 'exit') as Promise<[number | null]>;
+  process.kill(Number(command.split(' ')[0]), 'SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const [code] = await Promise.race([
+    exited,
+    new Promise<[string]>((resolve) => {
+      timer = setTimeout(() => {
+        resolve(['still running 30 s after SIGTERM']);
+      }, 30_000);
+    }),
+  ]);
+  clearTimeout(timer);
+  assert.equal(code, 0, exporter.output.join('').slice(-2000));
+  const log = exporter.output.join('');
+  assert.match(log, /"signal":"SIGTERM".*stopping: refusing new requests/);
+  assert.match(log, /"msg":"stopped"/);
+  assert.equal(
+    await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null),
+    null,
+    'port freed',
+  );
+});
+
 test('the dashboard image answers its sign-in page and serves the files the page links', async () => {
   const port = await freePort();
   const dashboard = await runImage('dashboard', {

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { configOrExit } from './cli/load.js';
 import { masked } from './cli/mask.js';
+import { docsUrl } from './docs.js';
 import { VERSION } from './version.js';
 
 const HELP: Record<string, string> = {
@@ -18,9 +19,9 @@ Commands:
   schema              print the configuration file's JSON Schema (for editors)
   dead-letters reseal seal parked dead letters again under the current key (after a rotation)
 
-The environment configures each command (docs/configuration.md): ACKTRAIL_CONFIG, DATABASE_URL,
-ACKTRAIL_DATABASE_URL, ACKTRAIL_API_TOKEN, ACKTRAIL_INGEST_TOKEN, RABBITMQ_MANAGEMENT_URL, ...
-Run acktrail <command> --help for the options of each.`,
+The environment configures each command: ACKTRAIL_CONFIG, DATABASE_URL, ACKTRAIL_DATABASE_URL,
+ACKTRAIL_API_TOKEN, ACKTRAIL_INGEST_TOKEN, RABBITMQ_MANAGEMENT_URL, ... (every variable and key:
+${docsUrl('configuration.md')}). Run acktrail <command> --help for the options of each.`,
   serve: `Usage: acktrail serve [--config FILE]
 
 Serves Prometheus metrics (/metrics), OTLP/HTTP traces (/v1/traces), the journey API (/api/*),

@@ -82,6 +82,8 @@ export interface ValidatedConfig extends FileConfig {
   storeUrl: string | null;
   /** The store reached directly (migrations, partition drops); null: storeUrl. */
   storeMigrateUrl: string | null;
+  /** The variable storeUrl came from, for messages: ACKTRAIL_DATABASE_URL or DATABASE_URL. */
+  storeUrlVariable: 'ACKTRAIL_DATABASE_URL' | 'DATABASE_URL';
   /** How the databases are reached: directly, or through a transaction pooler. */
   pooler: 'none' | 'transaction';
   /** A streaming replica of the store for reads; null: reads go to storeUrl. */
@@ -178,10 +180,11 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
   if (!f.success) throw new ConfigError(describe(f.error, file ?? 'defaults', fileSchema));
   checkDistinctTokens(e.data, e.data.ACKTRAIL_INGEST_TOKEN ?? f.data.journeys.ingestToken);
   checkDistinctPorts(e.data);
+  const storeUrl = e.data.ACKTRAIL_DATABASE_URL ?? e.data.DATABASE_URL;
   if (
     e.data.ACKTRAIL_DATABASE_POOLER === 'transaction' &&
     f.data.journeys.enabled &&
-    (e.data.ACKTRAIL_DATABASE_URL ?? e.data.DATABASE_URL) &&
+    storeUrl &&
     !e.data.ACKTRAIL_DATABASE_MIGRATE_URL
   )
     throw new ConfigError(
@@ -195,10 +198,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
     throw new ConfigError(
       'deadLetters.url: needed when deadLetters.enabled (or ACKTRAIL_DEAD_LETTERS_URL): acktrail parks dead letters with a broker user of its own',
     );
-  if (
-    f.data.deadLetters.enabled &&
-    (!f.data.journeys.enabled || !(e.data.ACKTRAIL_DATABASE_URL ?? e.data.DATABASE_URL))
-  )
+  if (f.data.deadLetters.enabled && (!f.data.journeys.enabled || !storeUrl))
     throw new ConfigError(
       'deadLetters.enabled: parked dead letters live in the journey store: set ACKTRAIL_DATABASE_URL and keep journeys.enabled',
     );
@@ -243,9 +243,8 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env): ValidatedCon
     logLevel: e.data.LOG_LEVEL,
     ...processSwitches(e.data),
     databaseUrl: e.data.DATABASE_URL ?? null,
-    storeUrl: f.data.journeys.enabled
-      ? (e.data.ACKTRAIL_DATABASE_URL ?? e.data.DATABASE_URL ?? null)
-      : null,
+    storeUrl: f.data.journeys.enabled ? (storeUrl ?? null) : null,
+    storeUrlVariable: e.data.ACKTRAIL_DATABASE_URL ? 'ACKTRAIL_DATABASE_URL' : 'DATABASE_URL',
     storeReadUrl: f.data.journeys.enabled ? (e.data.ACKTRAIL_DATABASE_READ_URL ?? null) : null,
     storeMigrateUrl: f.data.journeys.enabled
       ? (e.data.ACKTRAIL_DATABASE_MIGRATE_URL ?? null)

@@ -17,3 +17,4 @@ export * from './replica.js';
 export * from './fault-proxy.js';
 export * from './round-robin.js';
 export * from './tcp-gate.js';
+export * from './redis.js';

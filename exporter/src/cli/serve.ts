@@ -11,6 +11,7 @@ import { applyRuntimeFlags } from '../runtime/flags.js';
 import { lowerHelperThreads } from '../runtime/threads.js';
 import { guardProcess } from '../runtime/last-resort.js';
 import { onParentExit } from '../runtime/orphan.js';
+import { docsUrl } from '../docs.js';
 
 export async function serve(config: ValidatedConfig): Promise<void> {
   const runtime = applyRuntimeFlags(config.runtimeFlags);
@@ -34,7 +35,7 @@ export async function serve(config: ValidatedConfig): Promise<void> {
   if (!loopback && !config.journeys.ingestToken)
     log.warn(
       { host: config.listenHost },
-      'listening beyond loopback without an ingest token: anyone who reaches this port can add journey steps (set ACKTRAIL_INGEST_TOKEN; docs/security.md)',
+      `listening beyond loopback without an ingest token: anyone who reaches this port can add journey steps (set ACKTRAIL_INGEST_TOKEN; ${docsUrl('security.md', 'what-each-token-protects')})`,
     );
 
   const inFlight = requestsInFlight(servers);

@@ -5,6 +5,7 @@ import { celery } from './celery.js';
 import { deadLetters } from './dead-letters.js';
 import { journeys } from './journeys.js';
 import { seconds } from './primitives.js';
+import { docsUrl } from '../docs.js';
 
 export { celeryBrokerUrl } from './celery.js';
 export { ownSecret } from './primitives.js';
@@ -29,7 +30,7 @@ const incrementalQuery = z
   .min(1)
   .refine(
     (q) => [1, 2, 3].every((n) => new RegExp(`\\$${n}(?!\\d)`).test(q)),
-    'must use $1 (lower bound, timestamptz), $2 (page size) and $3 (the id after which rows at exactly $1 are read), ordered by (at, id): see docs/metrics.md',
+    `must use $1 (lower bound, timestamptz), $2 (page size) and $3 (the id after which rows at exactly $1 are read), ordered by (at, id): see ${docsUrl('metrics.md', 'counting-from-tables-without-double-counting')}`,
   );
 const buckets = (def: number[]) => z.array(z.number().positive()).min(1).default(def);
 const role = z.enum(['work', 'retry', 'dead_letter']);

@@ -17,6 +17,7 @@ import {
   type Row,
 } from '../journeys/spans/index.js';
 import { PROFILES, type ProfileId } from '../journeys/spans/index.js';
+import { docsUrl } from '../docs.js';
 
 export { tallyCoverage, type CoverageTally } from '../journeys/spans/index.js';
 
@@ -60,7 +61,7 @@ export interface CoverageReport {
 function samplingWords(recordedOnly: number, withThreshold: number): string {
   if (recordedOnly > 0)
     return `samples its traces; acktrail's recording sampler sent the ${recordedOnly} span(s) its sampler dropped: journeys and span-derived counts are whole`;
-  return `samples its traces (a threshold in the tracestate of ${withThreshold} span(s)): span-derived counters add each span's adjusted count, and a message whose trace it dropped has no journey (docs/adopting.md, "Sampling")`;
+  return `samples its traces (a threshold in the tracestate of ${withThreshold} span(s)): span-derived counters add each span's adjusted count, and a message whose trace it dropped has no journey (${docsUrl('adopting.md', 'sampling')})`;
 }
 
 export class Coverage {

@@ -4,6 +4,7 @@
 // a rising counter, not a flood.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { errorMessage, type Logger } from '../log.js';
+import { DOCTOR } from '../docs.js';
 
 export interface PartStatus {
   part: string;
@@ -67,7 +68,7 @@ export class Health {
     const error = errorMessage(err);
     this.errors.inc({ part });
     if (s.up !== false) {
-      this.log.warn({ part, err: error }, `${part} ${what}`);
+      this.log.warn({ part, err: error, fix: DOCTOR }, `${part} ${what}`);
       this.parts.set(part, { up: false, error, since: Date.now() });
     } else {
       s.error = error;

@@ -10,41 +10,11 @@ import { SourceHttpError, getJson, getText } from '../../collectors/rabbitmq/sou
 import { identityOf } from '../../collectors/rabbitmq/source/detailed.js';
 import { MIGRATIONS_DIR } from '../../journeys/store/index.js';
 import { errorMessage } from '../../log.js';
+import { pgProblem, refused } from './explain.js';
+import { TIMEOUT_MS, bad, ok, where, type Finding } from './finding.js';
+import { docsUrl } from '../../docs.js';
 
-export const TIMEOUT_MS = 5000;
-
-export type Verdict = 'ok' | 'warn' | 'fail';
-
-/** One line of the doctor's answer. */
-export interface Finding {
-  verdict: Verdict;
-  /** The source, as the configuration names it. */
-  source: string;
-  said: string;
-  /** What to do, when not ok. */
-  fix?: string;
-}
-
-export const ok = (source: string, said: string): Finding => ({ verdict: 'ok', source, said });
-export const bad = (
-  verdict: 'warn' | 'fail',
-  source: string,
-  said: string,
-  fix: string,
-): Finding => ({ verdict, source, said, fix });
-/** A source that could not be used at all: the error as it came, and the fix. */
-export const failed = (source: string, err: unknown, fix: string): Finding[] => [
-  bad('fail', source, errorMessage(err), fix),
-];
-
-/** Host and port of a URL: what the doctor prints of it (never its credentials). */
-export const where = (url: string) => {
-  try {
-    return new URL(url).host;
-  } catch {
-    return '(not a URL)';
-  }
-};
+export { TIMEOUT_MS, bad, failed, ok, where, type Finding, type Verdict } from './finding.js';
 
 const signal = () => AbortSignal.timeout(TIMEOUT_MS);
 
@@ -65,14 +35,7 @@ export async function management(config: ValidatedConfig): Promise<Finding[]> {
     me = await getJson(config.managementUrl, '/api/whoami', signal());
   } catch (err) {
     if (err instanceof SourceHttpError && err.status === 401)
-      return [
-        bad(
-          'fail',
-          source,
-          'refused (401): a wrong user or password, or a user without a management or monitoring tag (the management API admits only tagged users)',
-          'correct the credentials in RABBITMQ_MANAGEMENT_URL; give the user the tag: rabbitmqctl set_user_tags <user> monitoring',
-        ),
-      ];
+      return [await refused(config.managementUrl, source)];
     return [
       bad(
         'fail',
@@ -209,12 +172,19 @@ export async function pipelineDatabase(config: ValidatedConfig): Promise<Finding
           'warn',
           source,
           `role ${role.name} can write (${how}); acktrail only reads`,
-          'give acktrail a role with SELECT only (docs/metrics.md, "A read-only role for the exporter")',
+          `give acktrail a role with SELECT only: ${docsUrl('metrics.md', 'a-read-only-role-for-the-exporter')}`,
         ),
       ];
     return [ok(source, `role ${role.name}, read-only`)];
   } catch (err) {
-    return failed(source, err, 'correct DATABASE_URL, or let acktrail reach it');
+    return [
+      bad(
+        'fail',
+        source,
+        pgProblem(err, 'DATABASE_URL', config.databaseUrl),
+        'correct DATABASE_URL (or DATABASE_URL_FILE), or let acktrail reach it',
+      ),
+    ];
   }
 }
 
@@ -245,10 +215,16 @@ export async function journeyStore(config: ValidatedConfig): Promise<Finding[]> 
       ];
     return [ok(source, `${files.length} migrations applied`)];
   } catch (err) {
-    return failed(
-      source,
-      err,
-      'correct ACKTRAIL_DATABASE_URL (or DATABASE_URL), or let acktrail reach it',
-    );
+    const variable = config.storeMigrateUrl
+      ? 'ACKTRAIL_DATABASE_MIGRATE_URL'
+      : config.storeUrlVariable;
+    return [
+      bad(
+        'fail',
+        source,
+        pgProblem(err, variable, url),
+        `correct ${variable} (or ${variable}_FILE), or start PostgreSQL there and let acktrail reach it`,
+      ),
+    ];
   }
 }

@@ -4,8 +4,11 @@ import { createServer } from 'node:net';
 import amqp from 'amqplib';
 import { Redis } from 'ioredis';
 import type { ValidatedConfig } from '../../config.js';
-import { redisTarget } from '../../celery/kombu-redis.js';
+import { envelopeBody, eventPatterns, redisTarget } from '../../celery/kombu-redis.js';
 import { TIMEOUT_MS, bad, failed, ok, where, type Finding } from './checks.js';
+
+/** How long the doctor listens for Celery's events on Redis: past a worker's 2 s heartbeat. */
+const EVENTS_MS = Math.min(TIMEOUT_MS, 4000);
 
 async function amqpConnect(url: string) {
   const conn = await amqp.connect(url, { timeout: TIMEOUT_MS });
@@ -58,7 +61,12 @@ export async function celery(config: ValidatedConfig): Promise<Finding[]> {
     try {
       await redis.connect();
       await redis.ping();
-      return [ok(source, 'Redis answers')];
+    } catch (err) {
+      redis.disconnect();
+      return failed(source, err, 'correct celery.url (or CELERY_BROKER_URL)');
+    }
+    try {
+      return [await celeryEvents(redis, config, source)];
     } catch (err) {
       return failed(source, err, 'correct celery.url (or CELERY_BROKER_URL)');
     } finally {
@@ -83,6 +91,51 @@ export async function celery(config: ValidatedConfig): Promise<Finding[]> {
     }
   } catch (err) {
     return failed(source, err, 'correct celery.url (or CELERY_BROKER_URL)');
+  }
+}
+
+/**
+ * Whether Celery's events reach the channels serve will read: subscribed (as serve subscribes)
+ * for EVENTS_MS, longer than a worker's heartbeat (2 s), the first event's channel and type. None:
+ * the workers send no events (-E), or publish them on other channels (another database, or other
+ * fanout_prefix, fanout_patterns or global_keyprefix transport options than celery.redis says).
+ */
+async function celeryEvents(redis: Redis, config: ValidatedConfig, source: string) {
+  const patterns = eventPatterns(config.celery);
+  const sub = redis.duplicate();
+  sub.on('error', () => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const first = new Promise<{ channel: string; type: string } | null>((resolve) => {
+      const seen = (channel: Buffer, payload: Buffer) => {
+        const body = envelopeBody(payload)?.body.toString('utf8').slice(0, 4096) ?? '';
+        resolve({
+          channel: channel.toString('utf8'),
+          type: /"type":\s*"([\w-]{1,64})"/.exec(body)?.[1] ?? 'an event',
+        });
+      };
+      sub.on('pmessageBuffer', (_p: Buffer, channel: Buffer, payload: Buffer) => {
+        seen(channel, payload);
+      });
+      sub.on('messageBuffer', seen);
+      timer = setTimeout(() => {
+        resolve(null);
+      }, EVENTS_MS);
+    });
+    if (config.celery.redis.fanoutPatterns) await sub.psubscribe(...patterns);
+    else await sub.subscribe(...patterns);
+    const event = await first;
+    if (event)
+      return ok(source, `Redis answers; Celery events arrive on ${event.channel} (${event.type})`);
+    return bad(
+      'warn',
+      source,
+      `Redis answers, but no Celery event on ${patterns.join(', ')} within ${EVENTS_MS / 1000} s`,
+      "start the workers with -E (or set celery.enableEventsIntervalSeconds); if they send events, match celery.url's database and celery.redis (fanoutPrefix, fanoutPatterns, globalKeyprefix) to the workers' broker_transport_options",
+    );
+  } finally {
+    clearTimeout(timer);
+    sub.disconnect();
   }
 }
 

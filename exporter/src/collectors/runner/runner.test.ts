@@ -9,7 +9,7 @@ import type { Collector } from './collector.js';
 import { CollectorRunner } from './runner.js';
 
 function logSink() {
-  const lines: { msg: string; collector?: string }[] = [];
+  const lines: { msg: string; collector?: string; fix?: string }[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, done) {
       lines.push(JSON.parse(chunk.toString()) as { msg: string });
@@ -70,6 +70,8 @@ test('a failing collector sets success 0, keeps the others, logs once per change
   assert.equal(await value(registry, 'acktrail_collector_success', 'good'), 1);
   assert.equal((await registry.getSingleMetric('test_good')?.get())?.values[0]?.value, 3);
   assert.equal(lines.filter((l) => l.msg === 'collector failing').length, 1);
+  // The line says where the fix is: the doctor, which checks every source.
+  assert.match(String(lines.find((l) => l.msg === 'collector failing')?.fix), /acktrail doctor/);
 
   bad.behaviour = 'ok';
   await runner.collect();

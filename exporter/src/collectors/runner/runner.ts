@@ -6,6 +6,7 @@ import { errorMessage, type Logger } from '../../log.js';
 import type { Collector } from './collector.js';
 import type { Piece } from '../../exposition/encoding.js';
 import type { ExpositionFormat } from '../../exposition/families.js';
+import { DOCTOR } from '../../docs.js';
 
 interface State {
   ok: boolean | null;
@@ -156,7 +157,7 @@ export class CollectorRunner {
       return;
     }
     if (partial !== null)
-      this.log.warn({ collector: c.name, err: partial }, 'collector partly failing');
+      this.log.warn({ collector: c.name, err: partial, fix: DOCTOR }, 'collector partly failing');
     else if (s.ok) this.log.info({ collector: c.name }, 'collector answered in full again');
     s.partial = partial;
   }
@@ -165,7 +166,7 @@ export class CollectorRunner {
     this.success.set({ collector: c.name }, ok ? 1 : 0);
     s.lastError = error;
     if (s.ok === ok) return;
-    if (!ok) this.log.warn({ collector: c.name, err: error }, 'collector failing');
+    if (!ok) this.log.warn({ collector: c.name, err: error, fix: DOCTOR }, 'collector failing');
     else if (s.ok === false) this.log.info({ collector: c.name }, 'collector recovered');
     s.ok = ok;
   }
