@@ -220,11 +220,14 @@ test('acktrail serve from the package, then a traced publish and consume: the jo
   }
 });
 
-test('SIGTERM to `npx acktrail serve` and to `npm run serve` stops the server: its port is freed', async () => {
-  for (const [how, command, args] of [
+test('SIGTERM or SIGINT to `npx acktrail serve` and to `npm run serve` stops the server: its port is freed', async () => {
+  const starts = [
     ['npx acktrail serve', 'npx', ['acktrail', 'serve', '--config', 'acktrail.yaml']],
     ['npm run serve', 'npm', ['run', 'serve']],
-  ] as const) {
+  ] as const;
+  for (const [how, command, args, signal] of starts.flatMap(([h, c, a]) =>
+    (['SIGTERM', 'SIGINT'] as const).map((sig) => [`${h} (${sig})`, c, a, sig] as const),
+  )) {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/healthz`;
     const output: string[] = [];
@@ -242,11 +245,11 @@ test('SIGTERM to `npx acktrail serve` and to `npm run serve` stops the server: i
       return (await fetch(url).catch(() => null))?.status === 200;
     });
     try {
-      proc.kill('SIGTERM');
+      proc.kill(signal);
       // npm's shell dies of the signal; the exporter it started stops too, draining: nothing
       // answers on its port any more, and it said that it stopped.
       await waitFor(
-        `${how}: the port freed after SIGTERM (${output.join('')})`,
+        `${how}: the port freed after the signal (${output.join('')})`,
         async () => (await fetch(url).catch(() => null)) === null,
         { timeoutMs: 20_000 },
       );
