@@ -218,15 +218,26 @@ test("SIGTERM to the exporter image's command (what a runtime sends its PID 1) d
     { mounts: { [join(scratch, 'acktrail.yaml')]: '/etc/acktrail/acktrail.yaml' } },
   );
   await up(exporter, `http://127.0.0.1:${port}/healthz`);
-  // The image's command itself, not buildah nor its process group: the process buildah started.
-  const { stdout } = await run('ps', ['-o', 'pid=,args=', '--ppid', String(exporter.child.pid)]);
-  const command = stdout
+  // The image's command itself, not buildah nor its process group: buildah's descendant that runs
+  // it (node, started again in place with acktrail's V8 settings: the same process).
+  const { stdout } = await run('ps', ['-eo', 'pid=,ppid=,args=']);
+  const procs = stdout
     .split('\n')
-    .map((l) => l.trim())
-    .find((l) => l.includes('exporter/dist/main.js'));
+    .map((l) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(l))
+    .filter((m) => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
+  const below = new Set([exporter.child.pid!]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of procs)
+      if (below.has(p.ppid) && !below.has(p.pid)) grew = Boolean(below.add(p.pid));
+  }
+  const command = procs.find(
+    (p) => below.has(p.pid) && /^(\S*\/)?node\s.*exporter\/dist\/main\.js/.test(p.args),
+  );
   assert.ok(command, `the image's command under buildah: ${stdout}`);
   const exited = once(exporter.child, 'exit') as Promise<[number | null]>;
-  process.kill(Number(command.split(' ')[0]), 'SIGTERM');
+  process.kill(command.pid, 'SIGTERM');
   let timer: NodeJS.Timeout | undefined;
   const [code] = await Promise.race([
     exited,
