@@ -220,7 +220,10 @@ test('acktrail serve from the package, then a traced publish and consume: the jo
   }
 });
 
-test('SIGTERM or SIGINT to `npx acktrail serve` and to `npm run serve` stops the server: its port is freed', async () => {
+// SIGTERM as `kill <pid>` sends it, to npm alone; SIGINT as a terminal's Ctrl-C sends it, to the
+// foreground process group. (SIGINT to npm alone is forwarded to its `sh -c`, which holds it while
+// it waits for its command, as POSIX shells do, and the command never receives it.)
+test('SIGTERM to `npx acktrail serve` or `npm run serve`, and Ctrl-C (SIGINT to the group), stop the server: its port is freed', async () => {
   const starts = [
     ['npx acktrail serve', 'npx', ['acktrail', 'serve', '--config', 'acktrail.yaml']],
     ['npm run serve', 'npm', ['run', 'serve']],
@@ -245,7 +248,8 @@ test('SIGTERM or SIGINT to `npx acktrail serve` and to `npm run serve` stops the
       return (await fetch(url).catch(() => null))?.status === 200;
     });
     try {
-      proc.kill(signal);
+      if (signal === 'SIGINT') process.kill(-proc.pid!, signal);
+      else proc.kill(signal);
       // npm's shell dies of the signal; the exporter it started stops too, draining: nothing
       // answers on its port any more, and it said that it stopped.
       await waitFor(
