@@ -107,25 +107,24 @@ test('the mixin declares itself for jsonnet-bundler and imports nothing from out
 });
 
 test('_config overrides render the rules and dashboards the generator renders for them', () => {
+  const overrides = {
+    selector: 'cluster="eu-1"',
+    exporterSelector: 'job=~"acktrail.*"',
+    groupLabels: ['cluster', 'team'],
+    replicaLabels: ['instance', 'pod'],
+    runbookURLPattern: 'https://wiki.example/runbooks/%s',
+    alertNamePrefix: 'Ack',
+  };
+  const thresholds = { queueBacklog: 5000, sloObjective: 0.995, sloLatencySeconds: 2.5 };
   const params: Params = {
     ...DEFAULTS,
-    selector: 'cluster="eu-1"',
-    exporterSelector: 'job=~"acktrail.*"',
-    groupLabels: ['cluster', 'team'],
-    replicaLabels: ['instance', 'pod'],
-    runbookURLPattern: 'https://wiki.example/runbooks/%s',
-    alertNamePrefix: 'Ack',
-    thresholds: { ...THRESHOLDS, queueBacklog: 5000, sloObjective: 0.995, sloLatencySeconds: 2.5 },
+    ...overrides,
+    thresholds: { ...THRESHOLDS, ...thresholds },
   };
-  const r = vendored(`{
-    selector: 'cluster="eu-1"',
-    exporterSelector: 'job=~"acktrail.*"',
-    groupLabels: ['cluster', 'team'],
-    replicaLabels: ['instance', 'pod'],
-    runbookURLPattern: 'https://wiki.example/runbooks/%s',
-    alertNamePrefix: 'Ack',
-    thresholds+: { queueBacklog: 5000, sloObjective: 0.995, sloLatencySeconds: 2.5 },
-  }`);
+  // JSON is jsonnet: the same overrides, the thresholds merged into the defaults' (`+:`).
+  const r = vendored(
+    `${JSON.stringify(overrides)} + { thresholds+: ${JSON.stringify(thresholds)} }`,
+  );
   assert.equal(r.status, 0, r.stderr);
   const out = JSON.parse(r.stdout) as {
     alerts: { groups: Group[] };

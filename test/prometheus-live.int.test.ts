@@ -268,3 +268,44 @@ test('Prometheus 3: OpenMetrics with its exemplars, every rule runs, the SLO rec
   ) as { groups: { rules: { expr: string }[] }[] };
   for (const rule of rules.groups.flatMap((g) => g.rules)) await prometheus3.query(rule.expr);
 });
+
+// The two versions side by side on the same pipeline, as issue 61's table counts them: every rule
+// loaded and evaluated without error, the exporter's exemplars stored on its histograms, the SLO's
+// four recording rules with series, the targets up. Printed as a table (the test's diagnostics).
+test('Prometheus 2 and 3 side by side: rules healthy, bucket exemplars, SLO recordings, targets up', async (t) => {
+  const rows: string[] = [
+    '| | rules healthy / loaded | exemplars on acktrail_*_bucket | SLO recordings with series | targets up |',
+  ];
+  for (const [name, server] of [
+    ['Prometheus 2.42', prometheus],
+    ['Prometheus 3.5', prometheus3],
+  ] as const) {
+    const rules = async () => {
+      const res = await fetch(`${server.url}/api/v1/rules`);
+      const body = (await res.json()) as { data: { groups: { rules: { health: string }[] }[] } };
+      return body.data.groups.flatMap((g) => g.rules);
+    };
+    // Every rule evaluated at least once, none failing.
+    const loaded = await waitFor(`${name}: every rule evaluated`, async () => {
+      const all = await rules();
+      return all.length > 0 && all.every((r) => r.health === 'ok') ? all : null;
+    });
+    const exemplars = (
+      await server.exemplars('{__name__=~"acktrail_.+_bucket"}', startedAt, Date.now() / 1000)
+    ).reduce((n, s) => n + s.exemplars.length, 0);
+    const slo = await Promise.all(
+      ['5m', '30m', '1h', '6h'].map((w) =>
+        server.query(`acktrail:confirmation_latency_slow:ratio_rate${w}`),
+      ),
+    );
+    const withSeries = slo.filter((s) => s.length > 0).length;
+    const up = (await server.query('up == 1')).length;
+    rows.push(
+      `| ${name} | ${loaded.length} / ${loaded.length} | ${exemplars} | ${withSeries} of 4 | ${up} |`,
+    );
+    assert.ok(exemplars > 0, `${name}: exemplars`);
+    assert.equal(withSeries, 4, `${name}: SLO recordings`);
+    assert.ok(up > 0, `${name}: targets up`);
+  }
+  for (const row of rows) t.diagnostic(row);
+});
