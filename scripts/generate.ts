@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse, stringify } from 'yaml';
 import {
+  STAND_IN,
   dashboardTemplate,
   groupVariable,
   renderDashboard,
@@ -58,12 +59,16 @@ function prometheusRule(): string {
   );
 }
 
-/** Each Grafana dashboard's file name with its JSON for these parameters. */
-export function dashboards(params: Params = DEFAULTS): [string, string][] {
-  return readdirSync(DASHBOARDS)
+/** Each dashboard source's file name with its text (prometheus/mixin/dashboards/). */
+const dashboardSources = (): [string, string][] =>
+  readdirSync(DASHBOARDS)
     .filter((f) => f.endsWith('.json'))
     .sort()
-    .map((f) => [f, renderDashboard(readFileSync(join(DASHBOARDS, f), 'utf8'), params)]);
+    .map((f) => [f, readFileSync(join(DASHBOARDS, f), 'utf8')]);
+
+/** Each Grafana dashboard's file name with its JSON for these parameters. */
+export function dashboards(params: Params = DEFAULTS): [string, string][] {
+  return dashboardSources().map(([f, source]) => [f, renderDashboard(source, params)]);
 }
 
 function grafanaDashboards(): string {
@@ -91,21 +96,23 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
  * The jsonnet mixin's templates (prometheus/mixin/generated/), which its fill.libsonnet fills from
  * `_config` as this script fills the sources: the rules template as JSON (Debian's jsonnet 0.18
  * std.parseYaml fails on its multi-line expressions), each dashboard with stand-ins where the
- * parameters go, the default parameters, and the variable added per group label.
+ * parameters go, the default parameters, and the parts the mixin fills in: the stand-in matcher
+ * and the variable added per group label.
  */
 function mixinTemplates(): Record<string, string> {
   const dir = 'prometheus/mixin/generated';
   return {
     [`${dir}/rules.json`]: json(parse(readFileSync(TEMPLATE, 'utf8'))),
     [`${dir}/config.json`]: json(DEFAULTS),
-    [`${dir}/group-variable.json`]: json(groupVariable('', '', null)),
+    [`${dir}/parts.json`]: json({
+      standIn: STAND_IN.matchers,
+      groupVariable: groupVariable('', '', null),
+    }),
     ...Object.fromEntries(
-      readdirSync(DASHBOARDS)
-        .filter((f) => f.endsWith('.json'))
-        .map((f) => [
-          `${dir}/dashboards/${f}`,
-          dashboardTemplate(readFileSync(join(DASHBOARDS, f), 'utf8'), DEFAULTS),
-        ]),
+      dashboardSources().map(([f, source]) => [
+        `${dir}/dashboards/${f}`,
+        dashboardTemplate(source),
+      ]),
     ),
   };
 }

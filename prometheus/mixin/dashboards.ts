@@ -6,7 +6,7 @@
 // `${replicaLabels}` becomes the labels that tell replicas apart (merged with max). Queries
 // are rewritten with the dashboard's own PromQL rewriter (Prometheus' grammar, never a pattern).
 import { withMatchers } from '../../dashboard/lib/promql.js';
-import { checkParams, fillThresholds, type Params } from './params.js';
+import { DEFAULTS, checkParams, fillThresholds, type Params } from './params.js';
 
 interface Variable {
   name: string;
@@ -69,7 +69,7 @@ export function renderDashboard(source: string, p: Params): string {
 }
 
 /**
- * Stand-ins the jsonnet mixin replaces from its `_config` (prometheus/mixin/render.libsonnet):
+ * Stand-ins the jsonnet mixin replaces from its `_config` (prometheus/mixin/fill.libsonnet):
  * a matcher in every selector where the selector and the group labels' matchers go, and a label
  * name where the replica labels go. Both are valid PromQL, so the queries are rewritten by the
  * same code as every other dashboard's.
@@ -84,10 +84,10 @@ export const STAND_IN = {
  * labels as `${replicaLabels}`, and the stand-in matcher in every selector; no group variables
  * (the mixin adds them for its `_config`).
  */
-export function dashboardTemplate(source: string, p: Params): string {
+export function dashboardTemplate(source: string): string {
   const d = JSON.parse(source.replaceAll('${replicaLabels}', STAND_IN.replicaLabels)) as Dashboard;
   const text = JSON.stringify(
-    parameterise(d, { ...p, selector: STAND_IN.matchers, groupLabels: [] }),
+    parameterise(d, { ...DEFAULTS, selector: STAND_IN.matchers, groupLabels: [] }),
     null,
     2,
   );

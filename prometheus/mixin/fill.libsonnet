@@ -3,9 +3,11 @@
 // (prometheus/mixin/params.ts: renderRules, fillThresholds; dashboards.ts: renderDashboard):
 // test/mixin-jsonnet.test.ts renders both for the same parameters and finds them equal.
 local defaults = import 'generated/config.json';
-local groupVariable = import 'generated/group-variable.json';
-// The stand-in matcher the dashboards' templates carry in every selector (dashboards.ts STAND_IN).
-local standIn = 'acktrail_matchers_="_"';
+// The stand-in matcher the dashboards' templates carry in every selector (dashboards.ts STAND_IN),
+// and the variable added per group label (dashboards.ts groupVariable).
+local parts = import 'generated/parts.json';
+local groupVariable = parts.groupVariable;
+local standIn = parts.standIn;
 
 // jsonnet 0.18's std.strReplace is native and fast; std.format (`%`) and std.findSubstr are not:
 // the tables below are built once per render and every string only goes through strReplace.

@@ -85,6 +85,17 @@ export interface EventLimits {
   maxMessageBytes: number;
 }
 
+const DAY_S = 86_400;
+
+/**
+ * The events read now: none older than `backDays` (the journeys' retention) nor more than a day
+ * ahead of this clock, none larger than `maxMessageBytes`.
+ */
+export function eventLimits(maxMessageBytes: number, backDays: number): EventLimits {
+  const now = Date.now() / 1000;
+  return { fromS: now - backDays * DAY_S, toS: now + DAY_S, maxMessageBytes };
+}
+
 const TASK_SET = new Set<string>(TASK_EVENTS);
 const WORKER_SET = new Set<string>(WORKER_EVENTS);
 /** The traceback's tail is all its summary reads (the last frame and the exception line). */

@@ -6,13 +6,12 @@ import type { Logger } from 'pino';
 import type { ValidatedConfig } from '../config.js';
 import { StepsRefusedError, type StepStore } from '../journeys/store/index.js';
 import type { Step } from '../journeys/model/steps.js';
-import { parseBody, type EventLimits } from './events.js';
+import { eventLimits, parseBody, type EventLimits } from './events.js';
 import type { CeleryMetrics } from './metrics.js';
 import { taskStep } from './steps.js';
 import type { Part } from '../runtime/parts.js';
 
 export const PART = 'celery';
-const DAY_S = 86_400;
 
 export type CelerySettings = ValidatedConfig['celery'];
 
@@ -34,12 +33,7 @@ export class CeleryIntake {
   }
 
   private limits(): EventLimits {
-    const now = Date.now() / 1000;
-    return {
-      fromS: now - this.retentionDays * DAY_S,
-      toS: now + DAY_S,
-      maxMessageBytes: this.settings.maxMessageBytes,
-    };
+    return eventLimits(this.settings.maxMessageBytes, this.retentionDays);
   }
 
   /**

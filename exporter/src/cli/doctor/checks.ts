@@ -14,8 +14,6 @@ import { pgProblem, refused } from './explain.js';
 import { TIMEOUT_MS, bad, ok, where, type Finding } from './finding.js';
 import { docsUrl } from '../../docs.js';
 
-export { TIMEOUT_MS, bad, failed, ok, where, type Finding, type Verdict } from './finding.js';
-
 const signal = () => AbortSignal.timeout(TIMEOUT_MS);
 
 /** Why an HTTP read failed, in words: status, refusal, timeout. */

@@ -3,16 +3,8 @@
 // fix. Exit 1 when anything fails, 0 otherwise (warnings included). No check can hold it: one
 // that has not ended within CHECK_MS is a FAIL of its own, and the command exits after the report.
 import type { ValidatedConfig } from '../../config.js';
-import {
-  TIMEOUT_MS,
-  bad,
-  journeyStore,
-  management,
-  pipelineDatabase,
-  prometheusEndpoints,
-  where,
-  type Finding,
-} from './checks.js';
+import { journeyStore, management, pipelineDatabase, prometheusEndpoints } from './checks.js';
+import { TIMEOUT_MS, bad, where, type Finding } from './finding.js';
 import { celery, deadLetters, hosts, listeners } from './more-checks.js';
 
 const MARK = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;

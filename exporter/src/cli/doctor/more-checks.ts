@@ -5,7 +5,8 @@ import amqp from 'amqplib';
 import { Redis } from 'ioredis';
 import type { ValidatedConfig } from '../../config.js';
 import { envelopeBody, eventPatterns, redisTarget } from '../../celery/kombu-redis.js';
-import { TIMEOUT_MS, bad, failed, ok, where, type Finding } from './checks.js';
+import { eventLimits, parseBody } from '../../celery/events.js';
+import { TIMEOUT_MS, bad, failed, ok, where, type Finding } from './finding.js';
 
 /** How long the doctor listens for Celery's events on Redis: past a worker's 2 s heartbeat. */
 const EVENTS_MS = Math.min(TIMEOUT_MS, 4000);
@@ -61,11 +62,6 @@ export async function celery(config: ValidatedConfig): Promise<Finding[]> {
     try {
       await redis.connect();
       await redis.ping();
-    } catch (err) {
-      redis.disconnect();
-      return failed(source, err, 'correct celery.url (or CELERY_BROKER_URL)');
-    }
-    try {
       return [await celeryEvents(redis, config, source)];
     } catch (err) {
       return failed(source, err, 'correct celery.url (or CELERY_BROKER_URL)');
@@ -108,10 +104,16 @@ async function celeryEvents(redis: Redis, config: ValidatedConfig, source: strin
   try {
     const first = new Promise<{ channel: string; type: string } | null>((resolve) => {
       const seen = (channel: Buffer, payload: Buffer) => {
-        const body = envelopeBody(payload)?.body.toString('utf8').slice(0, 4096) ?? '';
+        // Read as serve reads it: a live event, within a day of now.
+        const body = envelopeBody(payload)?.body ?? Buffer.alloc(0);
+        const limits = eventLimits(config.celery.maxMessageBytes, 1);
+        const event = parseBody(body, limits)[0];
         resolve({
           channel: channel.toString('utf8'),
-          type: /"type":\s*"([\w-]{1,64})"/.exec(body)?.[1] ?? 'an event',
+          type:
+            !event || event.kind === 'skipped'
+              ? `unreadable: ${event?.reason ?? 'empty'}`
+              : event.type,
         });
       };
       sub.on('pmessageBuffer', (_p: Buffer, channel: Buffer, payload: Buffer) => {
