@@ -33,9 +33,8 @@ export const LONGER_FUNCTIONS = {
   'exporter/src/celery/metrics.ts': 112,
   'exporter/src/config.ts': 96,
   'exporter/src/journeys/assemble/verdict.ts': 99,
-  'exporter/src/journeys/metrics.ts': 88,
+  'exporter/src/journeys/metrics.ts': 85,
   'exporter/src/receiver/body.ts': 97,
-  'exporter/src/receiver/route.ts': 85,
 };
 
 /** The eslint config entries: the gate for every gated file, each listed file at its figure. */

@@ -124,7 +124,19 @@ test('bad regular expressions and environment values name their key', () => {
     errorOf(() =>
       loadConfig({ ACKTRAIL_CONFIG: file('re.yaml', 'rabbitmq:\n  include: ["("]\n') }),
     ),
-    /rabbitmq\.include\.0: must be a valid regular expression/,
+    /rabbitmq\.include\.0: must be a regular expression in RE2 syntax/,
+  );
+  // A back-reference is a regular expression V8 takes, but no linear-time engine does.
+  assert.match(
+    errorOf(() =>
+      loadConfig({
+        ACKTRAIL_CONFIG: file(
+          're2.yaml',
+          'rabbitmq:\n  roles:\n    - { match: "(a)\\\\1", role: work }\n',
+        ),
+      }),
+    ),
+    /rabbitmq\.roles\.0\.match: must be a regular expression in RE2 syntax/,
   );
   assert.match(
     errorOf(() => loadConfig({ ACKTRAIL_PORT: 'eighty' })),

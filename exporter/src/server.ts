@@ -13,7 +13,7 @@ import { TopologyRefresh } from './broker/refresh.js';
 import { Parts } from './runtime/parts.js';
 import { Health } from './runtime/health.js';
 import type { Logger } from './log.js';
-import { JourneyMetrics } from './journeys/metrics.js';
+import { JourneyMetrics, NO_BROKER, type BrokerNames } from './journeys/metrics.js';
 import { journeyStore } from './journeys/store/index.js';
 import type { JourneyStore } from './journeys/store/index.js';
 import { MemoryBudget } from './runtime/memory.js';
@@ -28,6 +28,7 @@ import { Ingest } from './receiver/ingest.js';
 import { OtlpGrpcReceiver } from './receiver/grpc.js';
 import { BodyDecoder } from './receiver/decoder.js';
 import { Coverage } from './receiver/coverage.js';
+import { ingestLimits } from './receiver/gate.js';
 import type { QueueLookup } from './broker/topology.js';
 import { Parking } from './deadletters/index.js';
 import { Exemplars } from './exposition/exemplars.js';
@@ -222,7 +223,7 @@ function sources(config: ValidatedConfig, shared: Shared): Sources {
   if (!store)
     log.warn('no journey store (ACKTRAIL_DATABASE_URL or DATABASE_URL): /v1/traces answers 503');
   const api = config.rabbitmq.enabled ? new ManagementApi(config.managementUrl) : null;
-  const topology = api ? new TopologyRefresh(config.rabbitmq, api, health, log) : null;
+  const topology = api ? new TopologyRefresh(config.rabbitmq, api, health, log, registry) : null;
   const { collectors, board } = createCollectors(
     config,
     registry,
@@ -271,21 +272,23 @@ function backgroundParts(
 function newIngest(
   config: ValidatedConfig,
   { store, topology, queues }: Sources,
-  { registry, log, memory, exemplars }: Shared,
+  { registry, log, memory, exemplars, health }: Shared,
   o: { decoder: BodyDecoder; coverage: Coverage; accepting: () => boolean },
 ): Ingest {
   const { journeys } = config;
-  const names = () => topology?.current.names() ?? [];
+  const broker: BrokerNames = topology
+    ? {
+        loaded: () => topology.current.loaded,
+        names: () => topology.current.names(),
+        has: (queue) => topology.current.has(queue),
+        hasExchange: (exchange) => topology.current.hasExchange(exchange),
+      }
+    : NO_BROKER;
   return new Ingest({
     store,
-    metrics: new JourneyMetrics(registry, queues, names, exemplars, journeys.words.results),
+    metrics: new JourneyMetrics(registry, queues, broker, exemplars, journeys.words.results),
     log,
-    limits: {
-      ...journeys,
-      bodyIdleMs: journeys.bodyIdleTimeoutSeconds * 1000,
-      bodyMs: journeys.bodyTimeoutSeconds * 1000,
-      discardInParser: config.parserDiscard,
-    },
+    limits: ingestLimits(config),
     retentionDays: journeys.retentionDays,
     ingestToken: journeys.ingestToken,
     accepting: o.accepting,
@@ -295,6 +298,7 @@ function newIngest(
     topology,
     coverage: o.coverage,
     decoder: o.decoder,
+    health,
   });
 }
 

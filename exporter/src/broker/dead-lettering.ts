@@ -1,7 +1,12 @@
 // Which queue dead-letters into which, from the broker's own description (each queue's
 // dead-letter exchange and routing key, as argument or policy, and the bindings): what
 // allDeadLetterQueues parks, and what a replay target read from x-death is checked against.
-import type { Routes } from './routes.js';
+// Queues sharing a dead-letter exchange and key are routed once (bindings.ts: in linear time), and
+// the work pauses for the event loop as it goes (runtime/slices.ts).
+import type { Slices } from '../runtime/slices.js';
+import { queueBindings } from './bindings.js';
+import type { BindingInfo } from './roles.js';
+import type { ExchangeInfo } from './routes.js';
 
 export interface DeadLetterFacts {
   vhost: string;
@@ -10,56 +15,56 @@ export interface DeadLetterFacts {
   deadLetterRoutingKey: string | null;
 }
 
+/**
+ * Source-target pairs one topology may hold: past it an app user's thousands of queues that all
+ * dead-letter everywhere would hold the exporter's memory, and the build fails instead (the last
+ * topology stays).
+ */
+export const MAX_DEAD_LETTER_PAIRS = 1_000_000;
+
 const key = (vhost: string, name: string) => `${vhost}\u0000${name}`;
-
-/** Whether a publish to `exchange` with `routingKey` reaches a queue with these routes. */
-export function routesReach(routes: Routes | undefined, exchange: string, routingKey: string) {
-  if (!routes) return false;
-  return (
-    routes.exact.some((r) => r.exchange === exchange && r.key === routingKey) ||
-    routes.any.includes(exchange) ||
-    routes.pattern.some(
-      (r) => r.exchange === exchange && new RegExp(r.regex).test(`.${routingKey}`),
-    )
-  );
-}
-
-/** Whether any publish to `exchange` (with the given key, where one is fixed) reaches the queue. */
-function exchangeReaches(routes: Routes | undefined, exchange: string, routingKey: string | null) {
-  if (!routes) return false;
-  if (routingKey !== null) return routesReach(routes, exchange, routingKey);
-  return (
-    routes.any.includes(exchange) ||
-    routes.exact.some((r) => r.exchange === exchange) ||
-    routes.pattern.some((r) => r.exchange === exchange)
-  );
-}
 
 /**
  * Per queue (vhost + name key), the queues whose dead-lettering reaches it. A queue that
  * dead-letters to the default exchange without a routing key of its own sends each message by
- * the key it was published with: no target can be named, so none is.
+ * the key it was published with: no target can be named, so none is. Exchange-to-exchange
+ * bindings are not followed.
  */
-export function deadLetterSources<F extends DeadLetterFacts>(
+export async function deadLetterSources<F extends DeadLetterFacts>(
   queues: readonly F[],
-  routes: ReadonlyMap<string, Routes>,
+  bindings: readonly BindingInfo[],
+  exchanges: readonly ExchangeInfo[],
+  slices: Slices,
   /** Which queues count as sources (all by default); every queue may be a target. */
   counts: (q: F) => boolean = () => true,
-): Map<string, string[]> {
+): Promise<Map<string, string[]>> {
+  const routed = queueBindings(bindings, exchanges);
+  const known = new Set(queues.map((q) => key(q.vhost, q.name)));
+  const targetsOf = new Map<string, string[]>();
   const sources = new Map<string, string[]>();
-  const add = (target: string, source: DeadLetterFacts) => {
-    sources.set(target, [...(sources.get(target) ?? []), source.name]);
-  };
+  let pairs = 0;
   for (const q of queues) {
+    if (slices.due()) await slices.pause();
     const dlx = q.deadLetterExchange;
     if (dlx === null || !counts(q)) continue;
-    for (const t of queues) {
-      if (t === q || t.vhost !== q.vhost) continue;
-      const reached =
-        dlx === ''
-          ? q.deadLetterRoutingKey === t.name
-          : exchangeReaches(routes.get(key(t.vhost, t.name)), dlx, q.deadLetterRoutingKey);
-      if (reached) add(key(t.vhost, t.name), q);
+    const rk = q.deadLetterRoutingKey;
+    const route = `${key(q.vhost, dlx)}\u0000${rk ?? '\u0001'}`;
+    let targets = targetsOf.get(route);
+    if (!targets) {
+      targets =
+        dlx === '' ? (rk !== null ? [rk] : []) : (routed.get(key(q.vhost, dlx))?.route(rk) ?? []);
+      targetsOf.set(route, targets);
+    }
+    for (const t of targets) {
+      const target = key(q.vhost, t);
+      if (t === q.name || !known.has(target)) continue;
+      if (++pairs > MAX_DEAD_LETTER_PAIRS)
+        throw new Error(
+          `the broker's queues dead-letter into each other more than ${MAX_DEAD_LETTER_PAIRS} ways: the topology is not built`,
+        );
+      const list = sources.get(target);
+      if (list) list.push(q.name);
+      else sources.set(target, [q.name]);
     }
   }
   return sources;

@@ -6,7 +6,11 @@
 // of the queue's vhost whose pattern matches its name and whose apply-to covers its type, the one
 // of the highest priority. Where that cannot be told (policies not readable, a pattern this
 // exporter cannot compile, two policies of the same priority that disagree) it stays unknown.
+// Patterns are a policymaker's PCRE: they run in RE2's linear-time engine (linear-regex.ts), and one
+// RE2 cannot compile (a back-reference, a look-around) leaves the queues it could match unknown.
 // Operator policies are left out: they cannot set a dead-letter exchange.
+
+import { linearRegex, type LinearRegex } from '../linear-regex.js';
 
 export interface PolicyInfo {
   vhost: string;
@@ -28,12 +32,12 @@ const APPLIES: Record<string, (type: string) => boolean> = {
 
 /** Patterns compiled once per refresh; null: not compilable here. */
 export class Policies {
-  private readonly compiled: { policy: PolicyInfo; re: RegExp | null }[];
+  private readonly compiled: { policy: PolicyInfo; re: LinearRegex | null }[];
 
   constructor(policies: readonly PolicyInfo[]) {
     this.compiled = policies.map((policy) => {
       try {
-        return { policy, re: new RegExp(policy.pattern) };
+        return { policy, re: linearRegex(policy.pattern) };
       } catch {
         return { policy, re: null };
       }

@@ -5,16 +5,13 @@
 // whose routing depends on what this cannot see (a headers exchange, a plugin's exchange type, an
 // exchange the broker did not list) makes the reach unknown, with the reason, never a guess.
 import type { BindingInfo } from './roles.js';
-import { topicRegex, type ExchangeInfo } from './routes.js';
+import type { ExchangeInfo } from './routes.js';
+import { ExchangeBindings, KEYED_TYPES } from './bindings.js';
 
 /** The queues a publish reaches (no queue: unroutable), or why that cannot be computed. */
 export type Reach = { queues: string[] } | { unknown: string };
 
-/** The exchange types whose routing is a function of the routing key alone. */
-const KEYED = new Set(['direct', 'fanout', 'topic']);
-
 interface Edge {
-  key: string;
   destination: string;
   toQueue: boolean;
 }
@@ -22,22 +19,24 @@ interface Edge {
 const at = (vhost: string, name: string) => `${vhost}\u0000${name}`;
 
 export class RoutingGraph {
-  private readonly edges = new Map<string, Edge[]>();
+  private readonly edges = new Map<string, ExchangeBindings<Edge>>();
   private readonly exchanges = new Map<string, ExchangeInfo>();
   private readonly queues = new Set<string>();
-  private readonly patterns = new Map<string, RegExp>();
 
   constructor(bindings: readonly BindingInfo[], exchanges: readonly ExchangeInfo[]) {
-    for (const e of exchanges) this.exchanges.set(at(e.vhost, e.name), e);
+    for (const e of exchanges) {
+      this.exchanges.set(at(e.vhost, e.name), e);
+      const routed = ExchangeBindings.of<Edge>(e.type);
+      if (routed) this.edges.set(at(e.vhost, e.name), routed);
+    }
     for (const b of bindings) {
       const toQueue = b.destination_type === 'queue';
       if (toQueue) this.queues.add(at(b.vhost, b.destination));
       // The default exchange's bindings are implicit: it routes a key to the queue of that name.
       if (b.source === '') continue;
-      const from = at(b.vhost, b.source);
-      const list = this.edges.get(from) ?? [];
-      list.push({ key: b.routing_key ?? '', destination: b.destination, toQueue });
-      this.edges.set(from, list);
+      this.edges
+        .get(at(b.vhost, b.source))
+        ?.add(b.routing_key ?? '', { destination: b.destination, toQueue });
     }
   }
 
@@ -53,13 +52,11 @@ export class RoutingGraph {
       seen.add(name);
       const info = this.exchanges.get(at(vhost, name));
       if (!info) return { unknown: `the broker lists no exchange "${name}" in vhost "${vhost}"` };
-      if (!KEYED.has(info.type))
+      if (!KEYED_TYPES.has(info.type))
         return {
           unknown: `exchange "${name}" is of type "${info.type}", which routes by more than the routing key`,
         };
-      const matched = (this.edges.get(at(vhost, name)) ?? []).filter((e) =>
-        this.matches(info.type, e.key, routingKey),
-      );
+      const matched = this.edges.get(at(vhost, name))?.route(routingKey) ?? [];
       for (const e of matched) {
         if (e.toQueue) queues.add(e.destination);
         else pending.push(e.destination);
@@ -73,13 +70,5 @@ export class RoutingGraph {
         };
     }
     return { queues: [...queues].sort() };
-  }
-
-  private matches(type: string, bindingKey: string, routingKey: string): boolean {
-    if (type === 'fanout') return true;
-    if (type === 'direct') return bindingKey === routingKey;
-    let re = this.patterns.get(bindingKey);
-    if (!re) this.patterns.set(bindingKey, (re = new RegExp(topicRegex(bindingKey))));
-    return re.test(`.${routingKey}`);
   }
 }

@@ -4,9 +4,12 @@
 // per 100 times the last refresh took (the management API busy 1 % of the time at most) and at
 // least every ten intervals (refresh-interval.ts); and early, when spans name a queue the snapshot
 // lacks (learn()): at most once per max(1 s, 20 times the last refresh), one for however many ask,
-// each name asking at most once between two scheduled refreshes (a sender naming made-up queues
-// costs the broker 5 % at most). The stats collector reads the same answer's counters (answer()),
-// so one read serves both.
+// each name asking at most once between two scheduled refreshes, and each sender (the address a
+// body came from) asking for at most EARLY_PER_SENDER of them between two scheduled refreshes: a
+// sender naming made-up queues spends its own asks, not another's, and a queue it names past them
+// is learnt at the next scheduled refresh. The stats collector reads the same answer's counters
+// (answer()), so one read serves both.
+import { Counter, type Registry } from 'prom-client';
 import type { Logger } from '../log.js';
 import type { Health, PartStatus } from '../runtime/health.js';
 import type { Part } from '../runtime/parts.js';
@@ -17,6 +20,7 @@ import type { PolicyInfo } from './policies.js';
 import { buildTopology, Topology, type TopologySource } from './topology.js';
 import { refreshIntervalMs } from './refresh-interval.js';
 import { Waits } from './waits.js';
+import { Slices } from '../runtime/slices.js';
 
 export const PART = 'broker_topology';
 /** An early refresh comes at least this long after the last one began (ms)... */
@@ -25,6 +29,12 @@ const EARLY_MIN_GAP_MS = 1000;
 const EARLY_FACTOR = 20;
 /** Names asked about between two scheduled refreshes, at most (beyond it, no early refresh). */
 const MAX_ASKED = 10_000;
+/** New names one write may ask about: no sender fills MAX_ASKED for the others. */
+const MAX_NAMES_PER_ASK = 1_000;
+/** Early refreshes one sender may ask for between two scheduled refreshes. */
+export const EARLY_PER_SENDER = 2;
+/** Senders kept apart between two scheduled refreshes; past them, the rest share one budget. */
+const MAX_SENDERS = 1_000;
 
 /** What the refresher reads the broker with (the management API, any node of a cluster). */
 export interface BrokerReads {
@@ -74,6 +84,11 @@ export class TopologyRefresh implements Part, TopologySource {
   private lastRunMs = 0;
   /** Names asked about since the last scheduled refresh -> the refresh that answers them. */
   private readonly asked = new Map<string, number>();
+  /** Early refreshes each sender asked for since the last scheduled refresh. */
+  private readonly spent = new Map<string, number>();
+  /** Whether the run due next was brought forward by learn(). */
+  private dueEarly = false;
+  private readonly refreshCount: Counter<'trigger'> | null;
   /** Waits for the first topology; and for a refresh begun after the wait began. */
   private readonly loads = new Waits();
   private readonly refreshes = new Waits();
@@ -84,10 +99,20 @@ export class TopologyRefresh implements Part, TopologySource {
     private readonly broker: BrokerReads,
     private readonly reports: Health,
     private readonly log: Logger,
+    registry?: Registry,
   ) {
     // Listing every queue is the slow call: it gets more time than a scrape.
     this.timeoutMs = Math.max(options.timeoutSeconds * 1000, 30_000);
     reports.register(PART);
+    this.refreshCount = registry
+      ? new Counter({
+          name: 'acktrail_topology_refreshes_total',
+          help: "Reads of the broker's topology, by trigger: scheduled (every rabbitmq.statsIntervalSeconds) or early (spans named a queue the topology lacked; at most two per sender between scheduled ones).",
+          labelNames: ['trigger'],
+          registers: [registry],
+        })
+      : null;
+    for (const trigger of ['scheduled', 'early']) this.refreshCount?.inc({ trigger }, 0);
   }
 
   /** The snapshot readers use now. */
@@ -137,33 +162,48 @@ export class TopologyRefresh implements Part, TopologySource {
    * that refresh answered without it (no such queue) returns at once: the journey decides its
    * fate again when it is read.
    */
-  learn(names: Iterable<string>, ms: number): Promise<void> {
+  learn(names: Iterable<string>, ms: number, sender = ''): Promise<void> {
     if (this.stopped) return Promise.resolve();
     let need = 0;
-    let fresh = false;
+    let fresh = 0;
+    let allowed: boolean | null = null;
     for (const name of names) {
       if (this.topology.has(name)) continue;
       const asked = this.asked.get(name);
       if (asked !== undefined) {
         if (asked > this.ended) need = Math.max(need, asked);
-      } else if (this.asked.size < MAX_ASKED) {
+      } else if (
+        this.asked.size < MAX_ASKED &&
+        fresh < MAX_NAMES_PER_ASK &&
+        (allowed ??= this.spend(sender))
+      ) {
         this.asked.set(name, this.starts + 1);
         need = this.starts + 1;
-        fresh = true;
+        fresh++;
       }
     }
     if (need === 0) return Promise.resolve();
     const waited = this.refreshes.wait(ms, undefined, need);
-    if (fresh && !this.running) this.scheduleEarly();
+    if (fresh > 0 && !this.running) this.scheduleEarly();
     return waited;
   }
 
-  private schedule(inMs: number): void {
+  /** Takes one of the sender's early refreshes for this interval; false when it has none left. */
+  private spend(sender: string): boolean {
+    const who = this.spent.has(sender) || this.spent.size < MAX_SENDERS ? sender : '\u0000others';
+    const n = this.spent.get(who) ?? 0;
+    if (n >= EARLY_PER_SENDER) return false;
+    this.spent.set(who, n + 1);
+    return true;
+  }
+
+  private schedule(inMs: number, early = false): void {
     if (this.stopped) return;
     const at = Date.now() + inMs;
     if (this.timer && at >= this.dueAtMs) return;
     if (this.timer) clearTimeout(this.timer);
     this.dueAtMs = at;
+    this.dueEarly = early;
     this.timer = setTimeout(() => void this.run(), inMs);
     this.timer.unref();
   }
@@ -175,13 +215,28 @@ export class TopologyRefresh implements Part, TopologySource {
     this.running = true;
     const started = Date.now();
     const index = ++this.starts;
-    const early = this.refreshes.size > 0;
-    if (!early) this.asked.clear();
+    // A scheduled refresh answers every name asked before it, and gives senders their asks back;
+    // waiters past it (names asked while it runs) are answered by the next one.
+    const early = this.dueEarly;
+    this.dueEarly = false;
+    if (!early) {
+      this.asked.clear();
+      this.spent.clear();
+    }
+    this.refreshCount?.inc({ trigger: early ? 'early' : 'scheduled' });
     this.lastStartMs = started;
     try {
-      const answer = await this.read(AbortSignal.timeout(this.timeoutMs));
+      // One bound for the read and the build: a broker too large to build in it keeps the last.
+      const signal = AbortSignal.timeout(this.timeoutMs);
+      const answer = await this.read(signal);
       const version = this.topology.version + 1;
-      this.topology = buildTopology(answer, this.options.roles, version, started);
+      this.topology = await buildTopology(
+        answer,
+        this.options.roles,
+        version,
+        started,
+        new Slices(signal),
+      );
       this.lastAnswer = answer;
       this.failure = null;
       this.reports.up(PART);
@@ -206,7 +261,7 @@ export class TopologyRefresh implements Part, TopologySource {
   /** The early refresh, as soon as the rule allows. */
   private scheduleEarly(): void {
     const gap = Math.max(EARLY_MIN_GAP_MS, EARLY_FACTOR * this.lastRunMs);
-    this.schedule(Math.max(0, this.lastStartMs + gap - Date.now()));
+    this.schedule(Math.max(0, this.lastStartMs + gap - Date.now()), true);
   }
 
   private async read(signal: AbortSignal): Promise<BrokerAnswer> {

@@ -16,7 +16,7 @@ const bind = (source: string, destination: string): BindingInfo => ({
 });
 const roleOf = (roles: Map<string, string>, name: string) => roles.get(`${v}\u0000${name}`);
 
-test('the reference topology: work queue, per-attempt retry queues, DLQ', () => {
+test('the reference topology: work queue, per-attempt retry queues, DLQ', async () => {
   const queues = [
     q('orders.confirmations', { 'x-dead-letter-exchange': 'orders.dlx' }),
     q('orders.confirmations.retry.1', {
@@ -29,31 +29,37 @@ test('the reference topology: work queue, per-attempt retry queues, DLQ', () => 
     }),
     q('orders.confirmations.dlq'),
   ];
-  const roles = inferRoles(queues, [
-    bind('orders.dlx', 'orders.confirmations.dlq'),
-    bind('orders.events', 'orders.confirmations'),
-  ]);
+  const roles = await inferRoles(
+    queues,
+    [bind('orders.dlx', 'orders.confirmations.dlq'), bind('orders.events', 'orders.confirmations')],
+    [],
+  );
   assert.equal(roleOf(roles, 'orders.confirmations'), 'work');
   assert.equal(roleOf(roles, 'orders.confirmations.retry.1'), 'retry');
   assert.equal(roleOf(roles, 'orders.confirmations.retry.2'), 'retry');
   assert.equal(roleOf(roles, 'orders.confirmations.dlq'), 'dead_letter');
 });
 
-test('relations beat names: an oddly named DLQ and a TTL delay queue', () => {
+test('relations beat names: an oddly named DLQ and a TTL delay queue', async () => {
   const queues = [
     q('emails', { 'x-dead-letter-exchange': 'graveyard' }),
     q('tombstones'),
     q('emails-later', { 'x-dead-letter-exchange': 'mail', 'x-message-ttl': 30000 }),
   ];
-  const roles = inferRoles(queues, [bind('graveyard', 'tombstones'), bind('mail', 'emails')]);
+  const roles = await inferRoles(
+    queues,
+    [bind('graveyard', 'tombstones'), bind('mail', 'emails')],
+    [],
+  );
   assert.equal(roleOf(roles, 'emails'), 'work');
   assert.equal(roleOf(roles, 'tombstones'), 'dead_letter');
   assert.equal(roleOf(roles, 'emails-later'), 'retry');
 });
 
-test('overrides win, first match first, per vhost when given', () => {
-  const roles = inferRoles(
+test('overrides win, first match first, per vhost when given', async () => {
+  const roles = await inferRoles(
     [q('jobs.dlq'), q('jobs')],
+    [],
     [],
     [
       { match: '^jobs\\.dlq$', vhost: 'other', role: 'work' },
@@ -71,4 +77,26 @@ test('names when nothing else says', () => {
   assert.equal(roleFromName('payments-delayed'), 'retry');
   assert.equal(roleFromName('payments'), 'work');
   assert.equal(roleFromName('waiting-room'), 'work');
+});
+
+test('a dead-letter key its exchange does not route to a queue makes no dead-letter queue of it', async () => {
+  const topicBind = (queue: string, bindingKey: string) => ({
+    ...bind('events.dlx', queue),
+    routing_key: bindingKey,
+  });
+  const roles = await inferRoles(
+    [
+      q('jobs', {
+        'x-dead-letter-exchange': 'events.dlx',
+        'x-dead-letter-routing-key': 'jobs.failed',
+      }),
+      q('jobs.parked'),
+      q('audit.copies'),
+    ],
+    [topicBind('jobs.parked', '#.failed'), topicBind('audit.copies', 'audit.#')],
+    [{ vhost: '/', name: 'events.dlx', type: 'topic' }],
+  );
+  assert.equal(roleOf(roles, 'jobs.parked'), 'dead_letter');
+  assert.equal(roleOf(roles, 'audit.copies'), 'work', 'bound to the exchange, not by that key');
+  assert.equal(roleOf(roles, 'jobs'), 'work');
 });

@@ -1,11 +1,16 @@
 // Works out each queue's role (work, retry, dead_letter) from the broker's own description:
 // 1. a configured override (first match wins);
 // 2. a queue that dead-letters after a TTL (x-message-ttl) is a retry queue;
-// 3. dead-letter relations: a queue whose dead-letter targets dead-letter onward (back into a
-//    processing queue) is a retry queue; a target that does not dead-letter is a dead-letter queue;
-//    a queue whose targets are dead-letter queues is a work queue;
+// 3. dead-letter relations (the queue's dead-letter exchange routing its dead-letter key): a queue
+//    whose dead-letter targets dead-letter onward (back into a processing queue) is a retry queue;
+//    a target that does not dead-letter is a dead-letter queue; a queue whose targets are
+//    dead-letter queues is a work queue;
 // 4. its name (dlq, dead-letter, parking-lot / retry, delay, wait);
 // 5. otherwise work.
+
+import { linearRegex } from '../linear-regex.js';
+import { Slices } from '../runtime/slices.js';
+import { queueBindings, type ExchangeShape } from './bindings.js';
 
 export type Role = 'work' | 'retry' | 'dead_letter';
 
@@ -41,52 +46,90 @@ export function roleFromName(name: string): Role {
 
 const key = (vhost: string, name: string) => `${vhost}\u0000${name}`;
 
-export function inferRoles(
+/** Where one queue's dead letters go: the queues reached, and how many of them dead-letter on. */
+interface Route {
+  all: Set<QueueInfo>;
+  onward: number;
+}
+
+/**
+ * The roles of the queues, from their arguments and the bindings. A dead-letter route is the
+ * exchange's routing of the queue's dead-letter key (bindings.ts; any key where the queue names
+ * none, every bound queue for an exchange of a type that routes by more than the key). Each route
+ * is worked out once for all the queues that share it, and the work pauses for the event loop.
+ */
+export async function inferRoles(
   queues: readonly QueueInfo[],
   bindings: readonly BindingInfo[],
+  exchanges: readonly ExchangeShape[],
   overrides: readonly RoleOverride[] = [],
-): Map<string, Role> {
+  slices: Slices = new Slices(),
+): Promise<Map<string, Role>> {
   const byKey = new Map(queues.map((q) => [key(q.vhost, q.name), q]));
-  const boundTo = new Map<string, string[]>(); // vhost+exchange -> queue names
+  const routed = queueBindings(bindings, exchanges);
+  const boundTo = new Map<string, Set<string>>(); // vhost+exchange -> queue names
   for (const b of bindings) {
     if (b.destination_type !== 'queue') continue;
     const k = key(b.vhost, b.source);
-    const list = boundTo.get(k) ?? [];
-    list.push(b.destination);
-    boundTo.set(k, list);
+    const set = boundTo.get(k);
+    if (set) set.add(b.destination);
+    else boundTo.set(k, new Set([b.destination]));
   }
   const dlx = (q: QueueInfo) => q.arguments['x-dead-letter-exchange'];
-  const targets = (q: QueueInfo): QueueInfo[] => {
+  const byRoute = new Map<string, Route>();
+  const routeOf = (q: QueueInfo): Route | null => {
     const exchange = dlx(q);
-    if (typeof exchange !== 'string') return [];
-    const names =
-      exchange === ''
-        ? [q.arguments['x-dead-letter-routing-key']].filter(
-            (n): n is string => typeof n === 'string',
-          )
-        : (boundTo.get(key(q.vhost, exchange)) ?? []);
-    return names.flatMap((n) => byKey.get(key(q.vhost, n)) ?? []).filter((t) => t !== q);
+    if (typeof exchange !== 'string') return null;
+    const rk = q.arguments['x-dead-letter-routing-key'];
+    const named = typeof rk === 'string' ? rk : null;
+    const k = `${key(q.vhost, exchange)}\u0000${named ?? '\u0001'}`;
+    let route = byRoute.get(k);
+    if (!route) {
+      const at = key(q.vhost, exchange);
+      const names =
+        exchange === ''
+          ? named === null
+            ? []
+            : [named]
+          : (routed.get(at)?.route(named) ?? [...(boundTo.get(at) ?? [])]);
+      const all = new Set(names.flatMap((n) => byKey.get(key(q.vhost, n)) ?? []));
+      route = { all, onward: [...all].filter((t) => typeof dlx(t) === 'string').length };
+      byRoute.set(k, route);
+    }
+    return route;
   };
 
-  const compiled = overrides.map((o) => ({ ...o, re: new RegExp(o.match) }));
-  const roles = new Map<string, Role>();
-  const isTarget = new Set<QueueInfo>();
-  for (const q of queues) for (const t of targets(q)) isTarget.add(t);
-
+  const routes = new Map<QueueInfo, Route | null>();
   for (const q of queues) {
+    if (slices.due()) await slices.pause();
+    routes.set(q, routeOf(q));
+  }
+  // How many other queues dead-letter into each queue (a queue is not its own target).
+  const users = new Map<Route, number>();
+  for (const route of routes.values()) if (route) users.set(route, (users.get(route) ?? 0) + 1);
+  const targetedBy = new Map<QueueInfo, number>();
+  for (const [route, n] of users)
+    for (const t of route.all) targetedBy.set(t, (targetedBy.get(t) ?? 0) + n);
+  for (const [q, route] of routes) if (route?.all.has(q)) targetedBy.set(q, targetedBy.get(q)! - 1);
+
+  const compiled = overrides.map((o) => ({ ...o, re: linearRegex(o.match) }));
+  const roles = new Map<string, Role>();
+  for (const q of queues) {
+    if (slices.due()) await slices.pause();
     const override = compiled.find(
       (o) => (o.vhost === undefined || o.vhost === q.vhost) && o.re.test(q.name),
     );
+    const route = routes.get(q) ?? null;
+    const self = route?.all.has(q) ?? false;
+    const targets = (route?.all.size ?? 0) - (self ? 1 : 0);
+    const onward = (route?.onward ?? 0) - (self && typeof dlx(q) === 'string' ? 1 : 0);
     let role: Role;
     if (override) role = override.role;
     else if (typeof dlx(q) === 'string' && q.arguments['x-message-ttl'] !== undefined)
       role = 'retry';
-    else {
-      const ts = targets(q);
-      if (ts.length > 0) role = ts.some((t) => typeof dlx(t) === 'string') ? 'retry' : 'work';
-      else if (isTarget.has(q) && typeof dlx(q) !== 'string') role = 'dead_letter';
-      else role = roleFromName(q.name);
-    }
+    else if (targets > 0) role = onward > 0 ? 'retry' : 'work';
+    else if ((targetedBy.get(q) ?? 0) > 0 && typeof dlx(q) !== 'string') role = 'dead_letter';
+    else role = roleFromName(q.name);
     roles.set(key(q.vhost, q.name), role);
   }
   return roles;

@@ -1,10 +1,11 @@
 // Which publishes reach a queue, from the broker's bindings: what the journey-derived head age
 // (collectors/rabbitmq/heads.ts) matches publish steps against. The default exchange routes a key to
 // the queue of that name; a direct exchange by equal binding key; a fanout exchange everything; a
-// topic exchange by pattern (`*` one word, `#` zero or more). Headers and plugin exchanges, and
+// topic exchange by pattern (`*` one word, `#` zero or more: topic.ts, in linear time). Headers and plugin exchanges, and
 // exchange-to-exchange bindings, route by what a publish step does not record: not matched. Where
 // one publish goes, through every hop, is broker/reach.ts (what a replay's plan promises).
 import type { BindingInfo } from './roles.js';
+import { queueBindings, type ExchangeBindings } from './bindings.js';
 
 export interface ExchangeInfo {
   vhost: string;
@@ -22,37 +23,22 @@ export interface Routes {
   exact: { exchange: string; key: string }[];
   /** Every publish to these exchanges. */
   any: string[];
-  /** A routing key matching `regex` (PostgreSQL ARE), matched against '.' followed by the key. */
-  pattern: { exchange: string; regex: string }[];
+  /** A routing key matching the topic binding key `key` (topic.ts). */
+  pattern: { exchange: string; key: string }[];
 }
 
-const SPECIAL = /[.^$|?*+()[\]{}\\]/g;
-
-/**
- * A topic binding key as a regular expression over '.' + routing key: each word becomes `\.word`,
- * so that `#` (zero or more words) is `(\.[^.]*)*` with no special case at either end.
- */
-export function topicRegex(bindingKey: string): string {
-  const words = bindingKey
-    .split('.')
-    .map((w) =>
-      w === '#' ? '(\\.[^.]*)*' : w === '*' ? '\\.[^.]*' : `\\.${w.replace(SPECIAL, '\\$&')}`,
-    );
-  return `^${words.join('')}$`;
-}
-
-const key = (vhost: string, name: string) => `${vhost}\u0000${name}`;
+const at = (vhost: string, name: string) => `${vhost}\u0000${name}`;
 
 /** Per queue (vhost + name key), the routes that reach it. */
 export function routesByQueue(
   bindings: readonly BindingInfo[],
   exchanges: readonly ExchangeInfo[],
 ): Map<string, Routes> {
-  const types = new Map(exchanges.map((e) => [key(e.vhost, e.name), e.type]));
+  const types = new Map(exchanges.map((e) => [at(e.vhost, e.name), e.type]));
   const routes = new Map<string, Routes>();
   for (const b of bindings) {
     if (b.destination_type !== 'queue') continue;
-    const q = key(b.vhost, b.destination);
+    const q = at(b.vhost, b.destination);
     let r = routes.get(q);
     if (!r) {
       // The default exchange binds every queue by its name.
@@ -61,7 +47,7 @@ export function routesByQueue(
     }
     if (b.source === '') continue;
     const bindingKey = b.routing_key ?? '';
-    switch (types.get(key(b.vhost, b.source))) {
+    switch (types.get(at(b.vhost, b.source))) {
       case 'direct':
         r.exact.push({ exchange: b.source, key: bindingKey });
         break;
@@ -69,7 +55,7 @@ export function routesByQueue(
         r.any.push(b.source);
         break;
       case 'topic':
-        r.pattern.push({ exchange: b.source, regex: topicRegex(bindingKey) });
+        r.pattern.push({ exchange: b.source, key: bindingKey });
         break;
       default:
     }
@@ -80,33 +66,19 @@ export function routesByQueue(
 /**
  * Which queues a publish reaches, by exchange: the receiver names the queue of a delivery whose
  * span names only the exchange and routing key (.NET's, Python's) when the bindings route it to
- * one queue. Queues are named without their vhost, as spans name them.
+ * one queue. Queues are named without their vhost, as spans name them; an exchange's name in
+ * every vhost counts.
  */
 export class ExchangeIndex {
-  private readonly byExchange = new Map<
-    string,
-    { queue: string; keys: Set<string>; any: boolean; patterns: RegExp[] }[]
-  >();
+  private readonly byExchange = new Map<string, ExchangeBindings<string>[]>();
   private readonly queues = new Set<string>();
 
-  constructor(routes: ReadonlyMap<string, Routes>) {
-    for (const [key, r] of routes) {
-      const queue = key.slice(key.indexOf('\u0000') + 1);
-      this.queues.add(queue);
-      const entries = new Map<string, { keys: Set<string>; any: boolean; patterns: RegExp[] }>();
-      const of = (exchange: string) => {
-        let e = entries.get(exchange);
-        if (!e) entries.set(exchange, (e = { keys: new Set(), any: false, patterns: [] }));
-        return e;
-      };
-      for (const x of r.exact) if (x.exchange !== '') of(x.exchange).keys.add(x.key);
-      for (const x of r.any) of(x).any = true;
-      for (const x of r.pattern) of(x.exchange).patterns.push(new RegExp(x.regex));
-      for (const [exchange, e] of entries) {
-        const list = this.byExchange.get(exchange) ?? [];
-        list.push({ queue, ...e });
-        this.byExchange.set(exchange, list);
-      }
+  constructor(bindings: readonly BindingInfo[], exchanges: readonly ExchangeInfo[]) {
+    for (const b of bindings) if (b.destination_type === 'queue') this.queues.add(b.destination);
+    for (const [key, routed] of queueBindings(bindings, exchanges)) {
+      if (routed.empty) continue;
+      const name = key.slice(key.indexOf('\u0000') + 1);
+      this.byExchange.set(name, [...(this.byExchange.get(name) ?? []), routed]);
     }
   }
 
@@ -127,9 +99,7 @@ export class ExchangeIndex {
   reached(exchange: string, key: string | null): string[] {
     if (exchange === '') return key !== null && this.queues.has(key) ? [key] : [];
     const out = new Set<string>();
-    for (const e of this.byExchange.get(exchange) ?? [])
-      if (key === null || e.any || e.keys.has(key) || e.patterns.some((p) => p.test(`.${key}`)))
-        out.add(e.queue);
+    for (const e of this.byExchange.get(exchange) ?? []) for (const q of e.route(key)) out.add(q);
     return [...out];
   }
 }

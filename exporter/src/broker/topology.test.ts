@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BrokerAnswer, StatsQueue } from './answer.js';
 import { buildTopology, Topology } from './topology.js';
+import { Slices } from '../runtime/slices.js';
 import { assemble } from '../journeys/assemble/assemble.js';
 import { EVENT, REJECT, T, span, stock, stored } from '../testing/journey-spans.js';
 
@@ -43,8 +44,8 @@ const ANSWER: BrokerAnswer = {
   version: '4.1.0',
 };
 
-test('one answer, one snapshot: facts, roles, leaders and dead-letter relations', () => {
-  const t = buildTopology(ANSWER, [], 1, T);
+test('one answer, one snapshot: facts, roles, leaders and dead-letter relations', async () => {
+  const t = await buildTopology(ANSWER, [], 1, T);
   assert.equal(t.loaded, true);
   assert.equal(t.queue('payments.capture')?.deadLetterExchange, 'payments.dlx');
   assert.equal(t.queue('payments.capture')?.deadLetterByPolicy, false);
@@ -63,7 +64,7 @@ test('one answer, one snapshot: facts, roles, leaders and dead-letter relations'
   assert.equal(t.has('payments.new'), false);
 });
 
-test("a policy the listing does not say (3.10 before the queue's statistics, 4.x as shipped): the broker's rule applies it", () => {
+test("a policy the listing does not say (3.10 before the queue's statistics, 4.x as shipped): the broker's rule applies it", async () => {
   const unlisted = (name: string, type = 'classic') => {
     const q = queue(name, { type });
     delete q.effective_policy_definition;
@@ -97,7 +98,7 @@ test("a policy the listing does not say (3.10 before the queue's statistics, 4.x
     ],
   };
   answer.queues[4]!.arguments = { 'x-dead-letter-exchange': 'own.args' };
-  const t = buildTopology(answer, [], 1, T);
+  const t = await buildTopology(answer, [], 1, T);
   assert.equal(t.queue('orders.work')?.deadLetterExchange, 'high.dlx', 'the highest priority');
   assert.equal(t.queue('orders.work')?.deadLetterByPolicy, true);
   assert.equal(t.queue('orders.audit')?.deadLetterExchange, 'quorum.dlx', 'apply-to its type');
@@ -106,7 +107,7 @@ test("a policy the listing does not say (3.10 before the queue's statistics, 4.x
   assert.equal(t.queue('own.work')?.deadLetterExchange, 'own.args', 'its own argument wins');
 
   // Policies the broker would not list to this user: not known, unless the queue's own argument says.
-  const unreadable = buildTopology({ ...answer, policies: null }, [], 1, T);
+  const unreadable = await buildTopology({ ...answer, policies: null }, [], 1, T);
   assert.equal(unreadable.queue('mail.work'), null);
   assert.equal(unreadable.has('mail.work'), false);
   assert.equal(unreadable.queue('own.work')?.deadLetterExchange, 'own.args');
@@ -121,18 +122,18 @@ test('before the first refresh nothing is known, and nothing is made up', () => 
   assert.deepEqual(t.names(), []);
 });
 
-test("a snapshot is never changed by the next one: a reader keeps a whole answer's view", () => {
-  const before = buildTopology(ANSWER, [], 1, T);
+test("a snapshot is never changed by the next one: a reader keeps a whole answer's view", async () => {
+  const before = await buildTopology(ANSWER, [], 1, T);
   const without = { ...ANSWER, queues: ANSWER.queues.filter((q) => q.name !== 'payments.capture') };
-  const after = buildTopology(without, [], 2, T + 1000);
+  const after = await buildTopology(without, [], 2, T + 1000);
   assert.equal(before.queue('payments.capture')?.deadLetterExchange, 'payments.dlx');
   assert.equal(after.queue('payments.capture'), null);
 });
 
-test("the journey path through a topology alone: a reject's fate follows the queue's facts", () => {
+test("the journey path through a topology alone: a reject's fate follows the queue's facts", async () => {
   const spans = [span(stock.publish(0)), span(stock.deliver(10, 'payments.capture', REJECT))];
-  const withDlx = buildTopology(ANSWER, [], 1, T);
-  const noDlx = buildTopology(
+  const withDlx = await buildTopology(ANSWER, [], 1, T);
+  const noDlx = await buildTopology(
     {
       ...ANSWER,
       queues: ANSWER.queues.map((q) => (q.name === 'payments.capture' ? queue(q.name) : q)),
@@ -163,4 +164,95 @@ test("the journey path through a topology alone: a reject's fate follows the que
   assert.deepEqual(read(Topology.EMPTY, withDlx), ['dead_lettered']);
   // Known when stored: a policy that removed the dead-letter exchange since changes nothing.
   assert.deepEqual(read(withDlx, noDlx), ['dead_lettered']);
+});
+
+test("a policymaker's pattern runs in linear time; one RE2 cannot compile leaves its queues unknown", async () => {
+  const unlisted = (name: string) => {
+    const q = queue(name);
+    delete q.effective_policy_definition;
+    return q;
+  };
+  const policy = (name: string, pattern: string) => ({
+    vhost: 'shop',
+    name,
+    pattern,
+    'apply-to': 'queues',
+    priority: 0,
+    definition: { 'dead-letter-exchange': `${name}.dlx` },
+  });
+  // `^x\.p\.(a+)+$` over 27 `a` and a `!` held V8's engine for seconds, doubling per `a`.
+  const hostile = `x.p.${'a'.repeat(40)}!`;
+  const t = await buildTopology(
+    {
+      ...ANSWER,
+      queues: [unlisted(hostile), unlisted('x.p.aaa')],
+      policies: [policy('nested', '^x\\.p\\.(a+)+$')],
+    },
+    [],
+    1,
+    T,
+  );
+  assert.equal(t.queue(hostile)?.deadLetterExchange, null, 'no policy matches it');
+  assert.equal(t.queue('x.p.aaa')?.deadLetterExchange, 'nested.dlx');
+
+  const backref = await buildTopology(
+    { ...ANSWER, queues: [unlisted('aa.work')], policies: [policy('twice', '^(a)\\1')] },
+    [],
+    1,
+    T,
+  );
+  assert.equal(backref.queue('aa.work'), null, 'a back-reference: whether it applies is not known');
+});
+
+/** An answer of `n` queues, each dead-lettering by a key of its own into one topic exchange that has
+ * a binding of its own to every queue: n * n routes to try, with keys of 20 words. */
+function crowded(n: number): BrokerAnswer {
+  const key = (i: number) => `${Array.from({ length: 19 }, (_, w) => `w${w}`).join('.')}.k${i}`;
+  return {
+    queues: Array.from({ length: n }, (_, i) =>
+      queue(`q${i}`, {
+        arguments: { 'x-dead-letter-exchange': 'crowd', 'x-dead-letter-routing-key': key(i) },
+      }),
+    ),
+    bindings: Array.from({ length: n }, (_, i) => ({
+      vhost: 'shop',
+      source: 'crowd',
+      destination: `q${i}`,
+      destination_type: 'queue',
+      routing_key: `#.${'#.*.'.repeat(i % 5)}k${(i + 1) % n}`,
+    })),
+    exchanges: [{ vhost: 'shop', name: 'crowd', type: 'topic', arguments: {} }],
+    policies: [],
+    version: '3.10.0',
+  };
+}
+
+test('a topology of thousands of queues is built in slices: the event loop turns while it builds', async () => {
+  let turns = 0;
+  let building = true;
+  const tick = () => {
+    if (!building) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  const t = await buildTopology(crowded(3000), [], 1, T);
+  building = false;
+  // q1's binding (`…k2`) takes q2's dead letters: each queue dead-letters into the one before.
+  assert.deepEqual(t.deadLetterSources('shop', 'q1'), ['q2']);
+  assert.deepEqual(t.deadLetterSources('shop', 'q2999'), ['q0']);
+  assert.ok(turns > 0, 'the loop answered others during the build');
+});
+
+test("a build past its budget stops with the budget's reason; nothing half built is returned", async () => {
+  await assert.rejects(
+    buildTopology(
+      crowded(3000),
+      [],
+      1,
+      T,
+      new Slices(AbortSignal.abort(new Error('budget spent'))),
+    ),
+    /budget spent/,
+  );
 });

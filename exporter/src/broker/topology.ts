@@ -11,6 +11,7 @@ import { inferRoles, roleFromName, type Role, type RoleOverride } from './roles.
 import { ExchangeIndex, routesByQueue, type Routes } from './routes.js';
 import { deadLetterSources } from './dead-lettering.js';
 import { RoutingGraph, type Reach } from './reach.js';
+import { Slices } from '../runtime/slices.js';
 
 export type { QueueFacts, QueueLookup } from './answer.js';
 
@@ -18,7 +19,8 @@ export class Topology {
   /** The snapshot before the first refresh: knows no queue. */
   static readonly EMPTY = new Topology(0, null, new Map(), new Map(), new Map(), new Map(), {
     routes: new Map(),
-    exchangeIndex: new ExchangeIndex(new Map()),
+    exchanges: new Set(),
+    exchangeIndex: new ExchangeIndex([], []),
     graph: new RoutingGraph([], []),
     sources: new Map(),
     policySources: new Map(),
@@ -36,6 +38,8 @@ export class Topology {
     private readonly heads: ReadonlyMap<string, number>,
     private readonly links: {
       routes: ReadonlyMap<string, Routes>;
+      /** The exchanges' names (any vhost). */
+      exchanges: ReadonlySet<string>;
       /** Which queues a publish reaches, by exchange and key (the receiver's inferred queues). */
       exchangeIndex: ExchangeIndex;
       graph: RoutingGraph;
@@ -58,6 +62,11 @@ export class Topology {
   /** Whether some queue of this name is known (in any vhost). */
   has(name: string): boolean {
     return this.facts.has(name);
+  }
+
+  /** Whether some exchange of this name is known (in any vhost; '' the default, always). */
+  hasExchange(name: string): boolean {
+    return name === '' || this.links.exchanges.has(name);
   }
 
   /** The names of the queues known (one entry per name, whatever its vhosts). */
@@ -145,21 +154,27 @@ export interface TopologySource {
   readonly current: Topology;
 }
 
-/** The snapshot of one answer: a pure function of it, the overrides and the version. */
-export function buildTopology(
+/**
+ * The snapshot of one answer: a function of it, the overrides and the version alone. It pauses for
+ * the event loop as it goes (`slices`) and stops when their signal aborts: whatever the broker
+ * holds, building it never holds the loop for more than a slice.
+ */
+export async function buildTopology(
   answer: BrokerAnswer,
   overrides: readonly RoleOverride[],
   version: number,
   readAtMs: number,
-): Topology {
+  slices: Slices = new Slices(),
+): Promise<Topology> {
   const { queues, bindings, exchanges } = answer;
-  const roles = inferRoles(queues, bindings, overrides);
+  const roles = await inferRoles(queues, bindings, exchanges, overrides, slices);
   const major = Number(answer.version?.split('.')[0] ?? 0);
   const policies = answer.policies ? new Policies(answer.policies) : null;
   const heads = new Map<string, number>();
   const leaders = new Map<string, string>();
   const all: (QueueFacts & { name: string })[] = [];
   for (const q of queues) {
+    if (slices.due()) await slices.pause();
     const key = queueKey(q.vhost, q.name);
     if (typeof q.head_message_timestamp === 'number') heads.set(key, q.head_message_timestamp);
     const leader = q.leader ?? q.node;
@@ -169,12 +184,18 @@ export function buildTopology(
   }
   const facts = new Map<string, QueueFacts[]>();
   for (const { name, ...f } of all) facts.set(name, [...(facts.get(name) ?? []), f]);
-  const routes = routesByQueue(bindings, exchanges);
   return new Topology(version, readAtMs, roles, facts, leaders, heads, {
-    routes,
-    exchangeIndex: new ExchangeIndex(routes),
+    routes: routesByQueue(bindings, exchanges),
+    exchanges: new Set(exchanges.map((e) => e.name)),
+    exchangeIndex: new ExchangeIndex(bindings, exchanges),
     graph: new RoutingGraph(bindings, exchanges),
-    sources: deadLetterSources(all, routes),
-    policySources: deadLetterSources(all, routes, (f) => f.deadLetterByPolicy === true),
+    sources: await deadLetterSources(all, bindings, exchanges, slices),
+    policySources: await deadLetterSources(
+      all,
+      bindings,
+      exchanges,
+      slices,
+      (f) => f.deadLetterByPolicy === true,
+    ),
   });
 }

@@ -50,6 +50,17 @@ export const journeys = z.strictObject({
     .default(256 * 1024),
   /** Spans in one OTLP request (413 beyond); SDKs send 512 by default. */
   maxSpansPerRequest: z.number().int().min(1).default(10_000),
+  /**
+   * Journey steps one OTLP request may store: a batch receive stores a delivery and a settle per
+   * linked message. Spans past it are rejected (a partial success that names the bound).
+   */
+  maxStepsPerRequest: z.number().int().min(2).default(20_000),
+  /**
+   * The adjusted count a span's sampling threshold (tracestate ot=th) may claim: a sampling
+   * probability of 1 / maxAdjustedCount. A span claiming more counts as one and is counted in
+   * acktrail_sampling_thresholds_refused_total. Raise it for services that sample below 0.1 %.
+   */
+  maxAdjustedCount: z.number().int().min(1).max(1_000_000_000).default(1000),
   /** Steps waiting for the store at once; a write past it is refused (503, or a Celery retry). */
   maxPendingSteps: z.number().int().min(100).default(100_000),
   /**

@@ -6,6 +6,7 @@ import { deadLetters } from './dead-letters.js';
 import { journeys } from './journeys.js';
 import { seconds } from './primitives.js';
 import { docsUrl } from '../docs.js';
+import { isLinearRegex } from '../linear-regex.js';
 
 export { celeryBrokerUrl } from './celery.js';
 export { ownSecret } from './primitives.js';
@@ -16,14 +17,13 @@ const identifier = z
     /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/,
     'must be a plain SQL name: column, table or schema.table',
   );
-const regex = z.string().refine((s) => {
-  try {
-    new RegExp(s);
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be a valid regular expression');
+/** Matched against names from the broker: RE2's syntax, run in linear time (linear-regex.ts). */
+const regex = z
+  .string()
+  .refine(
+    isLinearRegex,
+    'must be a regular expression in RE2 syntax (no back-references or look-around)',
+  );
 /** A query read page by page (collectors/sql/incremental.ts): it must use all three parameters. */
 const incrementalQuery = z
   .string()

@@ -40,6 +40,29 @@ const REJECTED_HELP =
   "Deliveries a consumer rejected or nacked, by queue and what the broker does with the message: requeued, dead_lettered (the queue has a dead-letter exchange), discarded (it has none: the message is gone), rejected (what the broker does with it is not known: the queue is not in the broker topology). A return past a quorum queue's delivery limit counts as dead_lettered (or discarded), as the broker dead-letters it." +
   FROM_SPANS;
 
+/** The names the broker lists, as the journey metrics' labels read them. */
+export interface BrokerNames {
+  /** Whether the broker's topology was read at least once. */
+  loaded(): boolean;
+  /** The queues it lists (each name once). */
+  names(): string[];
+  has(queue: string): boolean;
+  hasExchange(exchange: string): boolean;
+}
+
+/** No broker topology: nothing listed, so labels keep the (bounded) names spans give. */
+export const NO_BROKER: BrokerNames = {
+  loaded: () => false,
+  names: () => [],
+  has: () => false,
+  hasExchange: () => false,
+};
+
+const THRESHOLDS_REFUSED = {
+  name: 'acktrail_sampling_thresholds_refused_total',
+  help: "Spans whose tracestate sampling threshold (ot=th) claimed an adjusted count past journeys.maxAdjustedCount: each counted as one message in the span-derived counters. A sender's claim, never trusted past the bound.",
+};
+
 const STAGE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 export class JourneyMetrics {
@@ -59,15 +82,18 @@ export class JourneyMetrics {
   private readonly queues: BoundedLabel;
   private readonly reasons: BoundedLabel;
   private readonly routes: BoundedLabel;
+  /** Spans whose sampling threshold claimed more than journeys.maxAdjustedCount. */
+  readonly thresholdsRefused: Counter;
 
   /**
-   * `queueFacts`: what the exporter knows about a queue (its dead-letter exchange); `queueNames`:
-   * the queues it knows, whose reject series start at 0 so that a first reject is an increase.
+   * `queueFacts`: what the exporter knows about a queue (its dead-letter exchange); `broker`: the
+   * queues and exchanges the broker lists (a label takes no other name; reject series of its
+   * queues start at 0 so that a first reject is an increase).
    */
   constructor(
     registry: Registry,
     private readonly queueFacts: QueueLookup = () => null,
-    queueNames: () => string[] = () => [],
+    private readonly broker: BrokerNames = NO_BROKER,
     private readonly exemplars: Exemplars = new Exemplars(),
     /** What the pipeline's result words mean: which ack ends the `end_to_end` duration. */
     private readonly words: ResultWords = NO_RESULT_WORDS,
@@ -132,13 +158,7 @@ export class JourneyMetrics {
       labelNames: ['queue', 'fate'],
       registers,
       collect: () => {
-        for (const name of queueNames()) {
-          const facts = queueFacts(name);
-          // Past the label cap a queue starts at its first reject, as "other".
-          if (facts?.role !== 'work' || !this.queues.fits(name)) continue;
-          const fate = facts.deadLetterExchange === null ? 'discarded' : 'dead_lettered';
-          this.rejected.inc({ queue: this.queues.of(name), fate }, 0);
-        }
+        this.startRejectSeries();
       },
     });
     this.ordering = new Counter({
@@ -148,6 +168,8 @@ export class JourneyMetrics {
       registers,
     });
     for (const kind of ORDERING_KINDS) this.ordering.inc({ kind }, 0);
+    this.thresholdsRefused = new Counter({ ...THRESHOLDS_REFUSED, registers });
+    this.thresholdsRefused.inc(0);
     this.stored = new Counter({
       name: 'acktrail_journey_steps_stored_total',
       help: 'Journey steps committed to the store (retried exports of stored spans excluded).',
@@ -163,11 +185,12 @@ export class JourneyMetrics {
     for (const { step, parent } of result.inserted) {
       const a = step.attrs;
       const seconds = step.durationUs / 1e6;
-      const queue = this.queues.of(String(a[ATTR.queue] ?? 'unknown'));
+      const queue = this.queueLabel(a[ATTR.queue]);
       const ids = { traceId: step.traceId, eventId: step.eventId };
       // The messages the step stands for: its adjusted count where its service samples (ot=th).
       const adjusted = a[STEP_ATTR.adjustedCount];
-      const weight = typeof adjusted === 'number' && adjusted >= 1 ? adjusted : 1;
+      const weight =
+        typeof adjusted === 'number' && Number.isFinite(adjusted) && adjusted >= 1 ? adjusted : 1;
       switch (step.stage) {
         case 'outbox.publish':
         case 'publish':
@@ -176,7 +199,7 @@ export class JourneyMetrics {
           if (a[ATTR.publishOutcome] === 'unroutable') {
             this.unroutable.inc(
               {
-                exchange: this.routes.of(String(a['messaging.destination.name'] ?? '')),
+                exchange: this.exchangeLabel(a['messaging.destination.name']),
                 routing_key: this.routes.of(
                   String(a['messaging.rabbitmq.destination.routing_key'] ?? ''),
                 ),
@@ -238,6 +261,37 @@ export class JourneyMetrics {
         );
       }
     }
+  }
+
+  /** Each work queue's reject series starts at 0, so that its first reject is an increase. */
+  private startRejectSeries(): void {
+    for (const name of this.broker.names()) {
+      const facts = this.queueFacts(name);
+      // Past the label cap a queue starts at its first reject, as "other".
+      if (facts?.role !== 'work' || !this.queues.fits(name)) continue;
+      const fate = facts.deadLetterExchange === null ? 'discarded' : 'dead_lettered';
+      this.rejected.inc({ queue: this.queues.of(name), fate }, 0);
+    }
+  }
+
+  /**
+   * A queue's label: its name where the broker lists the queue (bounded: past the cap, "other");
+   * "unknown" for a name the broker does not list or none, so that a sender naming made-up queues
+   * takes no slot. Without the broker's topology (rabbitmq.enabled false) the names spans give,
+   * bounded.
+   */
+  private queueLabel(name: unknown): string {
+    if (typeof name !== 'string' || name === '') return 'unknown';
+    if (this.broker.loaded() && !this.broker.has(name)) return 'unknown';
+    return this.queues.of(name);
+  }
+
+  /** An exchange's label, by the same rule ('' is the default exchange). */
+  private exchangeLabel(name: unknown): string {
+    const exchange = typeof name === 'string' ? name : '';
+    if (exchange !== '' && this.broker.loaded() && !this.broker.hasExchange(exchange))
+      return 'unknown';
+    return this.routes.of(exchange);
   }
 
   /** A wait between two services' clocks: skewed (negative) ones are not observed. */

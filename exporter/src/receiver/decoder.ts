@@ -15,6 +15,13 @@ import { DecodeError } from '../journeys/spans/index.js';
 
 const DAY_US = 86_400_000_000;
 
+/** What one body may hold (journeys.maxSpansPerRequest, maxStepsPerRequest, maxAdjustedCount). */
+export interface DecodeLimits {
+  maxSpans: number;
+  maxSteps: number;
+  maxAdjustedCount: number;
+}
+
 /** A body that could not be decoded: what the client is told, and whether it was too large. */
 export interface Undecodable {
   undecodable: string;
@@ -53,16 +60,23 @@ export class BodyDecoder {
 
   /**
    * Converts a body as a receiver takes it: spans outside `retentionDays` back or a day ahead are
-   * rejected, and a body that does not decode is an Undecodable, not a throw.
+   * rejected, so are spans past the body's step bound, and a body that does not decode is an
+   * Undecodable, not a throw.
    */
   async decode(
     format: DecodeTask['format'],
     body: Buffer | Buffer[],
-    maxSpans: number,
+    limits: DecodeLimits,
     retentionDays: number,
   ): Promise<Converted | Undecodable> {
     const now = Date.now() * 1000;
-    const window = { fromUs: now - retentionDays * DAY_US, toUs: now + DAY_US };
+    const { maxSpans, maxSteps, maxAdjustedCount } = limits;
+    const window = {
+      fromUs: now - retentionDays * DAY_US,
+      toUs: now + DAY_US,
+      maxSteps,
+      maxAdjustedCount,
+    };
     try {
       return await this.convert(format, body, maxSpans, window);
     } catch (err) {

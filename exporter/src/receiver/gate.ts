@@ -4,6 +4,7 @@
 // written once here; only where the state comes from, where counts go and who stores differ
 // (GateSide).
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { ValidatedConfig } from '../config.js';
 import type { RefusalReason } from '../journeys/metrics.js';
 import type { Converted } from '../journeys/spans/index.js';
 import type { ByteBudget } from './budget.js';
@@ -16,12 +17,31 @@ export interface IngestLimits {
   maxInflightBytes: number;
   /** Spans in one request (413 / RESOURCE_EXHAUSTED beyond). */
   maxSpansPerRequest: number;
+  /** Journey steps one request may store, a batch's fan-out included (partial success beyond). */
+  maxStepsPerRequest: number;
+  /** The adjusted count a span's sampling threshold may claim (adjusted-count.ts). */
+  maxAdjustedCount: number;
   /** A body idle this long is dropped (ms). */
   bodyIdleMs: number;
   /** A body not whole this long after its first byte was asked for is dropped (ms). */
   bodyMs: number;
   /** A refused body of a declared length is thrown away by Node's HTTP parser (discard.ts). */
   discardInParser: boolean;
+}
+
+/** The receiver's limits, from the configuration: the same on the exporter's loop and its thread. */
+export function ingestLimits(config: ValidatedConfig): IngestLimits {
+  const j = config.journeys;
+  return {
+    maxBodyBytes: j.maxBodyBytes,
+    maxInflightBytes: j.maxInflightBytes,
+    maxSpansPerRequest: j.maxSpansPerRequest,
+    maxStepsPerRequest: j.maxStepsPerRequest,
+    maxAdjustedCount: j.maxAdjustedCount,
+    bodyIdleMs: j.bodyIdleTimeoutSeconds * 1000,
+    bodyMs: j.bodyTimeoutSeconds * 1000,
+    discardInParser: config.parserDiscard,
+  };
 }
 
 /** Why nothing of a request was stored, and what the client should do. */
@@ -45,8 +65,11 @@ export interface IngestGate {
   refuse(reason: RefusalReason, message: string): Outcome;
   /** A body that could not be read at all (counted as one rejected span). */
   unreadable(message: string, tooLarge: boolean): Outcome;
-  /** Decodes, normalises and stores one body; the caller holds its budget. */
-  ingest(format: 'protobuf' | 'json', bytes: Buffer | Buffer[]): Promise<Outcome>;
+  /**
+   * Decodes, normalises and stores one body; the caller holds its budget. `sender`: the peer's
+   * address (the topology's early refreshes are budgeted per sender).
+   */
+  ingest(format: 'protobuf' | 'json', bytes: Buffer | Buffer[], sender: string): Promise<Outcome>;
 }
 
 /** The journey store as admission sees it. */
@@ -144,16 +167,20 @@ export class Gate implements IngestGate {
     return { kind: 'invalid', tooLarge, message };
   }
 
-  async ingest(format: 'protobuf' | 'json', bytes: Buffer | Buffer[]): Promise<Outcome> {
-    const { maxSpansPerRequest } = this.limits;
+  async ingest(
+    format: 'protobuf' | 'json',
+    bytes: Buffer | Buffer[],
+    sender: string,
+  ): Promise<Outcome> {
+    const { maxSpansPerRequest, maxStepsPerRequest, maxAdjustedCount } = this.limits;
     const converted = await this.decoder.decode(
       format,
       bytes,
-      maxSpansPerRequest,
+      { maxSpans: maxSpansPerRequest, maxSteps: maxStepsPerRequest, maxAdjustedCount },
       this.settings.retentionDays,
     );
     if ('undecodable' in converted)
       return this.unreadable(converted.undecodable, converted.tooLarge);
-    return this.side.accept(converted);
+    return this.side.accept({ ...converted, sender });
   }
 }

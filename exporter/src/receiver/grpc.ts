@@ -66,7 +66,8 @@ export class OtlpGrpcReceiver {
         throw err;
       });
       release = message.release;
-      answer(stream, await this.ingest.ingest('protobuf', message.body));
+      const sender = stream.session?.socket.remoteAddress ?? '';
+      answer(stream, await this.ingest.ingest('protobuf', message.body, sender));
     } catch (err) {
       const { code, message } =
         err instanceof CallError ? err : { code: GrpcStatus.INTERNAL, message: String(err) };

@@ -20,6 +20,7 @@ import { applyDeliveryLimits, limitedReturns } from '../journeys/model/index.js'
 import type { Converted } from '../journeys/spans/index.js';
 import { Gate, type IngestLimits, type Outcome, type StoreState } from './gate.js';
 import type { MemoryBudget } from '../runtime/memory.js';
+import type { Health } from '../runtime/health.js';
 
 export type { IngestLimits, Outcome };
 
@@ -43,11 +44,15 @@ export interface IngestOptions {
    * The broker topology's refresh: a queue the spans name that it does not know yet brings a
    * refresh forward, and the write waits for it (at most LEARN_WAIT_MS) before fates are decided.
    */
-  topology?: { learn(names: Iterable<string>, ms: number): Promise<void> } | null;
+  topology?: {
+    learn(names: Iterable<string>, ms: number, sender?: string): Promise<void>;
+  } | null;
   /** Counts what every span lets journeys read (GET /api/coverage). */
   coverage?: Coverage;
   /** Decodes bodies; large ones in worker threads. */
   decoder: BodyDecoder;
+  /** Where a failure that must not fail the request is counted (acktrail_background_errors_total). */
+  health?: Health;
 }
 
 /**
@@ -128,7 +133,7 @@ export class Ingest {
     if (!store) throw new Error('ingest without a store: admit() first');
     const { steps, accepted, ignored } = converted;
     opts.coverage?.add(converted.coverage);
-    await opts.topology?.learn(namedQueues(steps), LEARN_WAIT_MS);
+    await opts.topology?.learn(namedQueues(steps), LEARN_WAIT_MS, converted.sender);
     if (opts.queues) withQueueAnomalies(steps, opts.queues, opts.exchanges?.() ?? null);
     let result;
     try {
@@ -150,14 +155,27 @@ export class Ingest {
       opts.log.debug({ err: errorMessage(err), steps: steps.length }, 'journey store write failed');
       return this.refuse('store_unavailable', 'the journey store is unavailable; retry later');
     }
-    // Only once the steps are committed: a failure in here must not turn a stored write into
-    // a refusal.
-    opts.metrics.observe(result);
     const rejected = converted.rejected.reduce((n, [, count]) => n + count, 0);
-    opts.metrics.spansReceived.inc({ outcome: 'accepted' }, accepted);
-    opts.metrics.spansReceived.inc({ outcome: 'ignored' }, ignored);
-    opts.metrics.spansReceived.inc({ outcome: 'rejected' }, rejected);
+    this.count(() => {
+      opts.metrics.observe(result);
+      opts.metrics.thresholdsRefused.inc(converted.thresholdsRefused);
+      opts.metrics.spansReceived.inc({ outcome: 'accepted' }, accepted);
+      opts.metrics.spansReceived.inc({ outcome: 'ignored' }, ignored);
+      opts.metrics.spansReceived.inc({ outcome: 'rejected' }, rejected);
+    });
     const message = converted.rejected.map(([r, n]) => `${n} span(s): ${r}`).join('; ');
     return { kind: 'stored', rejected, message };
+  }
+
+  /**
+   * Counts what a committed write stored. The steps are in the store: nothing here may turn the
+   * answer into a refusal or an error, so a failure is logged and counted, never thrown.
+   */
+  private count(counting: () => void): void {
+    try {
+      counting();
+    } catch (err) {
+      this.opts.health?.error('journey_metrics', err, 'counting a stored write failed');
+    }
   }
 }

@@ -86,6 +86,10 @@ function send(req: Request, res: Response, status: number, body: object) {
   }
 }
 
+/** A 200's body: empty, or OTLP's partial success with the spans rejected and why. */
+const storedBody = (o: Extract<Outcome, { kind: 'stored' }>) =>
+  o.rejected > 0 ? { partialSuccess: { rejectedSpans: o.rejected, errorMessage: o.message } } : {};
+
 export function receiverRouter(ingest: IngestGate): express.Router {
   const router = express.Router();
   const { maxBodyBytes, bodyIdleMs, discardInParser } = ingest.limits;
@@ -104,19 +108,7 @@ export function receiverRouter(ingest: IngestGate): express.Router {
   const answer = (req: Request, res: Response, outcome: Outcome) => {
     switch (outcome.kind) {
       case 'stored':
-        reply(
-          req,
-          res,
-          200,
-          outcome.rejected > 0
-            ? {
-                partialSuccess: {
-                  rejectedSpans: outcome.rejected,
-                  errorMessage: outcome.message,
-                },
-              }
-            : {},
-        );
+        reply(req, res, 200, storedBody(outcome));
         return;
       case 'refused':
         res.set('retry-after', RETRY_AFTER_SECONDS);
@@ -175,7 +167,12 @@ export function receiverRouter(ingest: IngestGate): express.Router {
     res.once('close', () => {
       body.release();
     });
-    answer(req, res, await ingest.ingest(isProtobuf(req) ? 'protobuf' : 'json', body.chunks));
+    const sender = req.socket.remoteAddress ?? '';
+    answer(
+      req,
+      res,
+      await ingest.ingest(isProtobuf(req) ? 'protobuf' : 'json', body.chunks, sender),
+    );
   });
 
   return router;

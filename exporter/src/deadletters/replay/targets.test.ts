@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { loadConfig } from '../../config.js';
 import { RoutingGraph } from '../../broker/reach.js';
 import type { BindingInfo } from '../../broker/roles.js';
-import { routesByQueue, type ExchangeInfo } from '../../broker/routes.js';
+import type { ExchangeInfo } from '../../broker/routes.js';
+import { Slices } from '../../runtime/slices.js';
 import { deadLetterSources } from '../../broker/dead-lettering.js';
 import type { Death, ReplayTarget } from '../model/message.js';
 import { globMatch, replayTarget, type Topology } from './targets.js';
@@ -55,8 +56,8 @@ const exchanges: ExchangeInfo[] = [
   { vhost, name: 'payments.commands', type: 'direct' },
 ];
 const key = (q: string) => `${vhost}\u0000${q}`;
-const topologyOf = (b: BindingInfo[], e: ExchangeInfo[]): Topology => {
-  const sources = deadLetterSources(queues, routesByQueue(b, e));
+const topologyOf = async (b: BindingInfo[], e: ExchangeInfo[]): Promise<Topology> => {
+  const sources = await deadLetterSources(queues, b, e, new Slices());
   const graph = new RoutingGraph(b, e);
   return {
     deadLetterQueues: () => [],
@@ -64,7 +65,7 @@ const topologyOf = (b: BindingInfo[], e: ExchangeInfo[]): Topology => {
     reach: (v, exchange, rk) => graph.reach(v, exchange, rk),
   };
 };
-const topology = topologyOf(bindings, exchanges);
+const topology = await topologyOf(bindings, exchanges);
 
 const death = (queue: string, exchange: string, rk: string): Death => ({
   queue,
@@ -216,10 +217,10 @@ test('x-death vouches only for a configured source queue, and only for a target 
   assert.equal(replayTarget(row(null, [real]), defaults, topology).allowed, false);
 });
 
-test('a claimed target reached through an exchange-to-exchange binding reaches that queue too: refused', () => {
+test('a claimed target reached through an exchange-to-exchange binding reaches that queue too: refused', async () => {
   // jobs (direct) -> audit.fanout (an exchange-to-exchange binding) -> audit.q: a publish to jobs
   // with key job reaches jobs.work and audit.q, which the queue-only routes never showed.
-  const e2e = topologyOf(
+  const e2e = await topologyOf(
     [
       ...bindings,
       {
@@ -244,9 +245,9 @@ test('a claimed target reached through an exchange-to-exchange binding reaches t
   assert.match(d.reason, /routing key "job" reaches "audit\.q" besides "jobs\.work"/);
 });
 
-test('a claimed target whose reach cannot be computed is refused, with the reason', () => {
+test('a claimed target whose reach cannot be computed is refused, with the reason', async () => {
   // jobs -> a headers exchange: where a message goes depends on its headers, not the key.
-  const viaHeaders = topologyOf(
+  const viaHeaders = await topologyOf(
     [
       ...bindings,
       {

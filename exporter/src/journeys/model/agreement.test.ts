@@ -21,7 +21,7 @@ import {
   stock,
 } from '../../testing/journey-spans.js';
 import { assemble } from '../assemble/assemble.js';
-import { JourneyMetrics } from '../metrics.js';
+import { JourneyMetrics, NO_BROKER } from '../metrics.js';
 import type { Step } from './steps.js';
 import {
   NO_RESULT_WORDS,
@@ -149,7 +149,7 @@ function ingest(spans: ReceivedSpan[], perWrite: number): Step[] {
 /** What the metrics count for these steps: reject fates, and end_to_end observations. */
 async function metricsOf(steps: Step[], words: ResultWords) {
   const registry = new Registry();
-  const metrics = new JourneyMetrics(registry, queues, () => [], new Exemplars(), words);
+  const metrics = new JourneyMetrics(registry, queues, NO_BROKER, new Exemplars(), words);
   metrics.observe({
     inserted: steps.map((step) => ({ step, parent: null })),
     publishes: new Map(),

@@ -7,7 +7,7 @@
 // -> the broker's topology (the queue from the bindings) -> the assembler.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ExchangeIndex, routesByQueue } from '../../broker/routes.js';
+import { ExchangeIndex } from '../../broker/routes.js';
 import type { QueueFacts } from '../../broker/topology.js';
 import { withQueueAnomalies } from '../spans/convert.js';
 import { normalise } from '../spans/normalize.js';
@@ -43,35 +43,33 @@ const QUEUES: Record<string, QueueFacts> = {
 };
 const queues = (q: string) => QUEUES[q] ?? null;
 const EXCHANGES = new ExchangeIndex(
-  routesByQueue(
-    [
-      {
-        vhost: '/',
-        source: '',
-        destination: 'shop.work',
-        destination_type: 'queue',
-        routing_key: 'shop.work',
-      },
-      {
-        vhost: '/',
-        source: 'shop',
-        destination: 'shop.work',
-        destination_type: 'queue',
-        routing_key: 'order.created',
-      },
-      {
-        vhost: '/',
-        source: 'shop.dlx',
-        destination: 'shop.dlq',
-        destination_type: 'queue',
-        routing_key: '#',
-      },
-    ],
-    [
-      { vhost: '/', name: 'shop', type: 'direct' },
-      { vhost: '/', name: 'shop.dlx', type: 'topic' },
-    ],
-  ),
+  [
+    {
+      vhost: '/',
+      source: '',
+      destination: 'shop.work',
+      destination_type: 'queue',
+      routing_key: 'shop.work',
+    },
+    {
+      vhost: '/',
+      source: 'shop',
+      destination: 'shop.work',
+      destination_type: 'queue',
+      routing_key: 'order.created',
+    },
+    {
+      vhost: '/',
+      source: 'shop.dlx',
+      destination: 'shop.dlq',
+      destination_type: 'queue',
+      routing_key: '#',
+    },
+  ],
+  [
+    { vhost: '/', name: 'shop', type: 'direct' },
+    { vhost: '/', name: 'shop.dlx', type: 'topic' },
+  ],
 );
 
 /** A shape's span as the receiver decodes it. */
@@ -393,25 +391,23 @@ describe('the queue', () => {
     });
   test('an exchange that routes to two queues: no queue is guessed', () => {
     const two = new ExchangeIndex(
-      routesByQueue(
-        [
-          {
-            vhost: '/',
-            source: 'shop',
-            destination: 'a',
-            destination_type: 'queue',
-            routing_key: 'k',
-          },
-          {
-            vhost: '/',
-            source: 'shop',
-            destination: 'b',
-            destination_type: 'queue',
-            routing_key: 'k',
-          },
-        ],
-        [{ vhost: '/', name: 'shop', type: 'direct' }],
-      ),
+      [
+        {
+          vhost: '/',
+          source: 'shop',
+          destination: 'a',
+          destination_type: 'queue',
+          routing_key: 'k',
+        },
+        {
+          vhost: '/',
+          source: 'shop',
+          destination: 'b',
+          destination_type: 'queue',
+          routing_key: 'k',
+        },
+      ],
+      [{ vhost: '/', name: 'shop', type: 'direct' }],
     );
     assert.deepEqual(two.reached('shop', 'k').sort(), ['a', 'b']);
   });

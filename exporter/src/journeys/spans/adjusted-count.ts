@@ -21,12 +21,34 @@ export function thresholdOf(traceState: string): string | null {
   return null;
 }
 
+/**
+ * The adjusted count a span may claim unless the configuration says otherwise
+ * (journeys.maxAdjustedCount): a sampling probability of 1 in 1,000. A span's tracestate is the
+ * sender's word; a threshold that claims more (`th:fffffffffffff`: 2^52 messages, and 2^56 for
+ * 14 `f`) counts as 1 and is counted as refused (acktrail_sampling_thresholds_refused_total), so no
+ * span can push a counter past what its service could sample or make it non-finite.
+ */
+export const DEFAULT_MAX_ADJUSTED_COUNT = 1000;
+
+const TWO_56_BIG = 1n << 56n;
+
+/**
+ * The adjusted count of a span with this tracestate: 1 without a valid threshold; `refused` when
+ * its threshold claims more than `max` (then it counts as 1). Always finite.
+ */
+export function adjustedCount(
+  traceState: string,
+  max = DEFAULT_MAX_ADJUSTED_COUNT,
+): { count: number; refused: boolean } {
+  const th = traceState === '' ? null : thresholdOf(traceState);
+  if (th === null) return { count: 1, refused: false };
+  // Exact in BigInt: as a float, 14 `f` rounds to 2^56 and the count to Infinity.
+  const kept = TWO_56_BIG - BigInt(`0x${th.padEnd(MAX_HEX, '0')}`);
+  const count = TWO_56 / Number(kept);
+  return count > max ? { count: 1, refused: true } : { count, refused: false };
+}
+
 /** The adjusted count of a span with this tracestate: 1 without a valid threshold. */
-export function adjustedCountOf(traceState: string): number {
-  if (traceState === '') return 1;
-  const th = thresholdOf(traceState);
-  if (th === null) return 1;
-  const threshold = parseInt(th.padEnd(MAX_HEX, '0'), 16);
-  // A threshold is below 2^56 by construction (14 hex digits).
-  return TWO_56 / (TWO_56 - threshold);
+export function adjustedCountOf(traceState: string, max = DEFAULT_MAX_ADJUSTED_COUNT): number {
+  return adjustedCount(traceState, max).count;
 }

@@ -23,7 +23,11 @@ export interface Converted {
   ignored: number;
   /** Spans refused, counted by reason. */
   rejected: [string, number][];
+  /** Spans whose sampling threshold claimed more than the bound (counted as 1 each). */
+  thresholdsRefused: number;
   coverage: CoverageTally;
+  /** Who sent the body (its peer's address), set by the receiver's gate: early refreshes are its. */
+  sender?: string;
 }
 
 /** Throws DecodeError (or RangeError) for a body that is not an ExportTraceServiceRequest. */
@@ -39,22 +43,35 @@ export function convert(
   );
 }
 
-/** Decoded spans -> steps, rejections and coverage counts (the queues' part left out). */
+/**
+ * Decoded spans -> steps, rejections and coverage counts (the queues' part left out). A span whose
+ * steps would take the body past `window.maxSteps` is rejected whole (a partial success): a batch
+ * receive stores a delivery and a settle per linked message, so 1,500 spans of 32 links would be
+ * 96,000 rows from 2 MB.
+ */
 export function convertSpans(spans: readonly ReceivedSpan[], window: Window): Converted {
   const steps: Step[] = [];
   const reasons = new Map<string, number>();
+  const reject = (reason: string) => reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+  const maxSteps = window.maxSteps ?? Infinity;
   let ignored = 0;
   let accepted = 0;
+  let thresholdsRefused = 0;
   // Each span read once, for its steps and for the coverage.
   const readings = spans.map(readSpan);
   spans.forEach((span, i) => {
     // Without the queues: withQueueAnomalies completes the steps where they are known.
     const n = normalise(span, window, undefined, readings[i]);
-    if (n.kind === 'steps') {
+    if (n.kind === 'steps' && steps.length + n.steps.length > maxSteps)
+      reject(
+        `the request would store more than ${maxSteps} journey steps (a batch receive stores two per linked message): send fewer spans per request`,
+      );
+    else if (n.kind === 'steps') {
       accepted++;
+      if (n.thresholdRefused) thresholdsRefused++;
       steps.push(...n.steps);
     } else if (n.kind === 'ignored') ignored++;
-    else reasons.set(n.reason, (reasons.get(n.reason) ?? 0) + 1);
+    else reject(n.reason);
   });
   return {
     spans: spans.length,
@@ -62,6 +79,7 @@ export function convertSpans(spans: readonly ReceivedSpan[], window: Window): Co
     accepted,
     ignored,
     rejected: [...reasons],
+    thresholdsRefused,
     coverage: tallyCoverage(spans, readings),
   };
 }

@@ -19,7 +19,7 @@ import { stepAnomaly } from '../model/index.js';
 import type { QueueLookup } from '../../broker/topology.js';
 import { first, readSpan, type Reading } from './profiles/index.js';
 import { batchKeysOf, contextKey, journeyKeyOf, messageKeyOf } from './message-keys.js';
-import { adjustedCountOf } from './adjusted-count.js';
+import { adjustedCount } from './adjusted-count.js';
 
 export { first };
 
@@ -58,12 +58,26 @@ export function stageOf(span: ReceivedSpan): Stage | null {
 }
 
 export type Normalised =
-  { kind: 'steps'; steps: Step[] } | { kind: 'ignored' } | { kind: 'rejected'; reason: string };
+  | {
+      kind: 'steps';
+      steps: Step[];
+      /** Its tracestate claimed an adjusted count past the bound: counted as 1 (adjusted-count.ts). */
+      thresholdRefused: boolean;
+    }
+  | { kind: 'ignored' }
+  | { kind: 'rejected'; reason: string };
 
 export interface Window {
   /** Oldest and newest accepted start, microseconds since the epoch. */
   fromUs: number;
   toUs: number;
+  /** The adjusted count a span may claim (journeys.maxAdjustedCount; DEFAULT_MAX_ADJUSTED_COUNT). */
+  maxAdjustedCount?: number;
+  /**
+   * Steps one body may store, each message of a batch receive and each derived settle counted
+   * (journeys.maxStepsPerRequest); past it, spans are rejected (convert.ts). None: no bound.
+   */
+  maxSteps?: number;
 }
 
 const derivedSpanId = (spanId: string, what = 'settle') =>
@@ -119,8 +133,15 @@ function settleOf(span: ReceivedSpan, deliver: Step, r: Reading, queues: QueueLo
   };
 }
 
-/** The allow-listed attributes, and what the profile read of the span, under their current names. */
-function keptAttributes(span: ReceivedSpan, r: Reading): Record<string, AttributeValue> {
+/**
+ * The allow-listed attributes, and what the profile read of the span, under their current names;
+ * `thresholdRefused`: its adjusted count was past `maxAdjusted` (kept as none: 1).
+ */
+function keptAttributes(
+  span: ReceivedSpan,
+  r: Reading,
+  maxAdjusted: number | undefined,
+): { kept: Record<string, AttributeValue>; thresholdRefused: boolean } {
   const attrs = span.attributes;
   const kept: Record<string, AttributeValue> = {};
   for (const [name, sources] of KEPT) {
@@ -145,9 +166,9 @@ function keptAttributes(span: ReceivedSpan, r: Reading): Record<string, Attribut
   if (r.deadLetterReason !== null && kept[ATTR.deadLetterReason] === undefined)
     kept[ATTR.deadLetterReason] = r.deadLetterReason;
   if (r.stage !== null && r.stage !== 'provider.call') kept[STEP_ATTR.sdk] = r.profile.id;
-  const adjusted = adjustedCountOf(span.traceState);
-  if (adjusted !== 1) kept[STEP_ATTR.adjustedCount] = adjusted;
-  return kept;
+  const adjusted = adjustedCount(span.traceState, maxAdjusted);
+  if (adjusted.count !== 1) kept[STEP_ATTR.adjustedCount] = adjusted.count;
+  return { kept, thresholdRefused: adjusted.refused };
 }
 
 /** Why a span is refused, or null: its ids, times and window. */
@@ -189,7 +210,7 @@ export function normalise(
   const refused = refusal(span, window);
   if (refused) return { kind: 'rejected', reason: refused };
 
-  const kept = keptAttributes(span, r);
+  const { kept, thresholdRefused } = keptAttributes(span, r, window.maxAdjustedCount);
   const messageKey = messageKeyOf(span, stage);
   if (messageKey !== null) kept[STEP_ATTR.messageKey] = messageKey;
   const eventId =
@@ -225,5 +246,5 @@ export function normalise(
     const settle = stage === 'deliver' ? settleOf(span, d, r, queues) : null;
     return settle ? [d, settle] : [d];
   });
-  return { kind: 'steps', steps };
+  return { kind: 'steps', steps, thresholdRefused };
 }

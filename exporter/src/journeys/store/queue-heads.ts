@@ -2,6 +2,7 @@
 // published towards it that no delivery from it has taken yet.
 import { ATTR, SEMCONV } from '@acktrail/conventions';
 import type { Reader } from './replica.js';
+import { TOPIC_SUBJECT_SQL, topicSqlRegex } from '../../broker/topic.js';
 
 /** A delivery this much before its publish (clocks of two services) still counts for it. */
 const CLOCK_SKEW_MS = 5_000;
@@ -22,7 +23,7 @@ SELECT (extract(epoch FROM p.time))::float8 AS published, p.event_id
       OR coalesce(p.attrs->>'${SEMCONV.destination}', '') = ANY($4::text[])
       OR EXISTS (SELECT 1 FROM unnest($5::text[], $6::text[]) AS t(exchange, regex)
                   WHERE t.exchange = coalesce(p.attrs->>'${SEMCONV.destination}', '')
-                    AND ('.' || coalesce(p.attrs->>'${SEMCONV.routingKey}', '')) ~ t.regex)
+                    AND ${TOPIC_SUBJECT_SQL(`coalesce(p.attrs->>'${SEMCONV.routingKey}', '')`)} ~ t.regex)
        )
    AND NOT EXISTS (
          SELECT 1 FROM journey_steps d
@@ -37,7 +38,8 @@ SELECT (extract(epoch FROM p.time))::float8 AS published, p.event_id
 export interface QueueRoutes {
   exact: readonly { exchange: string; key: string }[];
   any: readonly string[];
-  pattern: readonly { exchange: string; regex: string }[];
+  /** Topic bindings: the exchange and the binding key (broker/topic.ts). */
+  pattern: readonly { exchange: string; key: string }[];
 }
 
 /** The oldest publish since `since` that reaches the queue and was not delivered from it yet. */
@@ -54,7 +56,7 @@ export async function queueHead(
     exact.map((r) => r.key),
     any,
     pattern.map((r) => r.exchange),
-    pattern.map((r) => r.regex),
+    pattern.map((r) => topicSqlRegex(r.key)),
     queue,
   ]);
   const row = res.rows[0];

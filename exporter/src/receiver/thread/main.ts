@@ -7,6 +7,7 @@ import type { ValidatedConfig } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { errorMessage } from '../../log.js';
 import type { Ingest } from '../ingest.js';
+import { ingestLimits } from '../gate.js';
 import type { FromThread, ThreadData, ThreadProbes, ToThread } from './messages.js';
 
 /** Run from source (tsx) the worker is TypeScript; from dist, JavaScript. */
@@ -30,14 +31,7 @@ export function threadData(config: ValidatedConfig): ThreadData {
     httpPort: config.ingestPort ?? 0,
     grpcPort: config.otlpGrpcPort,
     keepAliveTimeoutMs: config.keepAliveTimeoutMs,
-    limits: {
-      maxBodyBytes: j.maxBodyBytes,
-      maxInflightBytes: j.maxInflightBytes,
-      maxSpansPerRequest: j.maxSpansPerRequest,
-      bodyIdleMs: j.bodyIdleTimeoutSeconds * 1000,
-      bodyMs: j.bodyTimeoutSeconds * 1000,
-      discardInParser: config.parserDiscard,
-    },
+    limits: ingestLimits(config),
     ingestToken: j.ingestToken,
     offThreadBytes: j.decodeOffThreadBytes,
     lowerThreads: config.lowerThreads,
