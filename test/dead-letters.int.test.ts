@@ -192,7 +192,7 @@ test('invalid address: parked, fixed, replayed by an operator: one e-mail, one c
   // The worker's spans of the first attempt may reach the store after the replay's (an export
   // retried after a busy store, once in CI): the journey is read until it has both rounds.
   const verdict =
-    /dead-lettered after 1 attempt: provider 422: invalid address; replayed by operator \(alice\) at \d\d:\d\d:\d\d; confirmation sent once at/;
+    /dead-lettered after 1 attempt: its consumer's span says “provider 422: invalid address”; replayed by operator \(alice\) at \d\d:\d\d:\d\d; confirmation sent once at/;
   const journey = await exporter.journey<Journey>(
     READER,
     order.event_id,

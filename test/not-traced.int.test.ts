@@ -76,7 +76,7 @@ test('an event known only from its outbox row: 200, "no trace recorded", what th
   assert.match(j.verdict, /its outbox row says published at /);
 
   const w = (await (await get(waiting)).json()) as Journey;
-  assert.match(w.verdict, /is not published \(last error: unroutable: NO_ROUTE\)/);
+  assert.match(w.verdict, /is not published \(its last error says “unroutable: NO_ROUTE”\)/);
 });
 
 test('an id nothing knows is still a 404', async () => {

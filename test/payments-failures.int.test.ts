@@ -115,7 +115,7 @@ test('poison message: requeued until the quorum queue delivery limit dead-letter
   );
   assert.deepEqual(j.kinds, ['retried', 'dead_lettered']);
   assert.equal(j.deliveries, 3, 'a delivery limit of 2: the third return dead-letters');
-  assert.deepEqual(j.deadLetter, { reason: 'delivery_limit' });
+  assert.equal(j.deadLetter?.reason, 'delivery_limit');
   assert.equal(j.verdict, 'dead-lettered after 3 attempts: delivery_limit');
   // Two returns requeued it; the third was past the limit: the broker dead-lettered it, and the
   // metrics and the anomaly list say so as its journey does.
@@ -146,7 +146,7 @@ test('rejected into the dead-letter exchange: dead_lettered, reason rejected', a
     x.kinds.includes('dead_lettered'),
   );
   assert.deepEqual(j.kinds, ['dead_lettered']);
-  assert.deepEqual(j.deadLetter, { reason: 'rejected' });
+  assert.equal(j.deadLetter?.reason, 'rejected');
   assert.equal(
     await metric('acktrail_messages_rejected_total', {
       queue: topology.RECEIPTS_QUEUE,

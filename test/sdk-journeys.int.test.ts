@@ -187,11 +187,11 @@ describe('each SDK shape x each outcome, through RabbitMQ', () => {
       const dead = await journeyOf(name, 'deadLettered');
       if (SHAPES[name].faultQueue) {
         // Its own fault path: moved to <queue>_error by a span of its own, not dead-lettered.
-        assert.deepEqual(dead.deadLetter, { reason: 'fault' });
+        assert.equal(dead.deadLetter?.reason, 'fault');
         assert.deepEqual(dead.parked, []);
         return;
       }
-      assert.deepEqual(dead.deadLetter, { reason: 'rejected' });
+      assert.equal(dead.deadLetter?.reason, 'rejected');
       // Where no span records the reject, the broker's evidence decided it, marked inferred.
       if (!SETTLES.includes(name))
         assert.deepEqual(

@@ -124,7 +124,7 @@ test('publish, deliver, ack: delivered once, in the pipeline’s words; missing 
 test('nack without requeue on a queue with a dead-letter exchange: dead-lettered', async () => {
   const j = await journey(ids.deadLettered, 'dead_lettered');
   assert.deepEqual(j.kinds, ['dead_lettered']);
-  assert.deepEqual(j.deadLetter, { reason: 'rejected' });
+  assert.equal(j.deadLetter?.reason, 'rejected');
   assert.equal(j.verdict, 'dead-lettered after 1 attempt: rejected');
 });
 

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { configOrExit } from './cli/load.js';
 import { masked } from './cli/mask.js';
+import { err, out } from './cli/print.js';
 import { docsUrl } from './docs.js';
 import { VERSION } from './version.js';
 
@@ -83,8 +84,8 @@ Options:
 };
 
 function usage(command: string, code: number, problem?: string): never {
-  if (problem) console.error(`acktrail${command ? ` ${command}` : ''}: ${problem}\n`);
-  (code === 0 ? console.log : console.error)(HELP[command]);
+  if (problem) err(`acktrail${command ? ` ${command}` : ''}: ${problem}\n`);
+  (code === 0 ? out : err)(HELP[command]!);
   process.exit(code);
 }
 
@@ -92,7 +93,7 @@ const [command = '', ...rest] = process.argv.slice(2);
 if (command === '' || command === 'help' || command === '--help' || command === '-h')
   usage(rest[0] && rest[0] in HELP ? rest[0] : '', 0);
 if (command === '--version' || command === '-v') {
-  console.log(VERSION);
+  out(VERSION);
   process.exit(0);
 }
 if (!(command in HELP)) usage('', 2, `unknown command "${command}"`);
@@ -135,11 +136,9 @@ switch (command) {
     const { migrateStore } = await import('./journeys/store/index.js');
     try {
       const applied = await migrateStore(config.storeMigrateUrl ?? config.storeUrl);
-      console.log(
-        applied.length ? `applied ${applied.join(', ')}` : 'the journey store is up to date',
-      );
-    } catch (err) {
-      console.error(`acktrail migrate: ${(err as Error).message}`);
+      out(applied.length ? `applied ${applied.join(', ')}` : 'the journey store is up to date');
+    } catch (e) {
+      err(`acktrail migrate: ${(e as Error).message}`);
       process.exit(1);
     }
     break;
@@ -158,14 +157,14 @@ switch (command) {
     pool.on('error', () => undefined); // an idle connection lost: the next query says so
     try {
       const done = await reseal(pool, config.deadLetterKey, config.deadLetterOldKeys, (p) => {
-        console.error(`resealed ${p.resealed} of ${p.total}`);
+        err(`resealed ${p.resealed} of ${p.total}`);
       });
-      console.log(
+      out(
         `resealed ${done.resealed} dead letters under the current key${done.unknownKey ? `; ${done.unknownKey} sealed with a key not given (left as they are)` : ''}`,
       );
       if (done.unknownKey > 0) process.exitCode = 1;
-    } catch (err) {
-      console.error(`acktrail dead-letters reseal: ${(err as Error).message}`);
+    } catch (e) {
+      err(`acktrail dead-letters reseal: ${(e as Error).message}`);
       process.exitCode = 1;
     } finally {
       await pool.end();
@@ -175,7 +174,7 @@ switch (command) {
   case 'doctor': {
     const { diagnose, report } = await import('./cli/doctor/index.js');
     const findings = await diagnose(configOrExit(file));
-    console.log(report(findings));
+    out(report(findings));
     // A check given up on may still hold a socket or a library's retry timer: exit, do not wait.
     process.exit(findings.some((f) => f.verdict === 'fail') ? 1 : 0);
     break;
@@ -188,7 +187,7 @@ switch (command) {
   case 'check-config': {
     if (args.positionals.length !== 1) usage(command, 2, 'give exactly one FILE');
     const config = configOrExit(args.positionals[0]);
-    console.log(JSON.stringify(masked(config), null, 2));
+    out(JSON.stringify(masked(config), null, 2));
     break;
   }
 }

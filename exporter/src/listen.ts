@@ -25,9 +25,12 @@ export async function listen(
   host = config.listenHost,
 ): Promise<Listeners> {
   const keepAlive = config.keepAliveTimeoutMs;
-  const main = await listenHttp(exporter.app, config.port, host, keepAlive);
+  const failed = (err: unknown) => {
+    exporter.health.error('http', err, 'a request failed');
+  };
+  const main = await listenHttp(exporter.app, config.port, host, keepAlive, failed);
   const metrics = exporter.metricsApp
-    ? await listenHttp(exporter.metricsApp, config.metricsPort ?? 0, host, keepAlive)
+    ? await listenHttp(exporter.metricsApp, config.metricsPort ?? 0, host, keepAlive, failed)
     : null;
   // OTLP on a port of its own runs on the ingest thread, which listens there itself.
   const thread = exporter.ingestThread ? await exporter.ingestThread.start(host) : null;

@@ -22,7 +22,15 @@ export function Facts({ d }: { d: DeadLetterDetail }) {
         <tr>
           <th scope="row">Reason</th>
           <td data-testid="reason">
-            {d.reason} <span className="muted">({d.reasonSource})</span>
+            {d.reasonSource === 'x-death' || d.reasonSource === 'none' ? (
+              <>
+                {d.reason} <span className="muted">({d.reasonSource})</span>
+              </>
+            ) : (
+              <>
+                the message&apos;s header <code>{d.reasonSource}</code> says <q>{d.reason}</q>
+              </>
+            )}
           </td>
         </tr>
         <tr>

@@ -27,7 +27,15 @@ export function ParkedMessages({ journey }: { journey: Journey }) {
           <li key={p.id}>
             <Link href={`/dead-letters/${encodeURIComponent(p.id)}`}>message {p.id}</Link> in{' '}
             <code>{p.queue}</code>: <strong>{STATES[p.state] ?? p.state}</strong> since{' '}
-            {p.stateAt.slice(0, 19).replace('T', ' ')}Z ({p.reason})
+            {p.stateAt.slice(0, 19).replace('T', ' ')}Z (
+            {p.reasonSaidBy === 'x-death' || p.reasonSaidBy === 'none' ? (
+              p.reason
+            ) : (
+              <>
+                the message&apos;s header <code>{p.reasonSaidBy}</code> says <q>{p.reason}</q>
+              </>
+            )}
+            )
             {p.replays > 0
               ? `; replayed ${p.replays === 1 ? 'once' : `${p.replays} times`}${last ? `, last ${last.note ?? ''} at ${last.at.slice(11, 19)}` : ''}`
               : ''}

@@ -33,7 +33,11 @@ export interface ParkedMessage {
   messageKey: string | null;
   /** The queue it was dead-lettered from (x-death's latest entry). */
   from: string | null;
+  /** The reason, as read from `reasonSource`: a header's name, `x-death` or `none`. */
   reason: string;
+  reasonSource: string;
+  /** x-death's own reason (its latest entry), where the copy has one. */
+  deathReason: string | null;
   /** parked, replaying, replayed, discarded, too_large, set_aside, unstorable. */
   state: string;
   stateAt: string;
@@ -258,12 +262,17 @@ const parkedRecord = (d: ParkedMessage): ParkedRecord => ({
   queue: d.queue,
   from: d.from,
   reason: d.reason,
+  reasonSource: d.reasonSource,
+  deathReason: d.deathReason,
   state: d.state,
   parkedAt: new Date(d.parkedAt),
 });
 
 /** What support sees of a parked message on the event's page (its id links to it). */
-export type ParkedSummary = Omit<ParkedMessage, 'eventId' | 'messageKey' | 'from'>;
+export type ParkedSummary = Omit<
+  ParkedMessage,
+  'eventId' | 'messageKey' | 'from' | 'reasonSource' | 'deathReason'
+> & { reasonSaidBy: string };
 
 const parkedSummary = (d: ParkedMessage): ParkedSummary => ({
   id: d.id,
@@ -272,5 +281,6 @@ const parkedSummary = (d: ParkedMessage): ParkedSummary => ({
   stateAt: d.stateAt,
   parkedAt: d.parkedAt,
   reason: d.reason,
+  reasonSaidBy: d.reasonSource,
   replays: d.replays,
 });

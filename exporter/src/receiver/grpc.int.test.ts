@@ -14,6 +14,7 @@ import { waitFor } from '@acktrail/testing';
 import { TestExporter } from '../testing/exporter.js';
 import { countSteps, exportSpans, journeySpans, makeSpans } from '../testing/otlp.js';
 import { ExportTraceServiceRequest, ExportTraceServiceResponse } from '../journeys/spans/index.js';
+import { SIGN_IN_MS } from './grpc-sessions.js';
 
 const TOKEN = 'grpc-ingest-token-0123456789';
 const MAX_BODY = 64 * 1024;
@@ -356,6 +357,57 @@ test('70 connections from one address that never sign in hold no slot: calls fro
   } finally {
     clearInterval(timer);
     fresh.close();
+    for (const s of held) s.destroy();
+  }
+});
+
+test("idle connections without a token from a sender's own address never lock the sender out", async () => {
+  // Sixteen idle connections from 127.0.0.1 (a node agent, SNAT), opened again as soon as one
+  // closes; each signed-in sender on the same address opens a connection of its own beside them.
+  let holding = true;
+  const held = new Set<ClientHttp2Session>();
+  const hold = () => {
+    if (!holding) return;
+    const session = connect(`http://${address}`);
+    session.on('error', () => undefined);
+    session.once('close', () => {
+      held.delete(session);
+      hold();
+    });
+    held.add(session);
+  };
+  for (let i = 0; i < 16; i++) hold();
+  await waitFor('16 connections held', () => [...held].filter((s) => !s.connecting).length >= 16);
+  try {
+    const codes: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const sender = new Client(address, credentials.createInsecure());
+      const metadata = new Metadata();
+      metadata.set('authorization', `Bearer ${TOKEN}`);
+      codes.push(
+        await new Promise<number>((resolve) => {
+          sender.makeUnaryRequest(
+            PATH,
+            (b: Buffer) => b,
+            (b: Buffer) => b,
+            protobuf(`ev-shared-address-${i}`),
+            metadata,
+            // Under the sign-in bound: a call that had to wait for an idle one to be closed fails.
+            { deadline: Date.now() + SIGN_IN_MS / 2 },
+            (err: ServiceError | null) => {
+              resolve(err?.code ?? status.OK);
+            },
+          );
+        }),
+      );
+      sender.close();
+    }
+    assert.deepEqual(
+      codes,
+      Array.from({ length: 12 }, () => status.OK),
+    );
+  } finally {
+    holding = false;
     for (const s of held) s.destroy();
   }
 });

@@ -209,7 +209,7 @@ export async function startExporterProcess(
   env: Record<string, string>,
   fileConfig: unknown = {},
   { waitForStore = true } = {},
-): Promise<{ proc: RoleProcess; url: string; ingestUrl: string }> {
+): Promise<{ proc: RoleProcess; url: string; ingestUrl: string; metricsUrl: string }> {
   const proc = new RoleProcess(
     'exporter',
     {
@@ -228,13 +228,16 @@ export async function startExporterProcess(
   // POST /v1/traces: on its own port (the ingest thread) when ACKTRAIL_INGEST_PORT is set.
   const ingestUrl =
     typeof ready.ingest === 'number' ? `http://127.0.0.1:${String(ready.ingest)}` : url;
+  // /metrics: on its own port when ACKTRAIL_METRICS_PORT is set.
+  const metricsUrl =
+    typeof ready.metrics === 'number' ? `http://127.0.0.1:${String(ready.metrics)}` : url;
   // With a store, ready for spans once it is migrated (it migrates in the background).
   if (env.ACKTRAIL_DATABASE_URL && waitForStore)
     await waitFor(
       'the journey store to be up',
       async () => (await partUp(url, 'journey_store')) === true,
     );
-  return { proc, url, ingestUrl };
+  return { proc, url, ingestUrl, metricsUrl };
 }
 
 export class Scrape {

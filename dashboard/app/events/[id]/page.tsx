@@ -108,7 +108,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
       ) : null}
       {j.deadLetter ? (
         <p className="banner" data-testid="dead-letter">
-          Dead-letter reason: <strong>{j.deadLetter.reason}</strong>
+          Dead-letter reason: <strong>{j.deadLetter.words}</strong>
         </p>
       ) : null}
       <ParkedMessages journey={j} />

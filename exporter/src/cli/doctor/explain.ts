@@ -6,16 +6,29 @@ import { errorMessage } from '../../log.js';
 import { TIMEOUT_MS, bad, where, type Finding } from './finding.js';
 
 /**
- * Why the management API answered 401: the same credentials tried over AMQP (port 5672 of the same
- * host), which admits any user with the right password, tagged or not. A broker that refuses them
- * there too has a wrong user or password; one that admits them (or refuses only the vhost) has a
- * user without a management or monitoring tag.
+ * Where the same credentials may be tried over AMQP: never over a weaker transport than the
+ * management URL's. An https URL's credentials go over amqps (TLS, the certificate verified) to
+ * port 5671 of the same host, an http URL's over amqp to 5672.
+ */
+export function loginTarget(u: URL): { protocol: 'amqp' | 'amqps'; port: number } {
+  return u.protocol === 'https:'
+    ? { protocol: 'amqps', port: 5671 }
+    : { protocol: 'amqp', port: 5672 };
+}
+
+/**
+ * Why the management API answered 401: the same credentials tried over AMQP (loginTarget: the
+ * same host, as strong a transport), which admits any user with the right password, tagged or
+ * not. A broker that refuses them there too has a wrong user or password; one that admits them
+ * (or refuses only the vhost) has a user without a management or monitoring tag.
  */
 export async function refused(url: string, source: string): Promise<Finding> {
   const u = new URL(url);
   const user = decodeURIComponent(u.username);
   const tag = `rabbitmqctl set_user_tags ${user || '<user>'} monitoring`;
   const creds = 'correct the credentials in RABBITMQ_MANAGEMENT_URL';
+  const { protocol, port } = loginTarget(u);
+  const at = `${protocol} at ${u.hostname}:${port}`;
   const verdict = await amqpLogin(u);
   if (verdict === 'admitted')
     return bad(
@@ -28,13 +41,13 @@ export async function refused(url: string, source: string): Promise<Finding> {
     return bad(
       'fail',
       source,
-      `refused (401): a wrong user or password (the broker refuses the same credentials over AMQP at ${u.hostname}:5672)`,
+      `refused (401): a wrong user or password (the broker refuses the same credentials over ${at})`,
       creds,
     );
   return bad(
     'fail',
     source,
-    `refused (401): a wrong user or password, or a user without a management or monitoring tag (AMQP at ${u.hostname}:5672, which would tell them apart, did not answer: ${verdict.unknown})`,
+    `refused (401): a wrong user or password, or a user without a management or monitoring tag (${at}, which would tell them apart, did not answer: ${verdict.unknown})`,
     `${creds}; or give the user the tag: ${tag}`,
   );
 }
@@ -44,9 +57,8 @@ async function amqpLogin(u: URL): Promise<'admitted' | 'refused' | { unknown: st
   try {
     const conn = await amqp.connect(
       {
-        protocol: 'amqp',
+        ...loginTarget(u),
         hostname: u.hostname,
-        port: 5672,
         username: decodeURIComponent(u.username),
         password: decodeURIComponent(u.password),
         vhost: '/',

@@ -6,6 +6,7 @@ import type { ValidatedConfig } from '../../config.js';
 import { journeyStore, management, pipelineDatabase, prometheusEndpoints } from './checks.js';
 import { TIMEOUT_MS, bad, where, type Finding } from './finding.js';
 import { celery, deadLetters, hosts, listeners } from './more-checks.js';
+import { printable } from '../print.js';
 
 const MARK = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
 
@@ -56,9 +57,16 @@ export async function diagnose(config: ValidatedConfig): Promise<Finding[]> {
   return all.flat();
 }
 
-/** One line per finding. */
+/**
+ * One line per finding (and its fix). What a finding says may hold text from outside (a channel
+ * name, a server's error): each part is one printable line, so none can forge another.
+ */
 export function report(findings: Finding[]): string {
+  const line = (text: string) => printable(text, true);
   return findings
-    .map((f) => `${MARK[f.verdict]}  ${f.source}: ${f.said}${f.fix ? `\n      fix: ${f.fix}` : ''}`)
+    .map(
+      (f) =>
+        `${MARK[f.verdict]}  ${line(f.source)}: ${line(f.said)}${f.fix ? `\n      fix: ${line(f.fix)}` : ''}`,
+    )
     .join('\n');
 }

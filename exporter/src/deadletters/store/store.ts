@@ -103,6 +103,8 @@ export class DeadLetterStore {
       messageKey: r.message_key,
       from: r.deaths[0]?.queue ?? null,
       reason: r.reason,
+      reasonSource: r.reason_source,
+      deathReason: r.deaths[0]?.reason ?? null,
       state: r.state,
       stateAt: r.state_at.toISOString(),
       parkedAt: r.parked_at.toISOString(),

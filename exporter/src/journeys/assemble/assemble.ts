@@ -14,11 +14,13 @@ import {
   type Delivery,
   type JourneyKind,
   type KindOptions,
+  type ReasonBy,
 } from '../model/index.js';
 import type { QueueLookup } from '../../broker/topology.js';
 import type { PipelineRows } from '../model/pipeline-rows.js';
 import { buildTimeline, type TimelineEntry } from './timeline.js';
 import { verdictOf, type Words } from './verdict.js';
+import { reasonWords } from './quote.js';
 import type { StoredRow } from '../model/steps.js';
 
 export { JOURNEY_KINDS, type JourneyKind } from '../model/index.js';
@@ -32,7 +34,13 @@ export interface Journey {
   publishes: number;
   deliveries: number;
   retries: { count: number; delaysMs: number[] };
-  deadLetter: { reason: string } | null;
+  /**
+   * Why it was dead-lettered: `reason` as given, `saidBy` who gave it (acktrail, the broker's
+   * x-death, a consumer's span, a header of the message, then `header` names it), and `words`:
+   * the reason as the verdict says it (a quotation with its speaker, unless acktrail's or the
+   * broker's own word).
+   */
+  deadLetter: { reason: string; saidBy: ReasonBy; header?: string; words: string } | null;
   attempts: {
     attempt: number;
     outcome: string;
@@ -110,7 +118,12 @@ export function assemble(
         .map((s) => Number(s.attrs[ATTR.retryDelayMs]))
         .filter((n) => Number.isFinite(n)),
     },
-    deadLetter: c.deadLetter,
+    deadLetter: c.deadLetter && {
+      reason: c.deadLetter.reason.text,
+      saidBy: c.deadLetter.reason.by,
+      ...(c.deadLetter.reason.header ? { header: c.deadLetter.reason.header } : {}),
+      words: reasonWords(c.deadLetter.reason),
+    },
     attempts: (rows?.attempts ?? []).map((a) => ({
       attempt: a.attempt,
       outcome: a.outcome,

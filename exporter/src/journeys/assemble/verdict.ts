@@ -1,6 +1,7 @@
 // A journey's one-line verdict in plain words, from what the rules concluded (kinds.ts), in the
 // pipeline's own words for its aggregate and for work done (config journeys.words).
 import type { PipelineRows } from '../model/pipeline-rows.js';
+import { quoted, reasonWords } from './quote.js';
 import {
   sdkName,
   type Classified,
@@ -71,7 +72,7 @@ export function verdictOf(
         (f.unroutable.length > 0
           ? ` (returned as unroutable ${times(f.unroutable.length)})`
           : rows.outbox.lastError
-            ? ` (last error: ${rows.outbox.lastError})`
+            ? ` (its last error says ${quoted(rows.outbox.lastError)})`
             : ''),
     );
   } else if (f.unroutable.length > 0 && c.publishes === 0) {
@@ -92,7 +93,7 @@ export function verdictOf(
       : Math.max(c.retries + 1, rows?.attempts.length ?? 0);
   if (c.deadLetter) {
     parts.push(
-      `dead-lettered after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${c.deadLetter.reason}${seenBy(end)}`,
+      `dead-lettered after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${reasonWords(c.deadLetter.reason)}${seenBy(end)}`,
     );
   }
   if (c.replay)
@@ -105,7 +106,7 @@ export function verdictOf(
     // said above
   } else if (end?.fate === 'discarded') {
     parts.push(
-      `discarded: ${end.reason === 'delivery_limit' ? 'past its delivery limit' : 'rejected without requeue'}${where}, which has no dead-letter exchange: the message is gone`,
+      `discarded: ${end.reason?.text === 'delivery_limit' ? 'past its delivery limit' : 'rejected without requeue'}${where}, which has no dead-letter exchange: the message is gone`,
     );
   } else if (end?.fate === 'rejected') {
     parts.push(

@@ -5,6 +5,7 @@ import type { StoredRow } from './steps.js';
 import type { ResultMeaning } from './results.js';
 import type { SettleRecording } from './settle.js';
 import type { Fate } from './fate.js';
+import type { Reason } from './reason.js';
 
 export interface Delivery {
   step: StoredRow;
@@ -22,8 +23,8 @@ export interface Delivery {
   recording: SettleRecording | null;
   /** The instrumentation that wrote the delivery (journeys/spans/profiles/), where the step says. */
   sdk: string | null;
-  /** Why the broker dead-lettered or dropped it after this delivery, where known. */
-  reason: string | null;
+  /** Why the broker dead-lettered or dropped it after this delivery, and who said so, where known. */
+  reason: Reason | null;
   /** The broker's redelivered flag; null when the instrumentation does not record it. */
   redelivered: boolean | null;
   attempt: number | null;

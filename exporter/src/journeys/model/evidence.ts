@@ -6,6 +6,7 @@
 // (`not_acked`); without them the journey says the settle is not recorded, never an ack.
 import type { QueueLookup } from '../../broker/topology.js';
 import type { Delivery } from './delivery.js';
+import { parkedReason, type Reason } from './reason.js';
 
 /** A message dead-letter parking took from a dead-letter queue (exporter/src/deadletters/). */
 export interface ParkedRecord {
@@ -14,8 +15,12 @@ export interface ParkedRecord {
   queue: string;
   /** The queue it was dead-lettered from, by x-death's latest entry; null where none. */
   from: string | null;
-  /** x-death's reason (rejected, expired, maxlen, delivery_limit) or the application's. */
+  /** x-death's reason (rejected, expired, maxlen, delivery_limit) or a reason header's. */
   reason: string;
+  /** Where the reason was read: a header's name, `x-death`, or `none`. */
+  reasonSource: string;
+  /** x-death's own reason of its latest entry, where the copy has one. */
+  deathReason: string | null;
   /** parked, replaying, replayed, discarded, too_large, set_aside, unstorable. */
   state: string;
   parkedAt: Date;
@@ -66,7 +71,7 @@ export function applyBrokerEvidence(
   const deadLettered = (
     from: string | null,
     atUs: number,
-    reason: string | null,
+    reason: Reason | null,
     evidence: Delivery['evidence'],
   ) => {
     const d = deliveries.findLast(
@@ -82,7 +87,12 @@ export function applyBrokerEvidence(
     d.evidence = evidence;
   };
   for (const p of broker.parked)
-    deadLettered(p.from, p.parkedAt.getTime() * 1000, p.reason, 'parking');
+    deadLettered(
+      p.from,
+      p.parkedAt.getTime() * 1000,
+      parkedReason(p.reason, p.reasonSource),
+      'parking',
+    );
   for (const d of deliveries)
     if (fromDlq(d)) deadLettered(null, d.step.timeUs, null, 'dead_letter_queue');
 }

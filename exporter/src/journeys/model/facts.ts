@@ -8,6 +8,7 @@ import type { QueueLookup } from '../../broker/topology.js';
 import type { StoredRow } from './steps.js';
 import { STEP_ATTR } from './steps.js';
 import { applyBrokerEvidence, NO_EVIDENCE, type BrokerEvidence } from './evidence.js';
+import type { Reason } from './reason.js';
 import { rejectFate, storedDecision, type Fate } from './fate.js';
 import { NO_RESULT_WORDS, isDone, meaningOf, type ResultWords } from './results.js';
 import { PROFILES, type ProfileId } from './profiles.js';
@@ -156,7 +157,7 @@ export function factsOf(
       evidence: null,
       recording,
       sdk: str(step.attrs[STEP_ATTR.sdk]),
-      reason: decision?.reason ?? null,
+      reason: decision?.reason ? { text: decision.reason, by: 'acktrail' } : null,
       redelivered: typeof redelivered === 'boolean' ? redelivered : null,
       attempt: Number.isInteger(attempt) && attempt > 0 ? attempt : null,
       result,
@@ -179,9 +180,9 @@ export function factsOf(
 
 /** A delivery out of a dead-letter queue (its role, from the broker's description): the message
  * was dead-lettered, and the reason its x-death names, where the instrumentation records it. */
-export function dlqDelivery(d: Delivery, queues: QueueLookup): { reason: string | null } | null {
+export function dlqDelivery(d: Delivery, queues: QueueLookup): { reason: Reason | null } | null {
   const facts = d.queue === null ? null : queues(d.queue);
-  return facts?.role === 'dead_letter'
-    ? { reason: str(d.step.attrs[ATTR.deadLetterReason]) }
-    : null;
+  if (facts?.role !== 'dead_letter') return null;
+  const text = str(d.step.attrs[ATTR.deadLetterReason]);
+  return { reason: text === null ? null : { text, by: 'span' } };
 }

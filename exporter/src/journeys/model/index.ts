@@ -45,6 +45,7 @@ export {
   settleFromStatus,
   type SettleRecording,
 } from './settle.js';
+export { BROKER_REASONS, isOwnWord, parkedReason, type Reason, type ReasonBy } from './reason.js';
 export {
   NO_EVIDENCE,
   applyBrokerEvidence,

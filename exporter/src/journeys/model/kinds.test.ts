@@ -139,7 +139,7 @@ describe('dead_lettered: into a dead-letter exchange', () => {
     ]);
     assert.deepEqual(j.kinds, ['dead_lettered']);
     assert.equal(j.verdict, 'dead-lettered after 1 attempt: rejected');
-    assert.deepEqual(j.deadLetter, { reason: 'rejected' });
+    assert.deepEqual(j.deadLetter, { reason: 'rejected', saidBy: 'acktrail', words: 'rejected' });
   });
   test('stock spans: a quorum queue past its delivery limit', () => {
     const j = journey([
@@ -168,7 +168,10 @@ describe('dead_lettered: into a dead-letter exchange', () => {
       span(ours.settle(13, 'ack', d, 'payments.capture')),
     ]);
     assert.deepEqual(j.kinds, ['dead_lettered']);
-    assert.equal(j.verdict, 'dead-lettered after 1 attempt: card declined');
+    assert.equal(
+      j.verdict,
+      "dead-lettered after 1 attempt: its consumer's span says “card declined”",
+    );
   });
 });
 
@@ -315,7 +318,7 @@ describe('stuck_in_outbox, aggregate_missing, duplicate_provider_call: from the 
       assert.ok(j.kinds.includes('stuck_in_outbox'));
       assert.match(
         j.verdict,
-        /^stuck in the outbox for 3 min: not published \(last error: NO_ROUTE\)/,
+        /^stuck in the outbox for 3 min: not published \(its last error says “NO_ROUTE”\)/,
       );
     });
     test(`${shape}: the aggregate row is gone`, () => {

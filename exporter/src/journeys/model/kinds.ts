@@ -8,6 +8,7 @@ import { STEP_ATTR } from './steps.js';
 import type { CeleryTask } from './celery-task.js';
 import type { PipelineRows } from './pipeline-rows.js';
 import { dlqDelivery, type Delivery, type JourneyFacts, type QueueLookup } from './facts.js';
+import type { Reason } from './reason.js';
 
 export const JOURNEY_KINDS = [
   'delivered_once',
@@ -49,7 +50,7 @@ export interface Classified {
   retries: number;
   /** The delivery whose fate ended the message's way: dead-lettered, discarded or rejected. */
   end: Delivery | null;
-  deadLetter: { reason: string } | null;
+  deadLetter: { reason: Reason } | null;
   /**
    * The last replay of the parked dead letter, by whom and when; `since` says whether it came
    * after the last dead-lettering (what followed it is the message's way now).
@@ -95,6 +96,8 @@ function repetitions(d: Delivery[], f: JourneyFacts) {
  * queue confirms it, with x-death's reason; so does the aggregate's failed status. And the last
  * replay, with whether nothing dead-lettered the message again since.
  */
+const UNKNOWN_REASON: Reason = { text: 'unknown', by: 'acktrail' };
+
 function howItEnded(
   f: JourneyFacts,
   rows: PipelineRows | null,
@@ -118,10 +121,13 @@ function howItEnded(
           !d.some((x) => x.step.timeUs > replayStep.timeUs && x.fate === 'dead_lettered'),
       }
     : null;
-  const reason = deadLetterStep
-    ? String(deadLetterStep.attrs[ATTR.deadLetterReason] ?? 'unknown')
-    : (dlq?.reason ?? end?.reason ?? (failed ? 'failed' : null));
-  return { end, deadLetter: deadLettered ? { reason: reason ?? 'unknown' } : null, replay };
+  const said = deadLetterStep?.attrs[ATTR.deadLetterReason];
+  const reason: Reason | null = deadLetterStep
+    ? said === undefined
+      ? UNKNOWN_REASON
+      : { text: String(said), by: 'span' }
+    : (dlq?.reason ?? end?.reason ?? (failed ? { text: 'failed', by: 'acktrail' } : null));
+  return { end, deadLetter: deadLettered ? { reason: reason ?? UNKNOWN_REASON } : null, replay };
 }
 
 /**

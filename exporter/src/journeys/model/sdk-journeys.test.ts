@@ -145,6 +145,8 @@ const PARKED: BrokerEvidence = {
       queue: 'shop.dlq',
       from: 'shop.work',
       reason: 'rejected',
+      reasonSource: 'x-death',
+      deathReason: 'rejected',
       state: 'parked',
       parkedAt: new Date(T + 150),
     },
@@ -235,7 +237,11 @@ describe('rejected into the dead-letter exchange', () => {
     test(`${name}: parking's record shows the broker dead-lettered it, marked inferred`, () => {
       const { journey } = journeyOf(name, [REJECT], PARKED);
       assert.deepEqual(journey.kinds, ['dead_lettered']);
-      assert.deepEqual(journey.deadLetter, { reason: 'rejected' });
+      assert.deepEqual(journey.deadLetter, {
+        reason: 'rejected',
+        saidBy: 'broker',
+        words: 'rejected',
+      });
       assert.deepEqual(
         journey.inferred.map((i) => [i.fate, i.evidence, i.words]),
         [
@@ -280,7 +286,7 @@ describe('MassTransit: its receive ends after the settle, its fault path is <que
   test('a consumer that faults: moved to shop.work_error, then acked: dead-lettered (fault)', () => {
     const { journey, steps } = journeyOf('masstransit', [REJECT]);
     assert.deepEqual(journey.kinds, ['dead_lettered']);
-    assert.deepEqual(journey.deadLetter, { reason: 'fault' });
+    assert.deepEqual(journey.deadLetter, { reason: 'fault', saidBy: 'span', words: 'fault' });
     const parked = steps.find((s) => s.stage === 'dead_letter')!;
     assert.equal(parked.attrs['acktrail.queue'], 'shop.work', 'the queue it left');
     assert.equal(journey.inferred.length, 0, 'nothing inferred: its spans say it all');
