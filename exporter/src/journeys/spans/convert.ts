@@ -64,7 +64,7 @@ export function convertSpans(spans: readonly ReceivedSpan[], window: Window): Co
     const n = normalise(span, window, undefined, readings[i]);
     if (n.kind === 'steps' && steps.length + n.steps.length > maxSteps)
       reject(
-        `the request would store more than ${maxSteps} journey steps (a batch receive stores two per linked message): send fewer spans per request`,
+        `the request would store more than ${maxSteps} journey steps (a batch receive stores one or two per linked message): send fewer spans per request`,
       );
     else if (n.kind === 'steps') {
       accepted++;

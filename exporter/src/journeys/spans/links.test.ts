@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { normalise } from './normalize.js';
+import { convertSpans } from './convert.js';
 import type { ReceivedSpan } from './profiles/span.js';
 import { rootsOf } from '../service.js';
 import { assemble } from '../assemble/assemble.js';
@@ -131,4 +132,33 @@ test("a batch receive linking three messages is one delivery in each message's j
     assert.equal(j.deliveries, 1, id);
     assert.notEqual(j.verdict, 'published, not yet delivered', id);
   }
+});
+
+test("a body's batch receives fan out up to its step bound; the spans past it are rejected by name", () => {
+  const batches = Array.from({ length: 10 }, (_, b) =>
+    span({
+      traceId: hex(1000 + b, 32),
+      spanId: hex(1000 + b, 16),
+      name: 'receive orders',
+      kind: 5,
+      attributes: new Map<string, string>([
+        ['messaging.system', 'rabbitmq'],
+        ['messaging.operation.type', 'receive'],
+      ]),
+      links: Array.from({ length: 40 }, (_, i) => ({
+        traceId: hex(b * 100 + i + 1, 32),
+        spanId: hex(b * 100 + i + 1, 16),
+      })),
+    }),
+  );
+  const converted = convertSpans(batches, { ...WINDOW, maxSteps: 100 });
+  // A delivery per linked message: two spans' 80 fit in 100, a third's 40 more do not.
+  assert.equal(converted.steps.length, 80);
+  assert.equal(converted.accepted, 2);
+  assert.deepEqual(converted.rejected, [
+    [
+      'the request would store more than 100 journey steps (a batch receive stores one or two per linked message): send fewer spans per request',
+      8,
+    ],
+  ]);
 });
