@@ -153,7 +153,7 @@ test('the broker: a user without the monitoring tag, a vhost not there, rabbitmq
   assert.equal(wrong.code, 1);
   assert.match(
     line(wrong.out, 'FAIL', /management API/),
-    /refused \(401\): a wrong user or password \(the broker refuses the same credentials over AMQP/,
+    /refused \(401\): a wrong user or password \(the broker refuses the same credentials over amqp at 127\.0\.0\.1:5672\)/,
   );
   assert.match(wrong.out, /fix: correct the credentials in RABBITMQ_MANAGEMENT_URL\n/);
 

@@ -65,9 +65,13 @@ const logged = (proc: RoleProcess, msg: string) => proc.lines.filter((l) => l.ms
 before(async () => {
   store = await createTestDatabase('acktrail_replicas', false);
   vhost = await createTestVhost('acktrail_replicas');
+  conn = await amqp.connect(vhost.url);
+  // The queue the spans name: a label takes only the names the broker lists.
+  const ch = await conn.createChannel();
+  await ch.assertQueue('jobs');
+  await ch.close();
   replicas = await startReplicas();
   proxy = await RoundRobinProxy.start(replicas.map((r) => r.url));
-  conn = await amqp.connect(vhost.url);
 });
 
 after(async () => {

@@ -14,6 +14,8 @@ import { Parts } from './runtime/parts.js';
 import { Health } from './runtime/health.js';
 import type { Logger } from './log.js';
 import { JourneyMetrics, NO_BROKER, type BrokerNames } from './journeys/metrics.js';
+import { SettleWatch, type CountedQueue } from './journeys/settle-watch.js';
+import type { WatchedDeadLetters } from './journeys/model/index.js';
 import { journeyStore } from './journeys/store/index.js';
 import type { JourneyStore } from './journeys/store/index.js';
 import { MemoryBudget } from './runtime/memory.js';
@@ -80,6 +82,10 @@ interface Sources {
   runner: CollectorRunner;
   /** What the broker does with a rejected message, per queue: for journeys, anomalies, metrics. */
   queues: QueueLookup;
+  /** The queues whose settles are left to the broker's evidence, and those traced consumers read. */
+  watch: SettleWatch;
+  /** The metrics journeys derive: from stored steps, and from parking where no span counted. */
+  metrics: JourneyMetrics;
 }
 
 export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
@@ -95,6 +101,7 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   };
   const src = sources(config, shared);
   const { parts, parking } = backgroundParts(config, src, shared);
+  if (parking) countInferredDeadLetters(parking, src);
   parts.start();
 
   let accepting = true;
@@ -171,15 +178,55 @@ const PIPELINE_READ_TIMEOUT_MS = 5000;
  * The read path, built once: the store's queries, the pipeline's rows, dead-letter parking's
  * records and Celery's task journeys (null without a store).
  */
+/**
+ * A dead letter of a queue whose consumers' instrumentation records no reject is counted from
+ * parking's x-death, as a span would have counted it (acktrail_messages_rejected_total).
+ */
+function countInferredDeadLetters(parking: Parking, { watch, metrics }: Sources): void {
+  parking.onParked((row) => {
+    const death = row.deaths[0];
+    const rejected = death?.reason === 'rejected' || death?.reason === 'delivery_limit';
+    if (rejected && watch.onlySilent(death.queue)) metrics.inferredDeadLetter(death.queue);
+  });
+}
+
+/**
+ * Where a queue's dead letters would reach acktrail: a dead-letter queue it parks, or one a
+ * traced consumer reads (journeys/model/inference.ts).
+ */
+function watchedDeadLetters(
+  { topology, watch }: Sources,
+  parking: Parking | null,
+): (queue: string) => WatchedDeadLetters | null {
+  return (queue) => {
+    const t = topology?.current;
+    const facts = t?.queue(queue);
+    if (!t || !facts) return null;
+    const parked = new Set(parking?.broker.queues() ?? []);
+    for (const target of t.deadLetterTargets(facts.vhost, queue) ?? []) {
+      if (parked.has(target)) return { queue: target, by: 'parking' };
+      if (watch.isTraced(target)) return { queue: target, by: 'traced' };
+    }
+    return null;
+  };
+}
+
 function readPath(
   config: ValidatedConfig,
-  { store, pools, queues }: Sources,
+  src: Sources,
   parking: Parking | null,
 ): JourneyService<unknown> | null {
+  const { store, pools, queues } = src;
   if (!store) return null;
   const { journeys } = config;
   return new JourneyService({
     queries: store.queries,
+    settle: {
+      readings: (names, fromMs, toMs) => store.readings.around(names, fromMs, toMs),
+      watched: watchedDeadLetters(src, parking),
+      route: (exchange, key) => src.topology?.current.exchangeIndex.reached(exchange, key) ?? [],
+      boundMs: journeys.settleEvidenceSeconds * 1000,
+    },
     pipeline: pools ? new PipelineReader(pools.create(PIPELINE_READ_TIMEOUT_MS), config) : null,
     parked: parking ? (ids) => parking.store.ofEvents(ids) : null,
     celery: celeryJourneys(store.reads),
@@ -224,17 +271,41 @@ function sources(config: ValidatedConfig, shared: Shared): Sources {
     log.warn('no journey store (ACKTRAIL_DATABASE_URL or DATABASE_URL): /v1/traces answers 503');
   const api = config.rabbitmq.enabled ? new ManagementApi(config.managementUrl) : null;
   const topology = api ? new TopologyRefresh(config.rabbitmq, api, health, log, registry) : null;
+  const watch = new SettleWatch();
+  // The counters of the queues whose consumers record no settle go to the store, for journeys.
+  const counted = (atMs: number, rows: readonly CountedQueue[]) => {
+    const readings = store ? watch.readings(atMs, rows) : [];
+    if (readings.length)
+      store!.readings.record(readings).catch((err: unknown) => {
+        health.error('journey_store', err, "recording the queues' counters failed");
+      });
+  };
   const { collectors, board } = createCollectors(
     config,
     registry,
     pools,
     store?.reads ?? null,
     shared.exemplars,
-    topology && api ? { topology, api } : null,
+    topology && api ? { topology, api, counted } : null,
   );
   const runner = new CollectorRunner(collectors, registry, log);
   const queues: QueueLookup = (queue) => topology?.current.queue(queue) ?? null;
-  return { pools, store, topology, board, runner, queues };
+  const broker: BrokerNames = topology
+    ? {
+        loaded: () => topology.current.loaded,
+        names: () => topology.current.names(),
+        has: (queue) => topology.current.has(queue),
+        hasExchange: (exchange) => topology.current.hasExchange(exchange),
+      }
+    : NO_BROKER;
+  const metrics = new JourneyMetrics(
+    registry,
+    queues,
+    broker,
+    shared.exemplars,
+    config.journeys.words.results,
+  );
+  return { pools, store, topology, board, runner, queues, watch, metrics };
 }
 
 /**
@@ -271,22 +342,14 @@ function backgroundParts(
 
 function newIngest(
   config: ValidatedConfig,
-  { store, topology, queues }: Sources,
-  { registry, log, memory, exemplars, health }: Shared,
+  { store, topology, queues, watch, metrics }: Sources,
+  { log, memory, health }: Shared,
   o: { decoder: BodyDecoder; coverage: Coverage; accepting: () => boolean },
 ): Ingest {
   const { journeys } = config;
-  const broker: BrokerNames = topology
-    ? {
-        loaded: () => topology.current.loaded,
-        names: () => topology.current.names(),
-        has: (queue) => topology.current.has(queue),
-        hasExchange: (exchange) => topology.current.hasExchange(exchange),
-      }
-    : NO_BROKER;
   return new Ingest({
     store,
-    metrics: new JourneyMetrics(registry, queues, broker, exemplars, journeys.words.results),
+    metrics,
     log,
     limits: ingestLimits(config),
     retentionDays: journeys.retentionDays,
@@ -299,6 +362,7 @@ function newIngest(
     coverage: o.coverage,
     decoder: o.decoder,
     health,
+    watch,
   });
 }
 

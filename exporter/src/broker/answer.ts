@@ -46,6 +46,7 @@ export interface StatsQueue extends QueueInfo {
   effective_policy_definition?: Record<string, unknown> | null;
   head_message_timestamp?: number | null;
   messages_ready?: number;
+  messages_unacknowledged?: number;
   consumers?: number;
   message_stats?: { publish?: number; deliver_get?: number; ack?: number; redeliver?: number };
 }

@@ -7,6 +7,7 @@ import type { Slices } from '../runtime/slices.js';
 import { queueBindings } from './bindings.js';
 import type { BindingInfo } from './roles.js';
 import type { ExchangeInfo } from './routes.js';
+import { FAULT_QUEUE } from './queue.js';
 
 export interface DeadLetterFacts {
   vhost: string;
@@ -68,4 +69,22 @@ export async function deadLetterSources<F extends DeadLetterFacts>(
     }
   }
   return sources;
+}
+
+/**
+ * Per fault queue (vhost + name key), the queue it takes the faults of: MassTransit moves a message
+ * its consumer threw on to `<queue>_error` (and one no consumer took to `<queue>_skipped`), acking
+ * the original, with no dead-letter exchange involved. A queue so named is the fault queue of the
+ * queue whose name it extends, where that queue exists in the same vhost.
+ */
+export function faultQueueSources(
+  queues: readonly { vhost: string; name: string }[],
+): Map<string, string[]> {
+  const names = new Set(queues.map((q) => key(q.vhost, q.name)));
+  const out = new Map<string, string[]>();
+  for (const q of queues) {
+    const base = FAULT_QUEUE.exec(q.name)?.[1];
+    if (base !== undefined && names.has(key(q.vhost, base))) out.set(key(q.vhost, q.name), [base]);
+  }
+  return out;
 }

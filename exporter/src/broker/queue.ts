@@ -10,3 +10,6 @@ export interface QueueDepth {
   unacked: number;
   consumers: number;
 }
+
+/** MassTransit's fault transports, `<queue>_error` and `<queue>_skipped`: group 1 is the queue. */
+export const FAULT_QUEUE = /^(.+)_(error|skipped)$/;

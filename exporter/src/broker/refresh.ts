@@ -56,7 +56,7 @@ export interface Reading {
 }
 
 const QUEUE_COLUMNS =
-  'columns=vhost,name,type,node,leader,arguments,effective_policy_definition,head_message_timestamp,messages_ready,consumers,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
+  'columns=vhost,name,type,node,leader,arguments,effective_policy_definition,head_message_timestamp,messages_ready,messages_unacknowledged,consumers,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
 const BINDING_COLUMNS = 'columns=vhost,source,destination,destination_type,routing_key';
 const EXCHANGE_COLUMNS = 'columns=vhost,name,type,arguments,policy';
 const POLICY_COLUMNS = 'columns=vhost,name,pattern,apply-to,definition,priority';

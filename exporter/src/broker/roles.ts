@@ -5,12 +5,14 @@
 //    whose dead-letter targets dead-letter onward (back into a processing queue) is a retry queue;
 //    a target that does not dead-letter is a dead-letter queue; a queue whose targets are
 //    dead-letter queues is a work queue;
+//    MassTransit's <queue>_error and <queue>_skipped, beside their queue, are dead-letter queues;
 // 4. its name (dlq, dead-letter, parking-lot / retry, delay, wait);
 // 5. otherwise work.
 
 import { linearRegex } from '../linear-regex.js';
 import { Slices } from '../runtime/slices.js';
 import { queueBindings, type ExchangeShape } from './bindings.js';
+import { FAULT_QUEUE } from './queue.js';
 
 export type Role = 'work' | 'retry' | 'dead_letter';
 
@@ -124,7 +126,10 @@ export async function inferRoles(
     const targets = (route?.all.size ?? 0) - (self ? 1 : 0);
     const onward = (route?.onward ?? 0) - (self && typeof dlx(q) === 'string' ? 1 : 0);
     let role: Role;
+    const faultOf = FAULT_QUEUE.exec(q.name)?.[1];
     if (override) role = override.role;
+    // MassTransit's <queue>_error and <queue>_skipped: where it moves its consumer's faults.
+    else if (faultOf !== undefined && byKey.has(key(q.vhost, faultOf))) role = 'dead_letter';
     else if (typeof dlx(q) === 'string' && q.arguments['x-message-ttl'] !== undefined)
       role = 'retry';
     else if (targets > 0) role = onward > 0 ? 'retry' : 'work';

@@ -9,7 +9,7 @@ import { Policies } from './policies.js';
 import { queueKey } from './queue.js';
 import { inferRoles, roleFromName, type Role, type RoleOverride } from './roles.js';
 import { ExchangeIndex, routesByQueue, type Routes } from './routes.js';
-import { deadLetterSources } from './dead-lettering.js';
+import { deadLetterSources, faultQueueSources } from './dead-lettering.js';
 import { RoutingGraph, type Reach } from './reach.js';
 import { Slices } from '../runtime/slices.js';
 
@@ -23,6 +23,7 @@ export class Topology {
     exchangeIndex: new ExchangeIndex([], []),
     graph: new RoutingGraph([], []),
     sources: new Map(),
+    targets: new Map(),
     policySources: new Map(),
   });
 
@@ -47,6 +48,8 @@ export class Topology {
       sources: ReadonlyMap<string, string[]>;
       /** The same, counting only dead-lettering set by a policy. */
       policySources: ReadonlyMap<string, string[]>;
+      /** Per queue key: the queues its dead letters (or its framework's faults) go to. */
+      targets: ReadonlyMap<string, string[]>;
     },
   ) {}
 
@@ -141,6 +144,15 @@ export class Topology {
   }
 
   /**
+   * The queues this one's dead letters reach (by its dead-letter exchange and key, or
+   * MassTransit's `<queue>_error`); null before the first refresh.
+   */
+  deadLetterTargets(vhost: string, queue: string): string[] | null {
+    if (!this.loaded) return null;
+    return this.links.targets.get(queueKey(vhost, queue)) ?? [];
+  }
+
+  /**
    * The queues of a vhost a publish to `exchange` with `routingKey` reaches, following
    * exchange-to-exchange bindings and alternate exchanges, or why that cannot be computed.
    */
@@ -184,12 +196,16 @@ export async function buildTopology(
   }
   const facts = new Map<string, QueueFacts[]>();
   for (const { name, ...f } of all) facts.set(name, [...(facts.get(name) ?? []), f]);
+  const sources = await deadLetterSources(all, bindings, exchanges, slices);
+  for (const [k, from] of faultQueueSources(queues))
+    sources.set(k, [...(sources.get(k) ?? []), ...from]);
   return new Topology(version, readAtMs, roles, facts, leaders, heads, {
     routes: routesByQueue(bindings, exchanges),
     exchanges: new Set(exchanges.map((e) => e.name)),
     exchangeIndex: new ExchangeIndex(bindings, exchanges),
     graph: new RoutingGraph(bindings, exchanges),
-    sources: await deadLetterSources(all, bindings, exchanges, slices),
+    sources,
+    targets: targetsOf(sources),
     policySources: await deadLetterSources(
       all,
       bindings,
@@ -198,4 +214,19 @@ export async function buildTopology(
       (f) => f.deadLetterByPolicy === true,
     ),
   });
+}
+
+/** The dead-letter relation the other way: per source queue key, the queues it reaches. */
+function targetsOf(sources: ReadonlyMap<string, string[]>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const [target, from] of sources) {
+    const at = target.indexOf('\u0000');
+    const vhost = target.slice(0, at);
+    const name = target.slice(at + 1);
+    for (const s of from) {
+      const k = queueKey(vhost, s);
+      out.set(k, [...(out.get(k) ?? []), name]);
+    }
+  }
+  return out;
 }

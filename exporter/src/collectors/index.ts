@@ -36,7 +36,12 @@ export function createCollectors(
   pools: ReadOnlyPools | null,
   journeys: Reader | null = null,
   exemplars: Exemplars | null = null,
-  broker: { topology: TopologyRefresh; api: ManagementApi } | null = null,
+  broker: {
+    topology: TopologyRefresh;
+    api: ManagementApi;
+    /** Hears each new answer's per-queue counters (RabbitmqStatsCollector). */
+    counted?: ConstructorParameters<typeof RabbitmqStatsCollector>[4];
+  } | null = null,
 ): { collectors: Collector[]; board: QueueBoard | null } {
   const pool = (section: { timeoutSeconds: number }) =>
     pools!.create(section.timeoutSeconds * 1000);
@@ -55,7 +60,9 @@ export function createCollectors(
     collectors.push(
       new RabbitmqQueuesCollector(config, topology, board, nodes, api, statuses, registry),
     );
-    collectors.push(new RabbitmqStatsCollector(config, topology, statuses, nodes));
+    collectors.push(
+      new RabbitmqStatsCollector(config, topology, statuses, nodes, broker.counted ?? null),
+    );
     collectors.push(new RabbitmqAcksCollector(config, api, statuses));
     if (journeys)
       collectors.push(

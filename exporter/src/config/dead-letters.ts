@@ -47,10 +47,13 @@ export const deadLetters = z.strictObject({
    * Retry-After beyond. They share the store's read pool with journey lookups.
    */
   maxConcurrentReadsPerToken: z.number().int().min(1).max(100).default(6),
-  /** Headers that hold the failure's text, first present wins; then x-death's reason. */
+  /**
+   * Headers that hold the failure's text, first present wins; then x-death's reason. Spring AMQP
+   * writes x-exception-message, MassTransit's error transport MT-Fault-Message.
+   */
   reasonHeaders: z
     .array(z.string().min(1).max(255))
-    .default(['x-acktrail-dead-letter-reason', 'x-exception-message']),
+    .default(['x-acktrail-dead-letter-reason', 'x-exception-message', 'MT-Fault-Message']),
   replay: z
     .strictObject({
       /** Replays a bulk replay publishes per second. */

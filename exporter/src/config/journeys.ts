@@ -89,6 +89,13 @@ export const journeys = z.strictObject({
   stuckAfterSeconds: seconds(60),
   /** A delivery with no settle step after this long makes its journey "never acked". */
   unackedAfterSeconds: seconds(300),
+  /**
+   * Where a consumer's instrumentation records no settle (the .NET client, pika, aio-pika, Spring,
+   * Bunny), how long after a delivery its journey waits for a dead letter or a redelivery before
+   * the broker's silence and its counters decide how it ended (docs/adopting.md, "Settles the
+   * spans do not record").
+   */
+  settleEvidenceSeconds: z.number().positive().max(3600).default(30),
   /** The pipeline's own words in verdicts and on the dashboard. */
   words: z
     .strictObject({

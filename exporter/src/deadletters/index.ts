@@ -8,7 +8,7 @@ import type { Part } from '../runtime/parts.js';
 import { errorMessage, type Logger } from '../log.js';
 import { DeadLetterBroker, PART } from './park/broker.js';
 import { BulkReplays } from './replay/jobs.js';
-import { DeadLetterMetrics } from './model/metrics.js';
+import { DeadLetterMetrics, type ParkedOne } from './model/metrics.js';
 import { Replayer } from './replay/replay.js';
 import { DeadLetterStore } from './store/store.js';
 import type { Topologies } from './replay/targets.js';
@@ -73,6 +73,11 @@ export class Parking implements Part {
   }
 
   /** Starts consuming once the store's schema is in place; refreshes the gauges meanwhile. */
+  /** Hears every message parked for the first time (the journeys' inferred dead letters). */
+  onParked(listener: (row: ParkedOne) => void): void {
+    this.metrics.onParked(listener);
+  }
+
   start(): void {
     if (this.memory) {
       this.broker.setPaused(this.memory.over);

@@ -37,7 +37,7 @@ export const REFUSAL_REASONS = [
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 const REJECTED_HELP =
-  "Deliveries a consumer rejected or nacked, by queue and what the broker does with the message: requeued, dead_lettered (the queue has a dead-letter exchange), discarded (it has none: the message is gone), rejected (what the broker does with it is not known: the queue is not in the broker topology). A return past a quorum queue's delivery limit counts as dead_lettered (or discarded), as the broker dead-letters it." +
+  "Deliveries a consumer rejected or nacked, by queue and what the broker does with the message: requeued, dead_lettered (the queue has a dead-letter exchange), discarded (it has none: the message is gone), rejected (what the broker does with it is not known: the queue is not in the broker topology). A return past a quorum queue's delivery limit counts as dead_lettered (or discarded), as the broker dead-letters it. Where a queue's consumers' instrumentation records no reject (the .NET client, pika, aio-pika, Spring, Bunny), each dead letter dead-letter parking takes from its dead-letter queue counts as dead_lettered, inferred from the broker's x-death." +
   FROM_SPANS;
 
 /** The names the broker lists, as the journey metrics' labels read them. */
@@ -213,6 +213,8 @@ export class JourneyMetrics {
             this.wait('outbox_wait', step.timeUs - parent.endUs, ids);
           break;
         case 'deliver':
+          // A handler span is part of its delivery, which is counted on its own.
+          if (a[STEP_ATTR.handler] === true) break;
           this.observeStage('processing', seconds, ids);
           if (a[ATTR.redelivered] === true) {
             this.redeliveries.inc({ queue }, weight);
@@ -272,6 +274,14 @@ export class JourneyMetrics {
       const fate = facts.deadLetterExchange === null ? 'discarded' : 'dead_lettered';
       this.rejected.inc({ queue: this.queues.of(name), fate }, 0);
     }
+  }
+
+  /**
+   * A dead letter from `queue` that dead-letter parking took and no span recorded the reject of
+   * (its consumers' instrumentation records none): counted as the span would have been.
+   */
+  inferredDeadLetter(queue: string): void {
+    this.rejected.inc({ queue: this.queueLabel(queue), fate: 'dead_lettered' });
   }
 
   /**

@@ -12,11 +12,15 @@ import { listJourneys, type JourneyPage, type ListQuery } from './lists.js';
 import {
   NO_RESULT_WORDS,
   findOrdering,
+  type CounterReading,
   type OrderingFinding,
   type ParkedRecord,
+  type SettleEvidence,
+  type WatchedDeadLetters,
 } from './model/index.js';
+import { leavesSettle } from './settle-watch.js';
 import type { StepReads, TraceStep } from './store/index.js';
-import { ATTR } from '@acktrail/conventions';
+import { ATTR, SEMCONV, isPublish } from '@acktrail/conventions';
 import { untracedVerdict, type KnownFrom } from './assemble/untraced.js';
 import { STEP_ATTR, type StoredRow } from './model/steps.js';
 
@@ -69,8 +73,21 @@ export type Found<C> =
   | { kind: 'several'; matched: MatchedBy; ids: string[] }
   | { kind: 'not_found' };
 
+/** The broker's evidence for the settles no span records (model/inference.ts). */
+export interface SettleSources {
+  /** The counters of these queues from `fromMs` to `toMs` (journeys/store/queue-readings.ts). */
+  readings: (queues: string[], fromMs: number, toMs: number) => Promise<CounterReading[]>;
+  watched: (queue: string) => WatchedDeadLetters | null;
+  /** The queues a publish to `exchange` with `key` reaches by the broker's bindings. */
+  route: (exchange: string, key: string | null) => string[];
+  /** How long after a delivery a dead letter or a redelivery is waited for (ms). */
+  boundMs: number;
+}
+
 export interface JourneyServiceOptions<C> {
   queries: StepReads;
+  /** What decides settles no span records; null: nothing (they stay "not recorded"). */
+  settle?: SettleSources | null;
   pipeline: PipelineRowsReader | null;
   /** Dead-letter parking's records of these journey keys; null: parking is off. */
   parked: ((ids: string[]) => Promise<ParkedMessage[]>) | null;
@@ -83,6 +100,9 @@ export interface JourneyServiceOptions<C> {
   /** How far back lists search: the store's retention (nothing older is kept). */
   retentionDays: number;
 }
+
+/** Readings read before and after a journey's deliveries: their windows' ends (inference.ts). */
+const WINDOW_MARGIN_MS = 16 * 60_000;
 
 /** Keys followed per hop of one journey: a message has one publish and a few deliveries. */
 const MAX_KEYS = 50;
@@ -183,6 +203,48 @@ export class JourneyService<C> {
     return [...unique.values()].sort((a, b) => a.timeUs - b.timeUs);
   }
 
+  /**
+   * The broker's counters and watched dead-letter queues for the deliveries whose instrumentation
+   * leaves their settle to them: read only where a journey has such a delivery.
+   */
+  private async settleEvidence(
+    steps: readonly StoredRow[],
+    nowMs: number,
+  ): Promise<SettleEvidence | undefined> {
+    const settle = this.o.settle;
+    if (!settle) return undefined;
+    const silent = steps.filter(
+      (s) => s.stage === 'deliver' && leavesSettle(s.attrs[STEP_ATTR.sdk]),
+    );
+    // A delivery that names no queue (Bunny's) is the publish's, where it reaches one queue.
+    const publish = steps.find((s) => isPublish(s.stage));
+    const reached =
+      publish && silent.some((s) => typeof s.attrs[ATTR.queue] !== 'string')
+        ? settle.route(
+            String(publish.attrs[SEMCONV.destination] ?? ''),
+            str(publish.attrs[SEMCONV.routingKey]),
+          )
+        : [];
+    const publishedTo = reached.length === 1 ? reached[0]! : null;
+    const names = [
+      ...new Set([
+        ...silent.flatMap((s) => {
+          const q = str(s.attrs[ATTR.queue]);
+          return q === null ? [] : [q];
+        }),
+        ...(publishedTo === null ? [] : [publishedTo]),
+      ]),
+    ];
+    const readings = names.length
+      ? await settle.readings(
+          names,
+          Math.min(...silent.map((s) => s.timeUs / 1000)) - WINDOW_MARGIN_MS,
+          Math.max(...silent.map((s) => (s.timeUs + s.durationUs) / 1000)) + WINDOW_MARGIN_MS,
+        )
+      : [];
+    return { nowMs, boundMs: settle.boundMs, readings, watched: settle.watched, publishedTo };
+  }
+
   private async journey(root: string, by: MatchedBy, value: string): Promise<Found<C>> {
     const { queries, pipeline } = this.o;
     // The steps and the pipeline's rows by event id are read at once (pipeline/rows.ts).
@@ -214,10 +276,11 @@ export class JourneyService<C> {
     // No span: known from the outbox or parking alone, or not known at all.
     const untraced = steps.length === 0 ? untracedVerdict(rows, records) : null;
     if (untraced?.knownFrom.length === 0) return { kind: 'not_found' };
+    const nowMs = Date.now();
     const journey = assemble(root, steps, rows, {
       ...this.o.assemble,
-      nowMs: Date.now(),
-      broker: { parked: records },
+      nowMs,
+      broker: { parked: records, settle: await this.settleEvidence(steps, nowMs) },
     });
     if (untraced)
       return {

@@ -30,6 +30,16 @@ export interface CoverageGap {
   fix: string;
 }
 
+/** What decides a service's settles: its spans, or the broker's evidence, and what would record them. */
+export interface SettleCoverage {
+  /** Which settles its spans record, in words. */
+  recorded: string;
+  /** Which are inferred and from what; null: none are. */
+  inferred: string | null;
+  /** The one change that turns the inference into a record; null: nothing to change. */
+  toRecord: string | null;
+}
+
 export interface CoverageRow {
   service: string;
   stage: Stage;
@@ -38,6 +48,45 @@ export interface CoverageRow {
   spans: number;
   withEventId: number;
   gaps: CoverageGap[];
+  /** On a deliver row: what decides how its deliveries were settled. */
+  settles?: SettleCoverage;
+}
+
+const EVIDENCE = `the broker's evidence: x-death on a parked copy, a delivery out of the dead-letter queue, a later delivery of the message; where none comes within journeys.settleEvidenceSeconds, no dead letter where acktrail would see one and the queue's counters (${docsUrl('adopting.md', 'settles-the-spans-do-not-record')})`;
+const PARK =
+  "park the queue's dead-letter queue (deadLetters.queues) so that a dead letter is seen, or";
+
+/** What decides a delivery's settle for this instrumentation (its profile's recording). */
+export function settleCoverage(id: ProfileId): SettleCoverage {
+  const p = PROFILES[id];
+  switch (p.settle) {
+    case 'span-end':
+    case 'settle-spans':
+      return {
+        recorded: 'every ack, nack and reject, with its requeue flag',
+        inferred: null,
+        toRecord: null,
+      };
+    case 'span-status':
+      return {
+        recorded: "acks and nacks with requeue (the receive span's status)",
+        inferred:
+          "a fault moved to <queue>_error: from its handler span's error, then the receive's ok",
+        toRecord: null,
+      };
+    case 'settle-spans-in-handler':
+      return {
+        recorded: 'acks, nacks and rejects made in the handler, not their requeue flag',
+        inferred: `a nack's or reject's requeue, from ${EVIDENCE}`,
+        toRecord: `${PARK} ${p.fix.settle}`,
+      };
+    case 'none':
+      return {
+        recorded: 'none',
+        inferred: `every settle, from ${EVIDENCE}`,
+        toRecord: `${PARK} ${p.fix.settle}`,
+      };
+  }
 }
 
 /** A service whose spans show that it samples its traces, and what that does to acktrail's answers. */
@@ -153,6 +202,7 @@ export class Coverage {
           spans: r.spans,
           withEventId: r.withEventId,
           gaps,
+          ...(r.stage === 'deliver' ? { settles: settleCoverage(profile.id) } : {}),
         };
       });
     return { since: this.since.toISOString(), rows, sampling: this.sampling() };

@@ -21,6 +21,7 @@ import type { Converted } from '../journeys/spans/index.js';
 import { Gate, type IngestLimits, type Outcome, type StoreState } from './gate.js';
 import type { MemoryBudget } from '../runtime/memory.js';
 import type { Health } from '../runtime/health.js';
+import type { SettleWatch } from '../journeys/settle-watch.js';
 
 export type { IngestLimits, Outcome };
 
@@ -53,6 +54,8 @@ export interface IngestOptions {
   decoder: BodyDecoder;
   /** Where a failure that must not fail the request is counted (acktrail_background_errors_total). */
   health?: Health;
+  /** Told each stored delivery's queue: the queues whose settles the broker's evidence decides. */
+  watch?: SettleWatch;
 }
 
 /**
@@ -157,6 +160,7 @@ export class Ingest {
     }
     const rejected = converted.rejected.reduce((n, [, count]) => n + count, 0);
     this.count(() => {
+      opts.watch?.noteSteps(result.inserted.map((i) => i.step));
       opts.metrics.observe(result);
       opts.metrics.thresholdsRefused.inc(converted.thresholdsRefused);
       opts.metrics.spansReceived.inc({ outcome: 'accepted' }, accepted);

@@ -55,7 +55,15 @@ export interface SdkShape {
    * acking the original: a reject without requeue is that move, not a reject.
    */
   faultQueue?(queue: string): string;
+  /**
+   * The handler's span inside the consumer span (MassTransit's "<endpoint> process"), ended as
+   * the handler ends for this settle: in error where it threw.
+   */
+  handler?(m: Message, settle: Settle): ShapeSpan;
 }
+
+/** The exception a faulting handler throws in the shapes (its message is the span's status). */
+export const HANDLER_FAULT = 'Card declined: insufficient funds';
 
 const NET = { 'network.peer.address': '127.0.0.1', 'network.peer.port': 5672 };
 
@@ -445,11 +453,14 @@ const bunny: SdkShape = {
  * messaging.destination.name from the transport, messaging.masstransit.message_id;
  * StartReceiveActivity: "<endpoint> receive", consumer, messaging.operation receive,
  * messaging.destination.name the endpoint (its queue), messaging.message.id from the transport
- * headers; StartConsumerActivity: "<endpoint> process" inside it), DiagnosticHeaders.cs,
- * StartedActivity.cs (Stop sets ok unless an error was recorded), Transports/ReceivePipeDispatcher.cs
- * (the receive activity stops after the receive lock completes), RabbitMqReceiveLockContext.cs
- * (Complete acks; Faulted nacks with requeue). A consumer that throws: the message is moved to
- * "<queue>_error" (a send activity inside the receive) and the receive completes: acked.
+ * headers; StartConsumerActivity: "<endpoint> process" inside it, messaging.operation process,
+ * messaging.masstransit.message_id), DiagnosticHeaders.cs, StartedActivity.cs (AddExceptionEvent:
+ * status error with the exception's message; Stop sets ok unless an error was recorded),
+ * Transports/ReceivePipeDispatcher.cs (the receive activity stops after the receive lock
+ * completes), RabbitMqReceiveLockContext.cs (Complete acks; Faulted nacks with requeue),
+ * RabbitMqErrorTransport.cs and RabbitMqMoveTransport.cs (a fault is moved to "<queue>_error" by a
+ * BasicPublishAsync on the channel: no send activity). A consumer that throws: its process
+ * activity ends in error, the message is moved to "<queue>_error" and the receive completes: ok.
  */
 const massTransit: SdkShape = {
   profile: 'masstransit',
@@ -487,20 +498,26 @@ const massTransit: SdkShape = {
           ? undefined
           : { code: 1 },
   }),
-  // A consumer that faults: the message is moved to "<queue>_error", then acked.
-  settleSpan: (m, settle) =>
-    (settle.op === 'reject' || settle.op === 'nack') && !settle.requeue
-      ? {
-          name: `${m.queue}_error send`,
-          kind: KIND.producer,
-          attributes: {
-            'messaging.operation': 'send',
-            'messaging.system': 'rabbitmq',
-            'messaging.destination.name': `${m.queue}_error`,
-            ...(m.messageId ? { 'messaging.masstransit.message_id': m.messageId } : {}),
-          },
-        }
-      : null,
+  // The error transport publishes the fault on the channel: no span of MassTransit's.
+  settleSpan: () => null,
+  // The consumer's activity: in error, with the exception's message, where it threw (a fault, or
+  // the receive lock's fault that nacks with requeue).
+  handler: (m, settle) => ({
+    name: `${m.queue} process`,
+    kind: KIND.consumer,
+    attributes: {
+      'messaging.operation': 'process',
+      ...(m.messageId ? { 'messaging.masstransit.message_id': m.messageId } : {}),
+      'messaging.masstransit.consumer_type': 'OrderCreatedConsumer',
+      'messaging.masstransit.message_types': 'urn:message:Shop:OrderCreated',
+    },
+    status:
+      settle.op === 'nack' || settle.op === 'reject'
+        ? { code: 2, message: HANDLER_FAULT }
+        : settle.op === 'none'
+          ? undefined
+          : { code: 1 },
+  }),
   faultQueue: (queue) => `${queue}_error`,
 };
 
@@ -589,6 +606,18 @@ export function shapeSpans(
       startMs: at,
       endMs: at + 20,
     });
+    const handler = shape.handler?.({ ...m, deliveryTag: m.deliveryTag + i }, settle);
+    if (handler)
+      out.push({
+        span: handler,
+        scope: shape.scope,
+        traceId: consumerTrace,
+        spanId: id16(),
+        parentSpanId: consumerId,
+        links: [],
+        startMs: at + 2,
+        endMs: at + 9,
+      });
     const settleSpan = shape.settleSpan({ ...m, deliveryTag: m.deliveryTag + i }, settle);
     if (settleSpan)
       out.push({

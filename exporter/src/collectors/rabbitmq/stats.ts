@@ -73,7 +73,7 @@ const labelsOf = (r: QueueRow, extra: Record<string, string> = {}) =>
   labelsText({ vhost: r.vhost, queue: r.queue, role: r.role, ...extra });
 
 /** A queue in scope as the last refresh saw it: what its series are written from. */
-interface QueueRow {
+export interface QueueRow {
   vhost: string;
   queue: string;
   role: string;
@@ -115,6 +115,11 @@ export class RabbitmqStatsCollector implements Collector {
     private readonly statuses: QueueStatuses,
     /** The nodes whose /metrics/detailed has the counters (null: the management API only). */
     private readonly nodes: BrokerNodes | null = null,
+    /**
+     * Hears each new answer's counters, with when they were read: journeys keep those of the
+     * queues whose consumers record no settle (journeys/settle-watch.ts).
+     */
+    private readonly counted: ((atMs: number, rows: readonly QueueRow[]) => void) | null = null,
   ) {
     // Listing every queue with statistics is the slow call: give it more time than a scrape.
     this.timeoutMs = Math.max(config.rabbitmq.timeoutSeconds * 1000, 30_000);
@@ -180,6 +185,8 @@ export class RabbitmqStatsCollector implements Collector {
     if (reading.version === this.version) return () => undefined;
     const { answer, version, readAtMs } = reading;
     const detailed = await this.detailedCounters(signal).catch(() => null);
+    // The detailed counters are as old as this read, the management API's as the answer.
+    const countedAt = detailed ? Date.now() : readAtMs;
     // With the management API's statistics off, no queue lists its counts.
     const managementStats = answer.queues.some((q) => q.messages_ready !== undefined);
     const source: CounterSource = detailed ? 'detailed' : managementStats ? 'management' : 'none';
@@ -200,6 +207,7 @@ export class RabbitmqStatsCollector implements Collector {
       }
       this.rows = rows;
       this.written.invalidate();
+      this.counted?.(countedAt, rows);
       this.statuses.refresh(
         rows.filter((r) => r.role === 'work'),
         source === 'none' ? UNKNOWN_RULE : null,

@@ -5,6 +5,14 @@ import { BoundedLabel } from '../../labels.js';
 
 const MAX_REASONS = 50;
 
+/** A message parked for the first time, as the metrics and their listeners see it. */
+export interface ParkedOne {
+  queue: string;
+  reasonGroup: string;
+  /** Its x-death entries, the latest first: where it was dead-lettered from, and why. */
+  deaths: readonly { queue: string; reason: string }[];
+}
+
 export class DeadLetterMetrics {
   readonly parked: Counter<'queue' | 'reason'>;
   readonly parkedNow: Gauge<'queue'>;
@@ -16,6 +24,7 @@ export class DeadLetterMetrics {
   readonly setAside: Counter<'queue'>;
   readonly reasons: BoundedLabel;
   private oldest = new Map<string, number>();
+  private readonly listeners: ((row: ParkedOne) => void)[] = [];
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -73,6 +82,20 @@ export class DeadLetterMetrics {
       labelNames: ['queue'],
       registers,
     });
+  }
+
+  /**
+   * A message parked for the first time: counted, and told to those who listen (the journeys count
+   * the dead letters of consumers whose spans record no reject: journeys/metrics.ts).
+   */
+  parkedOne(row: ParkedOne): void {
+    this.parked.inc({ queue: row.queue, reason: this.reasons.of(row.reasonGroup) });
+    for (const listener of this.listeners) listener(row);
+  }
+
+  /** Hears every message parked for the first time. */
+  onParked(listener: (row: ParkedOne) => void): void {
+    this.listeners.push(listener);
   }
 
   /** A queue is known: its series exist at 0 before anything happens. */

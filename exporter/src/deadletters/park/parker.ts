@@ -150,11 +150,7 @@ export class Parker {
       const { ch, msg, row } = held;
       if (row.sealed === null && !row.setAside) continue; // too large: held unacked
       if (row.setAside) this.metrics.setAside.inc({ queue: row.queue });
-      else if (fresh)
-        this.metrics.parked.inc({
-          queue: row.queue,
-          reason: this.metrics.reasons.of(row.reasonGroup),
-        });
+      else if (fresh) this.metrics.parkedOne(row);
       const msgs = committed.get(ch);
       if (msgs) msgs.push(msg);
       else committed.set(ch, [msg]);

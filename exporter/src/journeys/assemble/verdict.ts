@@ -37,14 +37,27 @@ function providerCodes(rows: PipelineRows | null): string {
     .join(', ');
 }
 
-/** A delivery whose end no span recorded and the broker did not show, in words. */
+/**
+ * A delivery whose end no span recorded and the broker did not show, in words: what the broker
+ * cannot tell apart and what would, where inference.ts says so.
+ */
 function unrecordedPart(d: Delivery): string {
   const on = d.queue ? ` on ${d.queue}` : '';
+  const why = d.evidenceWords ? ` (${d.evidenceWords})` : '';
   if (d.unknownSettle) {
     const done = d.unknownSettle.operation === 'nack' ? 'nacked' : 'rejected';
-    return `${done} at ${clock(new Date(d.unknownSettle.step.timeUs / 1000))}${on}; whether it was requeued is not recorded by ${sdkName(d.sdk)}, and the broker has shown nothing of it since`;
+    return `${done} at ${clock(new Date(d.unknownSettle.step.timeUs / 1000))}${on}; whether it was requeued is not recorded by ${sdkName(d.sdk)}, and the broker has shown nothing of it since${why}`;
   }
-  return `delivered at ${clock(new Date(d.step.timeUs / 1000))}${on}; how it was settled is not recorded by ${sdkName(d.sdk)}`;
+  return `delivered at ${clock(new Date(d.step.timeUs / 1000))}${on}; how it was settled is not recorded by ${sdkName(d.sdk)}${why}`;
+}
+
+/** Where an ack (or a requeue) was inferred rather than recorded, the evidence in words. */
+function inferredPart(f: JourneyFacts): string[] {
+  return f.deliveries
+    .filter(
+      (d) => (d.evidence === 'counters' || d.evidence === 'no_dead_letter') && d.evidenceWords,
+    )
+    .map((d) => `inferred, ${d.evidenceWords!}`);
 }
 
 /** Where the broker showed a dead-lettering that no span recorded. */
@@ -53,7 +66,31 @@ function seenBy(d: Delivery | null): string {
     return ' (shown by dead-letter parking; no span recorded the reject)';
   if (d?.evidence === 'dead_letter_queue')
     return ' (delivered out of the dead-letter queue; no span recorded the reject)';
+  if (d?.evidence === 'spans')
+    return ` (moved to ${d.queue ?? 'its queue'}_error by MassTransit's fault path after its handler threw; no span records the move)`;
   return '';
+}
+
+/** How often the message came again: published twice, redelivered, each in words. */
+function repeats(f: JourneyFacts, c: Classified): string[] {
+  const parts: string[] = [];
+  if (c.publishes > 1) {
+    const ignored = f.deliveries.filter((d) => d.meaning === 'done_before').length;
+    parts.push(
+      `published ${times(c.publishes)}` +
+        (ignored > 0
+          ? `, ${ignored === 1 ? 'second copy' : `${ignored} copies`} ignored by the consumer (already done)`
+          : ''),
+    );
+  }
+  if (c.redeliveries.length > 0 && c.publishes <= 1)
+    parts.push(
+      `redelivered ${times(c.redeliveries.length)}` +
+        (c.redeliveries.some((d) => d.meaning === 'done_before')
+          ? ', recognised as already done'
+          : ''),
+    );
+  return parts;
 }
 
 export function verdictOf(
@@ -138,22 +175,8 @@ export function verdictOf(
     );
   }
   for (const d of c.unrecorded) parts.push(unrecordedPart(d));
-  if (c.publishes > 1) {
-    const ignored = f.deliveries.filter((d) => d.meaning === 'done_before').length;
-    parts.push(
-      `published ${times(c.publishes)}` +
-        (ignored > 0
-          ? `, ${ignored === 1 ? 'second copy' : `${ignored} copies`} ignored by the consumer (already done)`
-          : ''),
-    );
-  }
-  if (c.redeliveries.length > 0 && c.publishes <= 1)
-    parts.push(
-      `redelivered ${times(c.redeliveries.length)}` +
-        (c.redeliveries.some((d) => d.meaning === 'done_before')
-          ? ', recognised as already done'
-          : ''),
-    );
+  parts.push(...inferredPart(f));
+  parts.push(...repeats(f, c));
   if (c.duplicateCall)
     parts.push('provider called again with the same idempotency key and answered with a replay');
   return parts.join('; ');

@@ -7,6 +7,10 @@ import type { SettleRecording } from './settle.js';
 import type { Fate } from './fate.js';
 import type { Reason } from './reason.js';
 
+/** What decided a fate no span recorded (Delivery.evidence). */
+export type Evidence =
+  'later_delivery' | 'dead_letter_queue' | 'parking' | 'counters' | 'no_dead_letter' | 'spans';
+
 export interface Delivery {
   step: StoredRow;
   queue: string | null;
@@ -16,9 +20,15 @@ export interface Delivery {
   fate: Fate;
   /**
    * What decided the fate where no span did: a later delivery of the message, a delivery out of a
-   * dead-letter queue, dead-letter parking's record (evidence.ts); null: a span, or nothing.
+   * dead-letter queue, dead-letter parking's record (evidence.ts); what the broker did not see or
+   * its counters (inference.ts); the consumer's own spans (MassTransit's fault path); null: a
+   * span recorded it, or nothing decided it.
    */
-  evidence: 'later_delivery' | 'dead_letter_queue' | 'parking' | null;
+  evidence: Evidence | null;
+  /** The evidence in words, where inference.ts decided the fate or says why nothing could. */
+  evidenceWords: string | null;
+  /** When it was settled, where no settle step says so (an inferred ack: the span's end). */
+  settledAtUs: number | null;
   /** How its instrumentation records settles; null where the step does not say (older rows). */
   recording: SettleRecording | null;
   /** The instrumentation that wrote the delivery (journeys/spans/profiles/), where the step says. */

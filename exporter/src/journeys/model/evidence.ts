@@ -7,6 +7,7 @@
 import type { QueueLookup } from '../../broker/topology.js';
 import type { Delivery } from './delivery.js';
 import { parkedReason, type Reason } from './reason.js';
+import type { SettleEvidence } from './inference.js';
 
 /** A message dead-letter parking took from a dead-letter queue (exporter/src/deadletters/). */
 export interface ParkedRecord {
@@ -29,6 +30,8 @@ export interface ParkedRecord {
 /** What the broker showed of a journey's message, besides its spans. */
 export interface BrokerEvidence {
   parked: readonly ParkedRecord[];
+  /** Its counters and what it would have shown, for settles nothing else decides (inference.ts). */
+  settle?: SettleEvidence;
 }
 
 export const NO_EVIDENCE: BrokerEvidence = { parked: [] };

@@ -9,6 +9,8 @@ import type { StoredRow } from './steps.js';
 import { STEP_ATTR } from './steps.js';
 import { applyBrokerEvidence, NO_EVIDENCE, type BrokerEvidence } from './evidence.js';
 import type { Reason } from './reason.js';
+import { inferSettles } from './inference.js';
+import { applyFaultPath } from './fault-path.js';
 import { rejectFate, storedDecision, type Fate } from './fate.js';
 import { NO_RESULT_WORDS, isDone, meaningOf, type ResultWords } from './results.js';
 import { PROFILES, type ProfileId } from './profiles.js';
@@ -155,6 +157,8 @@ export function factsOf(
       unknownSettle: settleStep && operation ? { operation, step: settleStep } : null,
       fate,
       evidence: null,
+      evidenceWords: null,
+      settledAtUs: null,
       recording,
       sdk: str(step.attrs[STEP_ATTR.sdk]),
       reason: decision?.reason ? { text: decision.reason, by: 'acktrail' } : null,
@@ -166,7 +170,14 @@ export function factsOf(
     };
   });
   const publishes = publishSteps.filter((s) => !unroutable.includes(s));
+  applyFaultPath(deliveries, of('deliver'), spans);
   applyBrokerEvidence(deliveries, publishes.length, queues, broker);
+  // Without the broker's counters and watch (no store, rabbitmq off), settles stay not recorded.
+  if (broker.settle) inferSettles(deliveries, queues, broker.settle);
+  // An inferred ack did the work as a recorded one would (results.ts).
+  for (const d of deliveries)
+    if (d.fate === 'acked' && d.settle === null && d.evidence !== null)
+      d.done = isDone('ack', d.result, words, d.queue === null ? null : queues(d.queue));
   return {
     publishes,
     unroutable,

@@ -47,6 +47,13 @@ export {
 } from './settle.js';
 export { BROKER_REASONS, isOwnWord, parkedReason, type Reason, type ReasonBy } from './reason.js';
 export {
+  NO_SETTLE_EVIDENCE,
+  inferSettles,
+  type CounterReading,
+  type SettleEvidence,
+  type WatchedDeadLetters,
+} from './inference.js';
+export {
   NO_EVIDENCE,
   applyBrokerEvidence,
   type BrokerEvidence,

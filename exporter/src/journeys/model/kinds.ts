@@ -25,6 +25,7 @@ export const JOURNEY_KINDS = [
   'duplicate_provider_call',
   'never_acked',
   'settle_not_recorded',
+  'settle_inferred',
   'in_flight',
   'task_succeeded',
   'task_failed',
@@ -139,11 +140,13 @@ function completion(f: JourneyFacts, lasts: Delivery[], rows: PipelineRows | nul
   const handedOn = [...f.retryPublishes, ...f.deadLetterSteps].some((s) =>
     lasts.some((x) => s.timeUs >= x.step.timeUs),
   );
-  const settledAt = (xs: Delivery[]) =>
-    new Date(Math.max(...xs.map((x) => x.settle!.step.timeUs)) / 1000);
-  const ended = lasts.length > 0 && !handedOn && lasts.every((x) => x.fate === 'acked' && x.settle);
+  // A settle's time: its step's, or where the ack was inferred, the delivery span's end.
+  const at = (x: Delivery) => x.settle?.step.timeUs ?? x.settledAtUs;
+  const settledAt = (xs: Delivery[]) => new Date(Math.max(...xs.map((x) => at(x)!)) / 1000);
+  const ended =
+    lasts.length > 0 && !handedOn && lasts.every((x) => x.fate === 'acked' && at(x) !== null);
   const endedAt = ended ? settledAt(lasts) : null;
-  const doers = f.deliveries.filter((x) => x.done && x.settle);
+  const doers = f.deliveries.filter((x) => x.done && at(x) !== null);
   const doneAt =
     rows?.result?.createdAt ??
     (ended && (doers.length > 0 || lasts.every((x) => x.meaning === 'done_before'))
@@ -196,6 +199,8 @@ function kindsOf(f: JourneyFacts, c: Omit<Classified, 'kinds' | 'publishes'>): J
   if (c.neverAcked) kinds.push('never_acked');
   if (c.unrecorded.length > 0) kinds.push('settle_not_recorded');
   if (kinds.length === 0) kinds.push(c.doneAt || c.endedAt ? 'delivered_once' : 'in_flight');
+  // A fate the broker's evidence or the consumer's spans decided where no span recorded it.
+  if (f.deliveries.some((x) => x.evidence !== null)) kinds.push('settle_inferred');
   return kinds;
 }
 

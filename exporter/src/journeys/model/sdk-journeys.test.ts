@@ -15,6 +15,7 @@ import { tallyCoverage } from '../spans/coverage-tally.js';
 import type { ReceivedSpan } from '../spans/profiles/span.js';
 import { classic } from '../../testing/journey-spans.js';
 import {
+  HANDLER_FAULT,
   SHAPES,
   shapeSpans,
   type DecodedShape,
@@ -26,6 +27,7 @@ import { assemble, type Journey } from '../assemble/assemble.js';
 import { rootsOf } from '../service.js';
 import type { StoredRow } from './steps.js';
 import type { BrokerEvidence } from './evidence.js';
+import type { CounterReading } from './inference.js';
 import { PROFILES } from './profiles.js';
 
 const T = Date.parse('2026-12-03T12:00:00Z');
@@ -221,7 +223,7 @@ describe('rejected into the dead-letter exchange', () => {
     });
     test(`${name}: parking's record shows the broker dead-lettered it`, () => {
       const { journey } = journeyOf(name, [REJECT], PARKED);
-      assert.deepEqual(journey.kinds, ['dead_lettered']);
+      assert.deepEqual(journey.kinds, ['dead_lettered', 'settle_inferred']);
       assert.equal(
         journey.verdict,
         'dead-lettered after 1 attempt: rejected (shown by dead-letter parking; no span recorded the reject)',
@@ -236,7 +238,7 @@ describe('rejected into the dead-letter exchange', () => {
     });
     test(`${name}: parking's record shows the broker dead-lettered it, marked inferred`, () => {
       const { journey } = journeyOf(name, [REJECT], PARKED);
-      assert.deepEqual(journey.kinds, ['dead_lettered']);
+      assert.deepEqual(journey.kinds, ['dead_lettered', 'settle_inferred']);
       assert.deepEqual(journey.deadLetter, {
         reason: 'rejected',
         saidBy: 'broker',
@@ -265,13 +267,13 @@ describe('nacked with requeue, then acked', () => {
   for (const name of ['java-agent', 'java-agent-stable'] as ShapeName[])
     test(`${name}: basic.nack, then a second delivery: it was requeued`, () => {
       const { journey } = journeyOf(name, [REQUEUE, ACK]);
-      assert.deepEqual(journey.kinds, ['retried']);
+      assert.deepEqual(journey.kinds, ['retried', 'settle_inferred']);
       assert.equal(journey.deliveries, 2);
     });
   for (const name of SILENT)
     test(`${name}: the second delivery shows the first came back; the last settle is not recorded`, () => {
       const { journey } = journeyOf(name, [REQUEUE, ACK]);
-      assert.deepEqual(journey.kinds, ['redelivered', 'settle_not_recorded']);
+      assert.deepEqual(journey.kinds, ['redelivered', 'settle_not_recorded', 'settle_inferred']);
       assert.match(journey.verdict, /redelivered once/);
       assert.doesNotMatch(journey.verdict, /processed once/);
       // The first delivery's end is the broker's evidence, marked inferred; the last is unknown.
@@ -283,20 +285,56 @@ describe('nacked with requeue, then acked', () => {
 });
 
 describe('MassTransit: its receive ends after the settle, its fault path is <queue>_error', () => {
-  test('a consumer that faults: moved to shop.work_error, then acked: dead-lettered (fault)', () => {
-    const { journey, steps } = journeyOf('masstransit', [REJECT]);
-    assert.deepEqual(journey.kinds, ['dead_lettered']);
-    assert.deepEqual(journey.deadLetter, { reason: 'fault', saidBy: 'span', words: 'fault' });
-    const parked = steps.find((s) => s.stage === 'dead_letter')!;
-    assert.equal(parked.attrs['acktrail.queue'], 'shop.work', 'the queue it left');
-    assert.equal(journey.inferred.length, 0, 'nothing inferred: its spans say it all');
+  test('a consumer that throws: its handler span in error, the receive ok after the move: dead-lettered, the exception its reason, inferred from the spans', () => {
+    const { journey } = journeyOf('masstransit', [REJECT]);
+    assert.deepEqual(journey.kinds, ['dead_lettered', 'settle_inferred']);
+    assert.deepEqual(journey.deadLetter, {
+      reason: HANDLER_FAULT,
+      saidBy: 'span',
+      words: `its consumer's span says “${HANDLER_FAULT}”`,
+    });
+    assert.doesNotMatch(journey.verdict, /processed once/);
+    assert.match(journey.verdict, /moved to shop\.work_error by MassTransit's fault path/);
+    assert.deepEqual(
+      journey.inferred.map((i) => [i.fate, i.evidence]),
+      [['dead_lettered', 'spans']],
+    );
+    assert.equal(journey.deliveries, 1, 'its handler span is part of the delivery');
+  });
+  test('a send to <queue>_error where an app records one: the dead letter, the queue it left', () => {
+    const span = {
+      traceId: 'ab'.repeat(16),
+      spanId: 'cd'.repeat(8),
+      parentSpanId: 'ef'.repeat(8),
+      name: 'shop.work_error send',
+      kind: 4,
+      startUs: T * 1000,
+      endUs: T * 1000 + 5,
+      attributes: new Map<string, string>([
+        ['messaging.operation', 'send'],
+        ['messaging.system', 'rabbitmq'],
+        ['messaging.destination.name', 'shop.work_error'],
+        ['messaging.masstransit.message_id', MESSAGE.messageId!],
+      ]),
+      statusCode: 1,
+      statusMessage: '',
+      service: 'shop-worker',
+      scope: SHAPES.masstransit.scope,
+      links: [],
+      traceState: '',
+    };
+    const n = normalise(span, { fromUs: 0, toUs: Number.MAX_SAFE_INTEGER });
+    assert.deepEqual(
+      n.kind === 'steps' ? n.steps.map((x) => [x.stage, x.attrs['acktrail.queue']]) : n,
+      [['dead_letter', 'shop.work']],
+    );
   });
   test('a receive lock that faults: nacked with requeue, redelivered, acked: retried', () => {
     const { journey } = journeyOf('masstransit', [REQUEUE, ACK]);
     assert.deepEqual(journey.kinds, ['retried']);
     assert.equal(journey.verdict, 'processed once at 12:00:00 after 1 retry');
   });
-  test('its consume and outbox-delivery activities are no deliveries; its outbox send is the insert', () => {
+  test("its consume activity is its delivery's handler, its outbox delivery none; its outbox send is the insert", () => {
     const mt = (name: string, kind: number, attributes: Record<string, string>): ReceivedSpan => ({
       traceId: 'ab'.repeat(16),
       spanId: 'cd'.repeat(8),
@@ -319,7 +357,14 @@ describe('MassTransit: its receive ends after the settle, its fault path is <que
       'messaging.masstransit.message_id': MESSAGE.messageId!,
       'messaging.masstransit.consumer_type': 'OrderCreatedConsumer',
     });
-    assert.equal(normalise(consume, window).kind, 'ignored');
+    // The consume activity is the delivery's handler: a step of the delivery, no delivery itself.
+    const handler = normalise(consume, window);
+    assert.deepEqual(
+      handler.kind === 'steps'
+        ? handler.steps.map((x) => [x.stage, x.attrs['acktrail.delivery.handler']])
+        : handler,
+      [['deliver', true]],
+    );
     assert.equal(normalise(mt('outbox process', 3, {}), window).kind, 'ignored');
     const insert = normalise(
       mt('outbox send', 4, {
@@ -463,6 +508,126 @@ describe('spans of the same SDKs that are no message of theirs', () => {
     assert.equal(
       read('kafka-things', 'orders send', 4, { 'messaging.system': 'kafka' }).kind,
       'ignored',
+    );
+  });
+});
+
+describe("where the spans are silent, the broker's counters and silence decide (inference.ts)", () => {
+  /** A reading of shop.work's counters `s` seconds after T. */
+  const at = (s: number, delivered: number, acked: number, unacked: number, consumers = 1) => ({
+    queue: 'shop.work',
+    atMs: T + s * 1000,
+    delivered,
+    acked,
+    unacked,
+    consumers,
+  });
+  const evidence = (
+    readings: CounterReading[],
+    watched: string | null = null,
+    nowMs = T + 3_600_000,
+  ): BrokerEvidence => ({
+    parked: [],
+    settle: {
+      nowMs,
+      boundMs: 30_000,
+      readings,
+      watched: (q) => (q === 'shop.work' && watched ? { queue: watched, by: 'parking' } : null),
+      // The publish's bindings reach shop.work alone (Bunny's delivery names no queue).
+      publishedTo: 'shop.work',
+    },
+  });
+  // Ten delivered and acked before; three more (this one among them) after, all acked.
+  const CLEAN = [at(-30, 10, 10, 0), at(60, 13, 13, 0)];
+  const DIRTY = [at(-30, 10, 10, 0), at(60, 13, 12, 0)];
+
+  for (const name of SILENT) {
+    test(`${name}: acked, and the counters account for every delivery: processed once, inferred`, () => {
+      const { journey } = journeyOf(name, [ACK], evidence(CLEAN));
+      assert.deepEqual(journey.kinds, ['delivered_once', 'settle_inferred']);
+      assert.match(
+        journey.verdict,
+        /^processed once at 12:00:00; inferred, acked: the broker's counters of shop\.work account for every delivery from 11:59:30 to 12:01:00 \(3 delivered, 3 acked/,
+      );
+      assert.match(
+        journey.verdict,
+        new RegExp(`${escape(PROFILES[SHAPES[name].profile].sdk)} records no ack$`),
+      );
+      assert.deepEqual(
+        journey.inferred.map((i) => [i.fate, i.evidence]),
+        [['acked', 'counters']],
+      );
+    });
+    test(`${name}: one of the window's deliveries not acked: acked or discarded, and what would tell`, () => {
+      const { journey } = journeyOf(name, [ACK], evidence(DIRTY));
+      assert.deepEqual(journey.kinds, ['settle_not_recorded']);
+      assert.doesNotMatch(journey.verdict, /processed once/);
+      assert.match(
+        journey.verdict,
+        /acked or discarded: the broker cannot tell them apart for shop\.work \(1 of 3 deliveries from 11:59:30 to 12:01:00 were not acked\); parking its dead-letter queue \(deadLetters\.queues\), or the ack recorded: /,
+      );
+    });
+    test(`${name}: never settled, its message back in the queue: never "processed once"`, () => {
+      // The channel closed: the delivery returned (counted, never acked), nothing unacked, no consumer.
+      const { journey } = journeyOf(
+        name,
+        [NONE],
+        evidence([at(-30, 10, 10, 0), at(60, 11, 10, 0, 0)], 'shop.dlq'),
+      );
+      assert.deepEqual(journey.kinds, ['settle_not_recorded']);
+      assert.doesNotMatch(journey.verdict, /processed once/);
+    });
+  }
+
+  test('no dead letter where acktrail parks them, not delivered again, the queue drained: acked', () => {
+    // Counters without the delivery counts (a broker that gives depths only).
+    const depths = [
+      { ...at(-30, 0, 0, 0), delivered: null, acked: null },
+      { ...at(60, 0, 0, 0, 2), delivered: null, acked: null },
+    ];
+    const { journey } = journeyOf('dotnet-client', [ACK], evidence(depths, 'shop.dlq'));
+    assert.deepEqual(journey.kinds, ['delivered_once', 'settle_inferred']);
+    assert.match(
+      journey.verdict,
+      /inferred, acked: no dead letter in shop\.dlq \(parked by acktrail\) within 30 s, not delivered again, and shop\.work had nothing unacked at 12:01:00 with 2 consumer\(s\)/,
+    );
+  });
+
+  test("the Java agent's basic.reject, no dead letter where parked, not delivered again: requeued", () => {
+    const { journey } = journeyOf('java-agent', [REJECT], evidence(DIRTY, 'shop.dlq'));
+    assert.deepEqual(
+      journey.inferred.map((i) => [i.fate, i.evidence]),
+      [['requeued', 'no_dead_letter']],
+    );
+    assert.doesNotMatch(journey.verdict, /processed once/);
+  });
+
+  test('within the bound nothing is decided yet', () => {
+    const { journey } = journeyOf('python-pika', [ACK], evidence(CLEAN, null, T + 10_000));
+    assert.deepEqual(journey.kinds, ['settle_not_recorded']);
+    assert.match(
+      journey.verdict,
+      /not decided yet: the broker's evidence is read for 30 s after the delivery/,
+    );
+  });
+
+  test('a dead letter that turns up after the inference wins at the next read', () => {
+    const inferred = journeyOf('python-aio-pika', [ACK], evidence(CLEAN)).journey;
+    assert.match(inferred.verdict, /^processed once/);
+    const later = journeyOf('python-aio-pika', [ACK], {
+      ...evidence(CLEAN),
+      parked: PARKED.parked,
+    }).journey;
+    assert.deepEqual(later.kinds, ['dead_lettered', 'settle_inferred']);
+    assert.doesNotMatch(later.verdict, /processed once/);
+    // And a second delivery of the message: the first came back, the second is decided on its own.
+    const back = journeyOf('python-aio-pika', [ACK, ACK], evidence(CLEAN)).journey;
+    assert.deepEqual(
+      back.inferred.map((i) => [i.fate, i.evidence]),
+      [
+        ['came_back', 'later_delivery'],
+        ['acked', 'counters'],
+      ],
     );
   });
 });

@@ -66,6 +66,12 @@ export const STEP_ATTR = {
    * tracestate (ot=th: spans/adjusted-count.ts); absent: 1. Span-derived counters add it.
    */
   adjustedCount: 'acktrail.adjusted_count',
+  /**
+   * On a consumer span inside its delivery's (MassTransit's "<endpoint> process" in its receive):
+   * the handler, part of that delivery and no delivery of its own; its status says whether the
+   * handler threw (model/facts.ts: the fault path).
+   */
+  handler: 'acktrail.delivery.handler',
 } as const;
 
 export type Step = Omit<ContractStep<Stage>, 'anomaly'> & { anomaly: StepAnomaly | null };

@@ -127,7 +127,8 @@ export function tallyCoverage(
   const rowOf = (service: string, stage: Stage, sdk: ProfileId) => rowIn(rows, service, stage, sdk);
   spans.forEach((span, i) => {
     const r = readings[i]!;
-    if (r.stage === null) return;
+    // A handler span is part of its delivery: the receive is counted, not it.
+    if (r.stage === null || r.handler) return;
     const service = span.service || 'unknown';
     const row = rowOf(service, r.stage, r.profile.id);
     row.spans++;

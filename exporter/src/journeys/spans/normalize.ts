@@ -166,6 +166,7 @@ function keptAttributes(
   if (r.deadLetterReason !== null && kept[ATTR.deadLetterReason] === undefined)
     kept[ATTR.deadLetterReason] = r.deadLetterReason;
   if (r.stage !== null && r.stage !== 'provider.call') kept[STEP_ATTR.sdk] = r.profile.id;
+  if (r.handler) kept[STEP_ATTR.handler] = true;
   const adjusted = adjustedCount(span.traceState, maxAdjusted);
   if (adjusted.count !== 1) kept[STEP_ATTR.adjustedCount] = adjusted.count;
   return { kept, thresholdRefused: adjusted.refused };

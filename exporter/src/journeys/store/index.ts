@@ -6,6 +6,7 @@
 //   pools.ts          its connections: writes, the primary's reads, a replica's, maintenance
 //   step-reads.ts     StepReads, the reads of steps: one event's, lists of events, traces
 //   queue-heads.ts    the oldest publish towards a queue not delivered from it yet
+//   queue-readings.ts the broker's counters of queues whose consumers record no settle
 //   replica.ts        where reads go: the primary or a streaming replica
 //   migrate.ts        the schema's migrations (exporter/migrations/)
 //   partitions.ts     daily partitions made ahead and dropped after the retention
@@ -28,6 +29,7 @@ export {
   latestTraces,
 } from './step-reads.js';
 export { queueHead, type QueueRoutes } from './queue-heads.js';
+export { QueueReadings, type QueueReading } from './queue-readings.js';
 export { ReplicaReads, type Reader, type ReplicaStatus } from './replica.js';
 export { MIGRATIONS_DIR, migrateStore } from './migrate.js';
 export { Partitions } from './partitions.js';

@@ -16,6 +16,7 @@ import { openPools, type PoolOptions, type StorePools } from './pools.js';
 import { StepReads } from './step-reads.js';
 import { ReplicaReads } from './replica.js';
 import { StepStore } from './step-store.js';
+import { QueueReadings } from './queue-readings.js';
 import type { ResultWords } from '../model/index.js';
 
 export const PART = 'journey_store';
@@ -39,6 +40,8 @@ export class JourneyStore implements Part {
   /** The read paths (API, Celery workflows, queue heads): the replica when there is one. */
   readonly reads: ReplicaReads;
   readonly queries: StepReads;
+  /** The broker's counters of the queues whose consumers record no settle (queue-readings.ts). */
+  readonly readings: QueueReadings;
   /**
    * The store's database for the other tables it holds (dead-letter parking's): its writes, and
    * its reads on the primary (pools.ts). No pool leaves the store, only this door.
@@ -82,6 +85,7 @@ export class JourneyStore implements Part {
       log,
     );
     this.queries = new StepReads(this.reads);
+    this.readings = new QueueReadings(this.pool, this.reads);
   }
 
   /** The schema is in place: writes and reads can be tried. */
@@ -149,5 +153,6 @@ export class JourneyStore implements Part {
     await this.steps.partitions.prepareAhead();
     const dropped = await this.steps.partitions.dropExpired(this.opts.retentionDays);
     if (dropped.length) this.log.info({ dropped }, 'journey partitions past retention dropped');
+    await this.readings.dropOlderThan(this.opts.retentionDays);
   }
 }

@@ -17,6 +17,8 @@ export interface QueueCounters {
   ack: number;
   redeliver: number;
   ready: number;
+  /** Delivered, not yet acknowledged. */
+  unacked: number;
   consumers: number;
 }
 
@@ -29,6 +31,7 @@ const FIELD: Record<string, keyof QueueCounters> = {
   rabbitmq_detailed_queue_messages_acked_total: 'ack',
   rabbitmq_detailed_queue_messages_redelivered_total: 'redeliver',
   rabbitmq_detailed_queue_messages_ready: 'ready',
+  rabbitmq_detailed_queue_messages_unacked: 'unacked',
   rabbitmq_detailed_queue_consumers: 'consumers',
 };
 const WANTED = new Set(Object.keys(FIELD));
@@ -55,7 +58,7 @@ export function parseCounters(
     if (name === EXISTS) live.add(key);
     let q = queues.get(key);
     if (!q) {
-      q = { publish: 0, deliver_get: 0, ack: 0, redeliver: 0, ready: 0, consumers: 0 };
+      q = { publish: 0, deliver_get: 0, ack: 0, redeliver: 0, ready: 0, unacked: 0, consumers: 0 };
       queues.set(key, q);
     }
     q[FIELD[name]!] += value;

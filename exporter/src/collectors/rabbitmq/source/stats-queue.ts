@@ -27,6 +27,7 @@ export function countsOf(
     ack: m.ack ?? 0,
     redeliver: m.redeliver ?? 0,
     ready: q.messages_ready,
+    unacked: q.messages_unacknowledged ?? 0,
     consumers: q.consumers ?? 0,
   };
 }

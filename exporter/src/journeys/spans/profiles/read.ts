@@ -49,6 +49,8 @@ export interface Reading {
   exchangeOrQueue: string | null;
   /** Deliveries and settles: what the span records of the settle. */
   settle: SettleReading | null;
+  /** A consumer's handler span inside its delivery (MassTransit's process): not a delivery itself. */
+  handler: boolean;
 }
 
 const PRODUCER = 4;
@@ -137,17 +139,23 @@ const MT_PARKED = /_(error|skipped)$/;
 /** MassTransit's own message id, on its send and process activities. */
 const MT_MESSAGE_ID = 'messaging.masstransit.message_id';
 
+/** MassTransit's consume, handler and saga activities ("<endpoint> process", consumer). */
+const isMassTransitHandler = (span: ReceivedSpan) =>
+  span.kind === CONSUMER && span.attributes.get('messaging.operation') === 'process';
+
 /**
  * MassTransit's activities: "<endpoint> receive" (consumer) is the delivery, and ends after the
- * ack or nack; the consume, handler and saga activities inside it ("<endpoint> process") are not
- * deliveries of their own; "outbox send" writes to its transactional outbox; a send to
- * "<queue>_error" (or "_skipped") is its fault path, the message's dead letter.
+ * ack or nack; the consume, handler and saga activities inside it ("<endpoint> process") are its
+ * handler (a delivery step marked as such, part of the receive's delivery: their error status is
+ * the fault that moves the message to "<queue>_error", which its error transport does without a
+ * send activity of its own: RabbitMqMoveTransport publishes on the channel); "outbox send" writes
+ * to its transactional outbox; a send to "<queue>_error" (or "_skipped"), where an app records
+ * one, is that move.
  */
 function massTransitStage(span: ReceivedSpan): Stage | null {
   if (span.name === 'outbox send') return 'outbox.insert';
   if (span.name === 'outbox process') return null;
-  const op = String(span.attributes.get('messaging.operation') ?? '');
-  if (span.kind === CONSUMER && op === 'process') return null;
+  if (isMassTransitHandler(span)) return 'deliver';
   const dest = text(span.attributes.get(SEMCONV.destination));
   if (span.kind === PRODUCER && dest !== null && MT_PARKED.test(dest)) return 'dead_letter';
   return semconvStage(span);
@@ -299,8 +307,9 @@ export function readSpan(span: ReceivedSpan): Reading {
     queue: null,
     exchangeOrQueue: null,
     settle: null,
+    handler: profile.id === 'masstransit' && isMassTransitHandler(span),
   };
-  if (stage === null) return none;
+  if (stage === null || none.handler) return none;
   const messaging = stage === 'publish' || stage === 'outbox.publish' || stage === 'deliver';
   return {
     ...none,

@@ -1,0 +1,49 @@
+// Which queues the broker's evidence is kept for: those whose consumers record no settle, from
+// their first silent delivery on, with the reading from before it; and which count their dead
+// letters from parking (no consumer of theirs records a reject).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { SettleWatch, type CountedQueue } from './settle-watch.js';
+
+const deliver = (queue: string, sdk: string) => ({
+  stage: 'deliver' as const,
+  attrs: { 'acktrail.queue': queue, 'acktrail.sdk': sdk },
+});
+const answer = (delivered: number): CountedQueue[] =>
+  ['pika.work', 'node.work'].map((queue) => ({
+    vhost: '/',
+    queue,
+    counted: { deliver_get: delivered, ack: delivered, unacked: 0, consumers: 1 },
+  }));
+
+test('a queue is watched from its first silent delivery, with the readings from before it', () => {
+  const w = new SettleWatch();
+  const T = 1_800_000_000_000;
+  assert.deepEqual(w.readings(T, answer(10), T), [], 'nothing watched yet');
+  w.noteSteps([deliver('pika.work', 'python-pika'), deliver('node.work', 'node-amqplib')], T + 1);
+  const written = w.readings(T + 60_000, answer(12), T + 60_000);
+  // The reading before the delivery, then this answer's: pika.work's only.
+  assert.deepEqual(
+    written.map((r) => [r.queue, r.atMs, r.delivered]),
+    [
+      ['pika.work', T, 10],
+      ['pika.work', T + 60_000, 12],
+    ],
+  );
+  assert.deepEqual(
+    w.readings(T + 120_000, answer(13), T + 120_000).map((r) => r.atMs),
+    [T + 120_000],
+    'backfilled once',
+  );
+});
+
+test('dead letters are counted from parking only where no consumer of the queue records rejects', () => {
+  const w = new SettleWatch();
+  w.noteSteps([deliver('pika.work', 'python-aio-pika'), deliver('mixed.work', 'dotnet-client')]);
+  w.noteSteps([deliver('mixed.work', 'node-amqplib')]);
+  assert.equal(w.onlySilent('pika.work'), true);
+  assert.equal(w.onlySilent('mixed.work'), false, 'a Node consumer counts its own rejects');
+  assert.equal(w.onlySilent('never.seen'), false);
+  assert.equal(w.isTraced('mixed.work'), true);
+  assert.equal(w.isTraced('never.seen'), false);
+});
