@@ -21,7 +21,7 @@ import {
 } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
 import type { Browser } from 'playwright-core';
-import { SHAPES, type ShapeName } from '../exporter/src/testing/sdk-shapes.js';
+import { HANDLER_FAULT, SHAPES, type ShapeName } from '../exporter/src/testing/sdk-shapes.js';
 import {
   launchChromium,
   signedInContext,
@@ -130,18 +130,28 @@ const RECORDS_ID: Record<ShapeName, boolean> = {
 
 /** The kinds each shape's journeys must read, by what the message went through. */
 const SETTLES = ['node-amqplib', 'java-agent', 'java-agent-stable', 'masstransit'];
+/** Where the broker's evidence (or MassTransit's own spans) settled what no span recorded. */
+const inferred = (name: ShapeName, outcome: Outcome): string[] =>
+  name === 'node-amqplib' ||
+  outcome === 'acked' ||
+  outcome === 'unsettled' ||
+  (name === 'masstransit' && outcome === 'requeued')
+    ? []
+    : ['settle_inferred'];
+// This client leaves at once and nobody scrapes the broker after it: an ack no span records stays
+// not recorded here (test/sdk-settles.int.test.ts has the consumer that stays, and the counters).
 const expected = (name: ShapeName): Record<Outcome, string[]> =>
   SETTLES.includes(name)
     ? {
         acked: ['delivered_once'],
-        deadLettered: ['dead_lettered'],
-        requeued: ['retried'],
+        deadLettered: ['dead_lettered', ...inferred(name, 'deadLettered')],
+        requeued: ['retried', ...inferred(name, 'requeued')],
         unsettled: name === 'node-amqplib' ? ['never_acked'] : ['settle_not_recorded'],
       }
     : {
         acked: ['settle_not_recorded'],
-        deadLettered: ['dead_lettered'],
-        requeued: ['redelivered', 'settle_not_recorded'],
+        deadLettered: ['dead_lettered', 'settle_inferred'],
+        requeued: ['redelivered', 'settle_not_recorded', 'settle_inferred'],
         unsettled: ['settle_not_recorded'],
       };
 
@@ -186,9 +196,12 @@ describe('each SDK shape x each outcome, through RabbitMQ', () => {
       }
       const dead = await journeyOf(name, 'deadLettered');
       if (SHAPES[name].faultQueue) {
-        // Its own fault path: moved to <queue>_error by a span of its own, not dead-lettered.
-        assert.equal(dead.deadLetter?.reason, 'fault');
-        assert.deepEqual(dead.parked, []);
+        // Its own fault path: its handler threw and it moved the message to <queue>_error.
+        assert.equal(dead.deadLetter?.reason, HANDLER_FAULT);
+        assert.deepEqual(
+          dead.inferred.map((i) => [i.fate, i.evidence]),
+          [['dead_lettered', 'spans']],
+        );
         return;
       }
       assert.equal(dead.deadLetter?.reason, 'rejected');
@@ -250,6 +263,19 @@ test('coverage names each SDK and the line that closes its gaps', async () => {
   assert.equal(settleGap('node-amqplib-service'), 1, 'only the one its timeout ended');
   assert.equal(settleGap('dotnet-client-service'), 5, 'none of its five deliveries');
   assert.match(gaps('python-pika-service').delivery_attempt!, /method\.redelivered/);
+  // What decides each service's settles, and the change that would record them.
+  const settles = (service: string) =>
+    (deliver(service) as unknown as { settles: Record<string, string | null> }).settles;
+  assert.equal(settles('node-amqplib-service').inferred, null);
+  assert.match(
+    settles('dotnet-client-service').inferred!,
+    /^every settle, from the broker's evidence/,
+  );
+  assert.match(
+    settles('dotnet-client-service').toRecord!,
+    /^park the queue's dead-letter queue .*SetTag\("acktrail\.settle\.outcome"/,
+  );
+  assert.match(settles('java-agent-service').inferred!, /requeue/);
 });
 
 test("support's page: a trace id in the search box finds the journey, says so, and shows its parked copy", async () => {
@@ -277,6 +303,11 @@ test("support's page: a trace id in the search box finds the journey, says so, a
   );
   const parked = page.getByTestId('parked');
   assert.match(await parked.innerText(), /in java-agent\.dlq: parked, waiting for an operator/);
+  // The reject's requeue flag no span recorded: decided by the parked copy, shown as inferred.
+  assert.match(
+    await page.getByTestId('inferred').innerText(),
+    /inferred\s+dead-lettered: x-death on the parked copy \(from java-agent\.work\)/,
+  );
   const link = parked.getByRole('link');
   assert.match((await link.getAttribute('href')) ?? '', /^\/dead-letters\/\d+$/);
   // A silent SDK's acked message: its timeline says the settle is not recorded.

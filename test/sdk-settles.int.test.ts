@@ -55,7 +55,10 @@ let vhost: TestVhost;
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 let scraping: NodeJS.Timeout;
 
-/** One shape's topology: work (dead-lettering into a parked queue) and plain (no dead-letter exchange). */
+/**
+ * One shape's topology: work (dead-lettering into a parked queue) and plain (no dead-letter
+ * exchange), each the one queue of its exchange (pika records the exchange and no routing key).
+ */
 async function declare(url: string, p: string, faultQueue: boolean) {
   const conn = await amqp.connect(url);
   const ch = await conn.createChannel();
@@ -65,8 +68,9 @@ async function declare(url: string, p: string, faultQueue: boolean) {
   await ch.bindQueue(`${p}.dlq`, `${p}.dlx`, '');
   await ch.assertQueue(`${p}.work`, { arguments: { 'x-dead-letter-exchange': `${p}.dlx` } });
   await ch.bindQueue(`${p}.work`, p, 'order.created');
+  await ch.assertExchange(`${p}.p`, 'direct');
   await ch.assertQueue(`${p}.plain`);
-  await ch.bindQueue(`${p}.plain`, p, 'plain');
+  await ch.bindQueue(`${p}.plain`, `${p}.p`, 'plain');
   if (faultQueue) await ch.assertQueue(`${p}.work_error`);
   await conn.close();
 }
@@ -132,9 +136,12 @@ async function readingsSince(storeUrl: string, queues: string[], sinceMs: number
 /** A shape's service on its two queues, and what it publishes and how support finds it. */
 function flows(e: TestExporter, svc: SdkService, name: ShapeName) {
   const idOf = (m: Published) => (RECORDS_ID[name] ? m.id : m.traceId);
-  const routes = { work: 'order.created', plain: 'plain' } as const;
+  const routes = {
+    work: [name, 'order.created'],
+    plain: [`${name}.p`, 'plain'],
+  } as const;
   const send = (to: keyof typeof routes, settle: Instruction, hold = false) =>
-    svc.publish(name, routes[to], `${name}.${to}`, settle, hold);
+    svc.publish(routes[to][0], routes[to][1], `${name}.${to}`, settle, hold);
   const journey = (m: Published, what: string, check: (j: Journey) => boolean) =>
     e.journey<Journey>(TOKEN, idOf(m), `${name}: ${what}`, check, EVIDENCE_MS);
   return { send, journey };

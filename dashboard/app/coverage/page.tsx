@@ -1,8 +1,10 @@
 // /coverage: what the spans received so far let journeys read (GET /api/coverage), per service,
 // stage and instrumentation: spans, the share with an event id, and each gap with the line of code
 // that closes it in that SDK.
-// Required gaps are marked bad, optional ones (aggregate id) a warning. Services whose spans show
-// that they sample their traces are listed with what that does to acktrail's answers.
+// Required gaps are marked bad, optional ones (aggregate id) a warning; a deliver row says which
+// settles its spans record, which the broker's evidence infers, and what would record them.
+// Services whose spans show that they sample their traces are listed with what that does to
+// acktrail's answers.
 import { getCoverage } from '@/lib/api';
 import type { CoverageReport } from '@/lib/types';
 import { DownBanner } from '@/ui/banner';
@@ -27,6 +29,24 @@ function Gaps({ row }: { row: Row }) {
         </li>
       ))}
     </ul>
+  );
+}
+
+/** On a deliver row: what its spans record of settles, what is inferred and from what. */
+function Settles({ row }: { row: Row }) {
+  const s = row.settles;
+  if (!s) return null;
+  return (
+    <p className="muted" data-testid="settles">
+      Settles recorded by its spans: {s.recorded}.
+      {s.inferred ? (
+        <>
+          {' '}
+          <span className="badge warn">inferred</span> {s.inferred}.
+        </>
+      ) : null}
+      {s.toRecord ? <> To record them: {s.toRecord}</> : null}
+    </p>
   );
 }
 
@@ -68,6 +88,7 @@ export default async function CoveragePage() {
                 <td>{share(r.withEventId, r.spans)}</td>
                 <td>
                   <Gaps row={r} />
+                  <Settles row={r} />
                 </td>
               </tr>
             ))}

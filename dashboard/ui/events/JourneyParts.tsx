@@ -140,3 +140,23 @@ export function Entries({ timeline }: { timeline: TimelineEntry[] }) {
     </table>
   );
 }
+
+/**
+ * The settles no span recorded, decided by the broker's evidence (or a framework's own spans):
+ * each marked inferred, with the evidence in words, so that none passes for a span's record.
+ */
+export function Inferred({ journey: j }: { journey: Journey }) {
+  if (j.inferred.length === 0) return null;
+  return (
+    <section aria-label="Inferred settles" data-testid="inferred">
+      <h2>Inferred</h2>
+      <ul>
+        {j.inferred.map((i) => (
+          <li key={`${i.spanId}-${i.evidence}`}>
+            <span className="badge warn">inferred</span> {i.words}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -20,7 +20,7 @@ test('a queue is watched from its first silent delivery, with the readings from 
   const w = new SettleWatch();
   const T = 1_800_000_000_000;
   assert.deepEqual(w.readings(T, answer(10), T), [], 'nothing watched yet');
-  w.noteSteps([deliver('pika.work', 'python-pika'), deliver('node.work', 'node-amqplib')], T + 1);
+  w.noteSteps([deliver('pika.work', 'python-pika')], () => [], T + 1);
   const written = w.readings(T + 60_000, answer(12), T + 60_000);
   // The reading before the delivery, then this answer's: pika.work's only.
   assert.deepEqual(
@@ -34,6 +34,29 @@ test('a queue is watched from its first silent delivery, with the readings from 
     w.readings(T + 120_000, answer(13), T + 120_000).map((r) => r.atMs),
     [T + 120_000],
     'backfilled once',
+  );
+  // Unchanged: kept for three minutes after the change (they close its windows), then seldom.
+  assert.equal(w.readings(T + 180_000, answer(13), T + 180_000).length, 1);
+  assert.deepEqual(w.readings(T + 400_000, answer(13), T + 400_000), [], 'quiet since');
+  assert.equal(w.readings(T + 900_000, answer(13), T + 900_000).length, 1, 'once in ten minutes');
+});
+
+test('a publish watches the queues its exchange routes it to (a delivery naming none: Bunny)', () => {
+  const w = new SettleWatch();
+  const T = Date.now();
+  const publish = {
+    stage: 'publish' as const,
+    attrs: {
+      'messaging.destination.name': 'shop',
+      'messaging.rabbitmq.destination.routing_key': 'order.created',
+    },
+  };
+  w.noteSteps([publish], (exchange, key) =>
+    exchange === 'shop' && key === 'order.created' ? ['node.work'] : [],
+  );
+  assert.deepEqual(
+    w.readings(T, answer(1), T).map((r) => r.queue),
+    ['node.work'],
   );
 });
 

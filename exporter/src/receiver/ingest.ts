@@ -160,7 +160,11 @@ export class Ingest {
     }
     const rejected = converted.rejected.reduce((n, [, count]) => n + count, 0);
     this.count(() => {
-      opts.watch?.noteSteps(result.inserted.map((i) => i.step));
+      const index = opts.exchanges?.() ?? null;
+      opts.watch?.noteSteps(
+        result.inserted.map((i) => i.step),
+        (exchange, key) => index?.reached(exchange, key) ?? [],
+      );
       opts.metrics.observe(result);
       opts.metrics.thresholdsRefused.inc(converted.thresholdsRefused);
       opts.metrics.spansReceived.inc({ outcome: 'accepted' }, accepted);

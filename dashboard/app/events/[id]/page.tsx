@@ -8,7 +8,7 @@ import { EMBEDS } from '@/lib/grafana';
 import type { Journey, TimelineEntry } from '@/lib/types';
 import { DownBanner } from '@/ui/banner';
 import { CeleryTask } from '@/ui/events/CeleryTask';
-import { Attempts, Entries, Ids, Kinds } from '@/ui/events/JourneyParts';
+import { Attempts, Entries, Ids, Inferred, Kinds } from '@/ui/events/JourneyParts';
 import { ParkedMessages } from '@/ui/events/ParkedMessages';
 import { GrafanaPanels } from '@/ui/grafana/GrafanaPanels';
 import { Waterfall } from '@/ui/charts';
@@ -112,6 +112,7 @@ export default async function EventPage({ params }: { params: Promise<{ id: stri
         </p>
       ) : null}
       <ParkedMessages journey={j} />
+      <Inferred journey={j} />
       {j.celery ? <CeleryTask task={j.celery} /> : null}
       <h2>Time line</h2>
       <Waterfall timeline={j.timeline} />

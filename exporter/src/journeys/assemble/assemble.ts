@@ -72,7 +72,12 @@ function settleNote(d: Delivery): string | null {
         ? 'dead-lettered, parked'
         : d.evidence === 'dead_letter_queue'
           ? 'dead-lettered'
-          : null;
+          : d.evidence === 'counters'
+            ? 'acked, inferred from its counters'
+            : d.evidence === 'no_dead_letter'
+              ? `${d.fate === 'requeued' ? 'requeued' : 'acked'}, inferred: no dead letter, not delivered again`
+              : null;
+  if (d.evidence === 'spans') return "dead-lettered, inferred from its handler's fault";
   if (d.unknownSettle)
     return `${d.unknownSettle.operation}, requeue not recorded by ${by}${shown ? `; the broker: ${shown}` : ''}`;
   if (d.fate === 'unrecorded' || (d.evidence !== null && d.settle === null))

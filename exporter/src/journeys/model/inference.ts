@@ -58,6 +58,12 @@ export const NO_SETTLE_EVIDENCE: SettleEvidence = {
 
 /** A reading this long after a delivery still closes its window (a quiet queue drains late). */
 const MAX_WINDOW_MS = 15 * 60_000;
+/**
+ * How old the broker's counts can be when they are read: a queue emits its statistics every
+ * collect_statistics_interval (5 s by default), and the management API and /metrics/detailed
+ * serve the last emitted. A reading closes a window only this long after the delivery's end.
+ */
+export const COUNTS_LAG_MS = 10_000;
 
 const clock = (ms: number) => new Date(ms).toISOString().slice(11, 19);
 
@@ -74,15 +80,17 @@ interface Window {
 function windowOf(readings: readonly CounterReading[], startMs: number, endMs: number) {
   const from = readings.findLast((r) => r.atMs <= startMs);
   const to = readings.find(
-    (r) => r.atMs >= endMs && r.atMs <= endMs + MAX_WINDOW_MS && r.unacked === 0,
+    (r) => r.atMs >= endMs + COUNTS_LAG_MS && r.atMs <= endMs + MAX_WINDOW_MS && r.unacked === 0,
   );
-  if (!from || !to) return { from: from ?? null, to: to ?? null, counted: null };
+  const none = { from: from ?? null, to: to ?? null, counted: null, uncounted: false };
+  if (!from || !to) return none;
   const counts = [from.delivered, from.acked, from.unacked, to.delivered, to.acked];
-  if (counts.some((c) => c === null)) return { from, to, counted: null };
+  if (counts.some((c) => c === null)) return none;
   const delivered = to.delivered! - from.delivered!;
   const acked = to.acked! - from.acked!;
-  // Counters that went back (a broker restarted, a queue declared again) say nothing.
-  if (delivered < 0 || acked < 0) return { from, to, counted: null };
+  // Counters that went back (a broker restarted, a queue declared again) say nothing, nor a window
+  // whose counts do not hold the delivery itself.
+  if (delivered < 1 || acked < 0) return { ...none, uncounted: true };
   const counted: Window = {
     from,
     to,
@@ -90,7 +98,7 @@ function windowOf(readings: readonly CounterReading[], startMs: number, endMs: n
     acked,
     unaccounted: Math.max(0, delivered + from.unacked! - acked),
   };
-  return { from, to, counted };
+  return { from, to, counted, uncounted: false };
 }
 
 const silence = (d: Delivery) =>
@@ -130,13 +138,18 @@ function decide(d: Delivery, later: boolean, queues: QueueLookup, e: SettleEvide
   }
   const facts = queues(queue);
   const readings = e.readings.filter((r) => r.queue === queue);
-  const { to, counted } = windowOf(readings, startMs, endMs);
+  const { to, counted, uncounted } = windowOf(readings, startMs, endMs);
   const watched = e.watched(queue);
   if (counted?.unaccounted === 0 && d.fate === 'unrecorded') {
     d.fate = 'acked';
     d.evidence = 'counters';
     d.settledAtUs = d.step.timeUs + d.step.durationUs;
     d.evidenceWords = `acked: the broker's counters of ${queue} account for every delivery from ${clock(counted.from.atMs)} to ${clock(counted.to.atMs)} (${counted.delivered} delivered, ${counted.acked} acked, nothing rejected, requeued or left unacked); ${silence(d)}`;
+    return;
+  }
+  // No reading closes its window yet: the counters may still decide.
+  if (to === null && e.nowMs < endMs + MAX_WINDOW_MS && readings.length > 0) {
+    d.evidenceWords = `not decided yet: waiting for the broker's counters of ${queue} after it`;
     return;
   }
   const drained = to !== null && (to.consumers ?? 0) > 0;
@@ -158,6 +171,8 @@ function decide(d: Delivery, later: boolean, queues: QueueLookup, e: SettleEvide
   const either = d.fate === 'not_acked' ? 'requeued or discarded' : 'acked or discarded';
   if (readings.length === 0)
     d.evidenceWords = `${either}: acktrail read no counters of ${queue} around ${clock(endMs)} (it reads them as /metrics is scraped, for queues whose consumers record no settle); ${apart} would tell`;
+  else if (uncounted)
+    d.evidenceWords = `${either}: the broker's counters of ${queue} do not count this delivery (they went back, or lag it), so they cannot tell; ${apart} would tell`;
   else if (counted === null && to !== null)
     d.evidenceWords = `${either}: the broker gives no delivery and ack counts for ${queue} (RabbitMQ 4 with its management statistics off and no /metrics/detailed queue_delivery_metrics); ${apart} would tell`;
   else if (counted === null)
