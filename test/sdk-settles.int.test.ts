@@ -133,6 +133,20 @@ async function readingsSince(storeUrl: string, queues: string[], sinceMs: number
   }
 }
 
+/** acktrail_messages_rejected_total{fate="dead_lettered"} of a queue (absent: 0). */
+async function deadLettered(e: TestExporter, queue: string): Promise<number> {
+  const text = await (await fetch(`${e.url}/metrics`)).text();
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('acktrail_messages_rejected_total{') &&
+        l.includes(`queue="${queue}"`) &&
+        l.includes('fate="dead_lettered"'),
+    );
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
 /** A shape's service on its two queues, and what it publishes and how support finds it. */
 function flows(e: TestExporter, svc: SdkService, name: ShapeName) {
   const idOf = (m: Published) => (RECORDS_ID[name] ? m.id : m.traceId);
