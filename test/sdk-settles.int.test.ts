@@ -188,11 +188,19 @@ describe(
             assert.match(acked.verdict, /records no ack$/);
           }
 
+          const rejects = () => deadLettered(exporter, `${name}.work`);
+          const before = await rejects();
           const dead = await journey(await send('work', 'reject'), 'dead-lettered', (j) =>
             j.kinds.includes('dead_lettered'),
           );
           assert.doesNotMatch(dead.verdict, /processed once/);
           assert.equal(dead.parked.length, 1, `${name}: its parked copy is linked`);
+          // Counted once, whether its span recorded the reject or parking's x-death showed it.
+          if (name !== 'masstransit')
+            await waitFor(
+              `${name}: the reject counted`,
+              async () => (await rejects()) === before + 1,
+            );
 
           const requeued = await journey(
             await send('work', 'requeue'),

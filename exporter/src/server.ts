@@ -179,16 +179,23 @@ const PIPELINE_READ_TIMEOUT_MS = 5000;
  * records and Celery's task journeys (null without a store).
  */
 /**
- * A dead letter of a queue whose consumers' instrumentation records no reject is counted from
- * parking's x-death, as a span would have counted it (acktrail_messages_rejected_total).
+ * A dead letter of a queue whose consumers' spans record no reject (or that no traced consumer
+ * reads) is counted from parking's x-death, as a span would have counted it
+ * (acktrail_messages_rejected_total). Decided SPANS_LATE_MS after parking: a recording consumer's
+ * spans of the same reject reach acktrail within its exporter's batch delay.
  */
 function countInferredDeadLetters(parking: Parking, { watch, metrics }: Sources): void {
   parking.onParked((row) => {
     const death = row.deaths[0];
-    const rejected = death?.reason === 'rejected' || death?.reason === 'delivery_limit';
-    if (rejected && watch.onlySilent(death.queue)) metrics.inferredDeadLetter(death.queue);
+    if (death?.reason !== 'rejected' && death?.reason !== 'delivery_limit') return;
+    setTimeout(() => {
+      if (!watch.recordsRejects(death.queue)) metrics.inferredDeadLetter(death.queue);
+    }, SPANS_LATE_MS).unref();
   });
 }
+
+/** How long a consumer's spans may trail the broker (OTel SDKs export in 5 s batches). */
+const SPANS_LATE_MS = 10_000;
 
 /**
  * Where a queue's dead letters would reach acktrail: a dead-letter queue it parks, or one a
@@ -229,6 +236,11 @@ function readPath(
     },
     pipeline: pools ? new PipelineReader(pools.create(PIPELINE_READ_TIMEOUT_MS), config) : null,
     parked: parking ? (ids) => parking.store.ofEvents(ids) : null,
+    reader: store.reads,
+    parkedOfGroup: parking
+      ? (group, sinceMs, untilMs, cursor, n) =>
+          parking.store.journeysOfGroup(group, sinceMs, untilMs, cursor, n)
+      : null,
     celery: celeryJourneys(store.reads),
     assemble: {
       stuckAfterSeconds: journeys.stuckAfterSeconds,

@@ -37,7 +37,7 @@ export const REFUSAL_REASONS = [
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 const REJECTED_HELP =
-  "Deliveries a consumer rejected or nacked, by queue and what the broker does with the message: requeued, dead_lettered (the queue has a dead-letter exchange), discarded (it has none: the message is gone), rejected (what the broker does with it is not known: the queue is not in the broker topology). A return past a quorum queue's delivery limit counts as dead_lettered (or discarded), as the broker dead-letters it. Where a queue's consumers' instrumentation records no reject (the .NET client, pika, aio-pika, Spring, Bunny), each dead letter dead-letter parking takes from its dead-letter queue counts as dead_lettered, inferred from the broker's x-death." +
+  "Deliveries a consumer rejected or nacked, by queue and what the broker does with the message: requeued, dead_lettered (the queue has a dead-letter exchange), discarded (it has none: the message is gone), rejected (what the broker does with it is not known: the queue is not in the broker topology). A return past a quorum queue's delivery limit counts as dead_lettered (or discarded), as the broker dead-letters it. Where no consumer whose instrumentation records rejects reads a queue (its consumers use the .NET client, pika, aio-pika, Spring or Bunny, or are not traced), each dead letter dead-letter parking takes from its dead-letter queue counts as dead_lettered, inferred from the broker's x-death." +
   FROM_SPANS;
 
 /** The names the broker lists, as the journey metrics' labels read them. */

@@ -66,7 +66,6 @@ export type Reached = (exchange: string, key: string | null) => string[];
 export class SettleWatch {
   /** Queues whose counters are kept. */
   private readonly watched = new Seen();
-  private readonly silent = new Seen();
   private readonly recording = new Seen();
   private readonly traced = new Seen();
   private readonly recent = new Map<string, QueueReading[]>();
@@ -89,8 +88,7 @@ export class SettleWatch {
       if (s.stage === 'deliver' && typeof queue === 'string' && queue !== '') {
         this.watch(queue, nowMs);
         this.traced.note(queue, nowMs);
-        if (leavesSettle(s.attrs[STEP_ATTR.sdk])) this.silent.note(queue, nowMs);
-        else this.recording.note(queue, nowMs);
+        if (!leavesSettle(s.attrs[STEP_ATTR.sdk])) this.recording.note(queue, nowMs);
       } else if (isPublish(s.stage) || s.stage === 'deliver') {
         const exchange = s.attrs[SEMCONV.destination];
         const key = s.attrs[SEMCONV.routingKey];
@@ -107,11 +105,12 @@ export class SettleWatch {
   }
 
   /**
-   * Whether the queue's consumers are all of instrumentations that record no reject: a dead letter
-   * from it was counted by no span (where one consumer records, its spans count its rejects).
+   * Whether a consumer whose spans record rejects reads the queue: its spans count its rejects.
+   * Where none does (its consumers record no settle, or are not traced at all), a dead letter from
+   * the queue was counted by no span.
    */
-  onlySilent(queue: string, nowMs = Date.now()): boolean {
-    return this.silent.within(queue, nowMs) && !this.recording.within(queue, nowMs);
+  recordsRejects(queue: string, nowMs = Date.now()): boolean {
+    return this.recording.within(queue, nowMs);
   }
 
   /** Whether a traced consumer has read this queue lately. */
