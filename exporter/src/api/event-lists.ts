@@ -54,7 +54,8 @@ const since = z
     return t;
   });
 
-const cursor = z
+/** A keyset cursor this API returned (base64url of "<last step µs>|<event id>"). */
+export const cursorParam = z
   .string()
   .max(400, 'is not a cursor returned by this API')
   .optional()
@@ -80,7 +81,7 @@ export const listQuery = z.strictObject({
     .min(1, 'must be a whole number from 1 to 500')
     .max(500, 'must be a whole number from 1 to 500')
     .default(50),
-  cursor,
+  cursor: cursorParam,
 });
 
 export const encodeCursor = (c: Cursor) =>
@@ -98,10 +99,21 @@ export function summaryJson(s: EventSummary) {
   };
 }
 
-/** A listed event as the API shows it: its summary, and when a stuck one's outbox row was made. */
+/**
+ * A listed event as the API shows it: its summary, and when a stuck one's outbox row was made. A
+ * stuck row no span has named yet has the same fields (its times are its row's, its aggregate its
+ * row's, its anomaly stuck_in_outbox), so that a list reads it as its page does.
+ */
 export function listedJson(e: ListedEvent) {
+  const made = e.outboxCreatedAt?.toISOString();
   const shown = e.summary
     ? summaryJson(e.summary)
-    : { eventId: e.eventId, aggregate: null, steps: 0, anomalies: [] };
-  return e.outboxCreatedAt ? { ...shown, outboxCreatedAt: e.outboxCreatedAt.toISOString() } : shown;
+    : {
+        eventId: e.eventId,
+        aggregate: e.aggregateId ? { type: null, id: e.aggregateId } : null,
+        ...(made ? { firstSeen: made, lastSeen: made } : {}),
+        steps: 0,
+        anomalies: e.outboxCreatedAt ? ['stuck_in_outbox'] : [],
+      };
+  return made ? { ...shown, outboxCreatedAt: made } : shown;
 }

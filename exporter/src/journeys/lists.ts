@@ -37,6 +37,8 @@ export interface ListedEvent {
   summary: EventSummary | null;
   /** When its outbox row was made: set on the rows stuck in the outbox. */
   outboxCreatedAt?: Date;
+  /** A stuck row's aggregate, from its outbox row (where the outbox names it). */
+  aggregateId?: string | null;
 }
 
 export type JourneyPage =
@@ -133,6 +135,7 @@ async function stuckInOutbox(o: ListOptions, q: ListQuery): Promise<JourneyPage>
       eventId: r.eventId,
       summary: summaries.get(r.eventId) ?? null,
       outboxCreatedAt: r.createdAt,
+      aggregateId: r.aggregateId,
     })),
     next:
       last && rows.length === q.limit

@@ -205,11 +205,13 @@ export class PipelineReader implements PipelineRowsReader {
     since: Date,
     before: { at: Date; id: string } | null,
     limit: number,
-  ): Promise<{ eventId: string; createdAt: Date }[]> {
+  ): Promise<{ eventId: string; createdAt: Date; aggregateId: string | null }[]> {
     const t = this.config.outbox!.tables[0]!;
-    const r = await rows<{ id: string; created_at: Date }>(
+    const aggregate = t.aggregateId ? `${ident(t.aggregateId)}::text` : 'NULL::text';
+    const r = await rows<{ id: string; created_at: Date; aggregate_id: string | null }>(
       this.pool,
-      `SELECT ${ident(t.id)}::text AS id, ${ident(t.createdAt)} AS created_at
+      `SELECT ${ident(t.id)}::text AS id, ${ident(t.createdAt)} AS created_at,
+              ${aggregate} AS aggregate_id
          FROM ${ident(t.table)}
         WHERE ${ident(t.publishedAt)} IS NULL
           AND ${ident(t.createdAt)} < now() - make_interval(secs => $1)
@@ -218,6 +220,6 @@ export class PipelineReader implements PipelineRowsReader {
         ORDER BY ${ident(t.createdAt)} DESC, ${ident(t.id)}::text DESC LIMIT $5`,
       [olderThanSeconds, since, before?.at ?? null, before?.id ?? '', limit],
     );
-    return r.map((x) => ({ eventId: x.id, createdAt: x.created_at }));
+    return r.map((x) => ({ eventId: x.id, createdAt: x.created_at, aggregateId: x.aggregate_id }));
   }
 }

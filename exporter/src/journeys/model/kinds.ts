@@ -26,6 +26,7 @@ export const JOURNEY_KINDS = [
   'never_acked',
   'settle_not_recorded',
   'settle_inferred',
+  'not_traced',
   'in_flight',
   'task_succeeded',
   'task_failed',

@@ -39,7 +39,7 @@ export interface PipelineRowsReader {
     since: Date,
     before: { at: Date; id: string } | null,
     limit: number,
-  ): Promise<{ eventId: string; createdAt: Date }[]>;
+  ): Promise<{ eventId: string; createdAt: Date; aggregateId: string | null }[]>;
   /** An aggregate's events in the outbox. */
   eventsOfAggregate(aggregateId: string): Promise<{ eventId: string; createdAt: Date }[]>;
 }
