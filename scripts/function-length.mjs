@@ -27,7 +27,7 @@ export const LONGER_FUNCTIONS = {
   'dashboard/app/dead-letters/group/[id]/page.tsx': 112,
   'dashboard/lib/overview.ts': 145,
   'dashboard/ui/events/CeleryTask.tsx': 95,
-  'dashboard/ui/overview/QueueHealth.tsx': 117,
+  'dashboard/ui/overview/QueueHealth.tsx': 86,
   'dashboard/ui/overview/TimeSeriesChart.tsx': 104,
   'examples/orders/src/provider/server.ts': 89,
   'exporter/src/celery/metrics.ts': 112,

@@ -1,5 +1,6 @@
-// GET /api/events/:event_id (one journey, assembled) and
-// GET /api/events?aggregate_id=&anomaly=&since=&limit=&cursor= (keyset-paginated lists).
+// GET /api/events/:event_id (one journey, assembled),
+// GET /api/events?aggregate_id=&anomaly=&since=&limit=&cursor= (keyset-paginated lists) and
+// GET /api/journeys?since=&until=&verdict=&queue=&… (journeys found by filters, with verdicts).
 import express from 'express';
 import type { JourneyService } from '../journeys/service.js';
 import type { JourneyStore } from '../journeys/store/index.js';
@@ -9,6 +10,7 @@ import { requireToken, type Tokens } from './auth.js';
 import { concurrentPerToken } from './per-token.js';
 import { explain, ok, refusal, send, storeUnavailable, type Reply } from './reply.js';
 import { ID, LIST_ANOMALIES, encodeCursor, listQuery, listedJson } from './event-lists.js';
+import { badQuery, journeyQuery, pageReply, searchQueryOf } from './journey-search.js';
 
 export { LIST_ANOMALIES };
 
@@ -19,7 +21,9 @@ export interface EventsApiOptions {
   /** Whether the journey store is there and ready: the reads wait for it. */
   store: Pick<JourneyStore, 'ready'> | null;
   /** The read path, built once by server.ts (null without a store). */
-  journeys: Pick<JourneyService<unknown>, 'get' | 'list'> | null;
+  journeys: Pick<JourneyService<unknown>, 'get' | 'list' | 'search'> | null;
+  /** The store's retention: a search never reaches past it. */
+  retentionDays: number;
   /** Bounds on event lists, the heaviest reads: how many one token runs at once (429 beyond). */
   lists: { maxConcurrentPerToken: number };
   log: Logger;
@@ -36,15 +40,38 @@ export function eventsRouter(opts: EventsApiOptions): express.Router {
     '/api/events/:eventId',
     send<{ eventId: string }>((req) => journeyReply(opts, req.params.eventId)),
   );
+  const lists = concurrentPerToken(
+    opts.lists.maxConcurrentPerToken,
+    'event lists (journeys.maxConcurrentListsPerToken)',
+  );
   router.get(
     '/api/events',
-    concurrentPerToken(
-      opts.lists.maxConcurrentPerToken,
-      'event lists (journeys.maxConcurrentListsPerToken)',
-    ),
+    lists,
     send((req) => listReply(opts, req.query)),
   );
+  router.get(
+    '/api/journeys',
+    lists,
+    send((req) => searchReply(opts, req.query)),
+  );
   return router;
+}
+
+/** GET /api/journeys: journeys found by a time range and filters (api/journey-search.ts). */
+export async function searchReply(opts: EventsApiOptions, query: unknown): Promise<Reply> {
+  const parsed = journeyQuery.safeParse(query);
+  if (!parsed.success) return badQuery(parsed.error);
+  const q = searchQueryOf(parsed.data, opts.retentionDays);
+  if ('refused' in q) return refusal(400, q.refused);
+  const path = readPath(opts);
+  if ('refused' in path) return path.refused;
+  try {
+    const page = await path.journeys.search(q);
+    if ('refused' in page) return refusal(400, page.refused);
+    return pageReply(page, parsed.data.format);
+  } catch (err) {
+    return failed(opts, err);
+  }
 }
 
 /**

@@ -37,6 +37,7 @@ export function mountApis(app: express.Express, config: ValidatedConfig, s: ApiS
       store,
       journeys: s.journeys,
       lists: { maxConcurrentPerToken: journeys.maxConcurrentListsPerToken },
+      retentionDays: journeys.retentionDays,
       log,
     }),
   );

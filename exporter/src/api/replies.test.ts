@@ -18,6 +18,7 @@ const noStore: EventsApiOptions = {
   store: null,
   journeys: null,
   lists: { maxConcurrentPerToken: 2 },
+  retentionDays: 14,
   log: createLogger('silent'),
 };
 

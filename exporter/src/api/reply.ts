@@ -36,7 +36,9 @@ export function send<P = Record<string, string>>(
   return async (req, res) => {
     const reply = await handle(req, res);
     if (reply.headers) res.set(reply.headers);
-    res.status(reply.status).json(reply.body);
+    // Text (a CSV export) goes as it is, with the content type its headers give.
+    if (typeof reply.body === 'string') res.status(reply.status).send(reply.body);
+    else res.status(reply.status).json(reply.body);
   };
 }
 

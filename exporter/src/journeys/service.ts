@@ -19,7 +19,8 @@ import {
   type WatchedDeadLetters,
 } from './model/index.js';
 import { leavesSettle } from './settle-watch.js';
-import type { StepReads, TraceStep } from './store/index.js';
+import type { Reader, StepReads, TraceStep } from './store/index.js';
+import { JourneySearch, type SearchOptions, type SearchPage, type SearchQuery } from './search.js';
 import { ATTR, SEMCONV, isPublish } from '@acktrail/conventions';
 import { untracedVerdict, type KnownFrom } from './assemble/untraced.js';
 import { STEP_ATTR, type StoredRow } from './model/steps.js';
@@ -99,6 +100,10 @@ export interface JourneyServiceOptions<C> {
   assemble: Omit<AssembleOptions, 'nowMs'>;
   /** How far back lists search: the store's retention (nothing older is kept). */
   retentionDays: number;
+  /** The journeys read reads lists and searches from (the replica where there is one). */
+  reader?: Reader;
+  /** Dead-letter parking's journeys of a reason group (search.ts); null: parking is off. */
+  parkedOfGroup?: SearchOptions['parkedOfGroup'];
 }
 
 /** Readings read before and after a journey's deliveries: their windows' ends (inference.ts). */
@@ -141,7 +146,25 @@ export function rootsOf(traceId: string, rows: readonly TraceStep[]): Map<string
 }
 
 export class JourneyService<C> {
-  constructor(private readonly o: JourneyServiceOptions<C>) {}
+  private readonly searching: JourneySearch | null;
+
+  constructor(private readonly o: JourneyServiceOptions<C>) {
+    this.searching = o.reader
+      ? new JourneySearch({
+          reader: o.reader,
+          get: (id) => this.get(id),
+          pipeline: o.pipeline,
+          stuckAfterSeconds: o.assemble.stuckAfterSeconds,
+          parkedOfGroup: o.parkedOfGroup ?? null,
+        })
+      : null;
+  }
+
+  /** Journeys found by what they are, not their id (search.ts). */
+  search(q: SearchQuery): Promise<SearchPage | { refused: string }> {
+    if (!this.searching) return Promise.resolve({ refused: 'searching needs the journey store' });
+    return this.searching.search(q);
+  }
 
   /** One page of a list of journeys (journeys/lists.ts). */
   list(q: ListQuery): Promise<JourneyPage> {
@@ -288,6 +311,8 @@ export class JourneyService<C> {
         journey: {
           ...journey,
           verdict: untraced.verdict,
+          // No span: it is not "in flight" because nothing was delivered; its rows say where it is.
+          kinds: [...journey.kinds.filter((k) => k !== 'in_flight'), 'not_traced'],
           celery: null,
           ordering: [],
           matched,

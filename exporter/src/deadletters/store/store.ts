@@ -112,6 +112,35 @@ export class DeadLetterStore {
     }));
   }
 
+  /**
+   * The journeys of the dead letters of a reason group (any queue, any state) parked from
+   * `sinceMs` to `untilMs`, newest first, after `cursor` (journeys/search.ts): their event id, or
+   * their trace-context key where they carry none.
+   */
+  async journeysOfGroup(
+    reasonGroup: string,
+    sinceMs: number,
+    untilMs: number,
+    cursor: { lastUs: number; eventId: string } | null,
+    limit: number,
+  ): Promise<{ eventId: string; lastUs: number }[]> {
+    const res = await this.reads.query<{ key: string; at: number }>(
+      `SELECT key, at FROM (
+         SELECT DISTINCT ON (key) key, at FROM (
+           SELECT coalesce(event_id, message_key) AS key,
+                  (extract(epoch FROM parked_at) * 1e6)::float8 AS at
+             FROM dead_letters
+            WHERE reason_group = $1 AND parked_at >= to_timestamp($2 / 1000.0)
+              AND parked_at < to_timestamp($3 / 1000.0)
+              AND coalesce(event_id, message_key) IS NOT NULL) d
+         ORDER BY key, at DESC) k
+        WHERE $4::float8 IS NULL OR (at, key) < ($4::float8, $5::text)
+        ORDER BY at DESC, key DESC LIMIT $6`,
+      [reasonGroup, sinceMs, untilMs, cursor?.lastUs ?? null, cursor?.eventId ?? '', limit],
+    );
+    return res.rows.map((r) => ({ eventId: r.key, lastUs: Math.round(r.at) }));
+  }
+
   /** Ids of the parked messages of a group, oldest first. */
   async groupIds(queue: string, reasonGroup: string, limit: number): Promise<string[]> {
     const res = await this.pool.query<{ id: string }>(

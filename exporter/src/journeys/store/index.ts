@@ -7,6 +7,7 @@
 //   step-reads.ts     StepReads, the reads of steps: one event's, lists of events, traces
 //   queue-heads.ts    the oldest publish towards a queue not delivered from it yet
 //   queue-readings.ts the broker's counters of queues whose consumers record no settle
+//   search-steps.ts   the journeys whose steps match a list's filters, and their count
 //   replica.ts        where reads go: the primary or a streaming replica
 //   migrate.ts        the schema's migrations (exporter/migrations/)
 //   partitions.ts     daily partitions made ahead and dropped after the retention
@@ -30,6 +31,7 @@ export {
 } from './step-reads.js';
 export { queueHead, type QueueRoutes } from './queue-heads.js';
 export { QueueReadings, type QueueReading } from './queue-readings.js';
+export { COUNT_CAP, countEvents, searchEventIds, type StepFilter } from './search-steps.js';
 export { ReplicaReads, type Reader, type ReplicaStatus } from './replica.js';
 export { MIGRATIONS_DIR, migrateStore } from './migrate.js';
 export { Partitions } from './partitions.js';

@@ -1,0 +1,85 @@
+// The journeys that match what support and SREs filter by (journeys/search.ts): the events whose
+// steps fall in a time range and match a stage, a service, a queue, an instrumentation, an
+// anomaly or a Celery task, newest last step first, on a keyset cursor; and how many there are.
+// Every filter is a parameter; the range is always bounded (the partitions of its days only).
+import { ATTR } from '@acktrail/conventions';
+import { STEP_ATTR } from '../model/steps.js';
+import type { Reader } from './replica.js';
+import type { Cursor } from './step-reads.js';
+
+/** What a journey's steps must match: one step matching all of them, in [sinceUs, untilUs). */
+export interface StepFilter {
+  sinceUs: number;
+  untilUs: number;
+  stage?: string;
+  service?: string;
+  /** A queue its steps name (acktrail.queue, or a Celery task's queue). */
+  queue?: string;
+  /** The instrumentation profile that wrote the step (acktrail.sdk). */
+  sdk?: string;
+  anomaly?: string;
+  /** A Celery task's name. */
+  task?: string;
+  /** The aggregate the steps are of (index-backed). */
+  aggregateId?: string;
+}
+
+/** Counted exactly up to this many journeys; past it, "more than". */
+export const COUNT_CAP = 10_000;
+
+function where(f: StepFilter): { sql: string; params: unknown[] } {
+  const params: unknown[] = [f.sinceUs, f.untilUs];
+  const clauses = ['time >= to_timestamp($1 / 1e6)', 'time < to_timestamp($2 / 1e6)'];
+  const add = (sql: (p: string) => string, v: unknown) => {
+    params.push(v);
+    clauses.push(sql(`$${params.length}`));
+  };
+  if (f.stage !== undefined) add((p) => `stage = ${p}`, f.stage);
+  if (f.service !== undefined) add((p) => `service = ${p}`, f.service);
+  if (f.queue !== undefined)
+    add((p) => `(attrs->>'${ATTR.queue}' = ${p} OR attrs->>'celery.queue' = ${p})`, f.queue);
+  if (f.sdk !== undefined) add((p) => `attrs->>'${STEP_ATTR.sdk}' = ${p}`, f.sdk);
+  if (f.anomaly !== undefined) add((p) => `anomaly = ${p}`, f.anomaly);
+  if (f.task !== undefined) add((p) => `attrs->>'celery.task.name' = ${p}`, f.task);
+  if (f.aggregateId !== undefined) add((p) => `aggregate_id = ${p}`, f.aggregateId);
+  return { sql: clauses.join(' AND '), params };
+}
+
+/** Journeys with a matching step, by their last matching step, newest first, after `cursor`. */
+export async function searchEventIds(
+  reader: Reader,
+  f: StepFilter,
+  cursor: Cursor | null,
+  limit: number,
+): Promise<Cursor[]> {
+  const { sql, params } = where(f);
+  let having = '';
+  if (cursor) {
+    params.push(cursor.lastUs, cursor.eventId);
+    having = `HAVING (max(time), event_id) < (to_timestamp($${params.length - 1} / 1e6), $${params.length})`;
+  }
+  params.push(limit);
+  const res = await reader.query<{ event_id: string; t: number }>(
+    `SELECT event_id, (extract(epoch FROM max(time)) * 1e6)::float8 AS t
+       FROM journey_steps WHERE ${sql}
+      GROUP BY event_id ${having}
+      ORDER BY max(time) DESC, event_id DESC LIMIT $${params.length}`,
+    params,
+  );
+  return res.rows.map((r) => ({ eventId: r.event_id, lastUs: Math.round(r.t) }));
+}
+
+/** How many journeys have a matching step: exact up to COUNT_CAP, past it `exact` is false. */
+export async function countEvents(
+  reader: Reader,
+  f: StepFilter,
+): Promise<{ count: number; exact: boolean }> {
+  const { sql, params } = where(f);
+  const res = await reader.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (
+       SELECT DISTINCT event_id FROM journey_steps WHERE ${sql} LIMIT ${COUNT_CAP + 1}) e`,
+    params,
+  );
+  const n = res.rows[0]?.n ?? 0;
+  return n > COUNT_CAP ? { count: COUNT_CAP, exact: false } : { count: n, exact: true };
+}
