@@ -32,11 +32,16 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
           <Link className="brand" href="/">
             acktrail
           </Link>
-          <SearchBox />
+          {/* Signed out there is nothing to look up: the sign-in form is the page's only one. */}
+          {signedIn || auth.mode === 'none' ? <SearchBox /> : null}
           <nav aria-label="Views">
+            <Link href="/events">Journeys</Link>
             <Link href="/dead-letters">Dead letters</Link>
             <Link href="/coverage">Coverage</Link>
           </nav>
+          <span className="muted zone" title="Every time on these pages is UTC">
+            times UTC
+          </span>
           <ThemeSelect initial={theme} />
           {signedIn ? (
             <form method="post" action="/signout" className="signout">

@@ -18,8 +18,9 @@ import { actorHeaders, type Actor } from './actor';
 export interface EventSummary {
   eventId: string;
   aggregate: { type: string | null; id: string } | null;
-  firstSeen: string;
-  lastSeen: string;
+  /** Absent on a row no span has named yet (an outbox row without its made-at time). */
+  firstSeen?: string;
+  lastSeen?: string;
   steps: number;
   anomalies: string[];
 }
@@ -122,6 +123,52 @@ export async function recentEvents(params: Record<string, string>) {
     if (a.kind !== 'ok' && lists.get(key)?.answer === answer) lists.delete(key);
   });
   return answer;
+}
+
+/** A row of the journeys list (GET /api/journeys): its verdict in words, and its class. */
+export interface JourneyRow {
+  eventId: string;
+  aggregate: { type: string | null; id: string } | null;
+  verdict: string;
+  class: string;
+  kinds: string[];
+  traced: boolean;
+  deliveries: number;
+  at: string;
+}
+
+export interface JourneyPage {
+  journeys: JourneyRow[];
+  nextCursor: string | null;
+  scanned: number;
+  partial: boolean;
+  count: { value: number; exact: boolean } | null;
+}
+
+/** One page of the journeys list with these filters (docs/api.md, "Finding journeys"). */
+export const searchJourneys = (params: Record<string, string>) =>
+  get<JourneyPage>(`/api/journeys?${new URLSearchParams(params).toString()}`);
+
+/** The same page as the API writes it for a download (CSV or JSON), and its content type. */
+export async function exportJourneys(
+  params: Record<string, string>,
+): Promise<
+  { kind: 'ok'; body: string; type: string } | { kind: 'failed'; status: number; message: string }
+> {
+  await requireReader();
+  const res = await fetch(
+    `${config.apiUrl}/api/journeys?${new URLSearchParams(params).toString()}`,
+    {
+      headers: { authorization: `Bearer ${config.apiToken}` },
+      cache: 'no-store',
+      signal: AbortSignal.timeout(config.timeoutMs),
+    },
+  ).catch(() => null);
+  if (!res)
+    return { kind: 'failed', status: 502, message: 'the acktrail exporter does not answer' };
+  const body = await res.text();
+  if (!res.ok) return { kind: 'failed', status: res.status, message: body };
+  return { kind: 'ok', body, type: res.headers.get('content-type') ?? 'application/json' };
 }
 
 export const getCoverage = () => get<CoverageReport>('/api/coverage');

@@ -219,11 +219,13 @@ export function overviewCharts(sloSeconds: number): ChartSpec[] {
 }
 
 /** The strip: a problem is present when one of its alerts' expressions returns a series now. */
+/** Each problem of the strip, its alert rules, and the journeys list filtered to it. */
 export const PROBLEMS = [
   {
     id: 'outbox',
     title: 'Outbox stuck',
     alerts: ['AcktrailOutboxStuck', 'AcktrailOutboxBacklogGrowing'],
+    journeys: '/events?verdict=stuck&since=7d',
   },
   {
     id: 'consumers',
@@ -231,7 +233,18 @@ export const PROBLEMS = [
     alerts: ['AcktrailConsumersDown'],
     // The queues table filtered to the same queues: STOP is "no consumer while messages wait".
     list: '/?qstatus=stop#queues',
+    journeys: '/events?verdict=in_flight&since=1h',
   },
-  { id: 'dead-letters', title: 'Dead-letters growing', alerts: ['AcktrailDeadLettersGrowing'] },
-  { id: 'provider', title: 'Provider errors high', alerts: ['AcktrailProviderErrorRatioHigh'] },
+  {
+    id: 'dead-letters',
+    title: 'Dead-letters growing',
+    alerts: ['AcktrailDeadLettersGrowing'],
+    journeys: '/events?verdict=dead_lettered&since=1h',
+  },
+  {
+    id: 'provider',
+    title: 'Provider errors high',
+    alerts: ['AcktrailProviderErrorRatioHigh'],
+    journeys: '/events?stage=provider.call&since=1h',
+  },
 ] as const;

@@ -8,6 +8,8 @@
 import { getCoverage } from '@/lib/api';
 import type { CoverageReport } from '@/lib/types';
 import { DownBanner } from '@/ui/banner';
+import { at } from '@/ui/time';
+import Link from 'next/link';
 
 export const dynamic = 'force-dynamic';
 
@@ -59,8 +61,8 @@ export default async function CoveragePage() {
     <section>
       <h1>Instrumentation coverage</h1>
       <p className="muted">
-        What the spans received since {new Date(since).toISOString().slice(0, 19)}Z (this
-        exporter&apos;s start) let journeys read, and how to close each gap.
+        What the spans received since {at(since)} (this exporter&apos;s start) let journeys read,
+        and how to close each gap.
       </p>
       {rows.length === 0 ? (
         <p>No messaging spans received yet: point your services&apos; OTLP exporter here.</p>
@@ -79,7 +81,13 @@ export default async function CoveragePage() {
           <tbody>
             {rows.map((r) => (
               <tr key={`${r.service}/${r.stage}/${r.sdk.id}`}>
-                <td>{r.service}</td>
+                <td>
+                  <Link
+                    href={`/events?${new URLSearchParams({ service: r.service, stage: r.stage, since: '24h' }).toString()}`}
+                  >
+                    {r.service}
+                  </Link>
+                </td>
                 <td>
                   <code>{r.stage}</code>
                 </td>

@@ -1,5 +1,6 @@
 // How dead-letter pages write times and states.
-export const when = (iso: string) => `${iso.slice(0, 19).replace('T', ' ')}Z`;
+/** A time as every page writes it (ui/time.ts). */
+export { at as when } from '@/ui/time';
 
 export const STATE_BADGE: Record<string, string> = {
   parked: 'warn',

@@ -1,5 +1,6 @@
 import type { EventSummary } from '@/lib/api';
 import Link from 'next/link';
+import { at } from '@/ui/time';
 
 export function EventList({
   events,
@@ -32,7 +33,7 @@ export function EventList({
               </Link>
             </td>
             <td>{e.aggregate?.id ?? '—'}</td>
-            <td>{new Date(e.lastSeen).toISOString().replace('T', ' ').slice(0, 19)}</td>
+            <td>{at(e.lastSeen ?? e.firstSeen)}</td>
             <td>{e.steps}</td>
             <td>
               {e.anomalies.map((a) => (

@@ -1,6 +1,7 @@
 // The parts of a journey's page (/events/{id}): its kinds, its ids, the provider's attempts and
 // every entry with its raw attributes on demand.
 import Link from 'next/link';
+import { clock } from '@/ui/time';
 import { traceLink } from '@/lib/api';
 import type { Journey, TimelineEntry } from '@/lib/types';
 import { CopyButton } from '@/ui/events/CopyButton';
@@ -115,7 +116,7 @@ export function Entries({ timeline }: { timeline: TimelineEntry[] }) {
       <tbody>
         {timeline.map((e, i) => (
           <tr key={`${e.spanId ?? e.stage}-${i}`}>
-            <td>{e.at.slice(11, 23)}</td>
+            <td>{clock(e.at)}</td>
             <td>{e.stage}</td>
             <td>{e.service ?? <span className="muted">database</span>}</td>
             <td>{e.durationMs === null ? '' : `${e.durationMs.toFixed(1)} ms`}</td>

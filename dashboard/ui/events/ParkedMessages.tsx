@@ -2,6 +2,7 @@
 // it, how often it was replayed and by whom, with a link to the message, where support reads it
 // and an operator replays or discards it.
 import Link from 'next/link';
+import { at, clock } from '@/ui/time';
 import type { Journey } from '@/lib/types';
 
 const STATES: Record<string, string> = {
@@ -27,7 +28,7 @@ export function ParkedMessages({ journey }: { journey: Journey }) {
           <li key={p.id}>
             <Link href={`/dead-letters/${encodeURIComponent(p.id)}`}>message {p.id}</Link> in{' '}
             <code>{p.queue}</code>: <strong>{STATES[p.state] ?? p.state}</strong> since{' '}
-            {p.stateAt.slice(0, 19).replace('T', ' ')}Z (
+            {at(p.stateAt)} (
             {p.reasonSaidBy === 'x-death' || p.reasonSaidBy === 'none' ? (
               p.reason
             ) : (
@@ -37,7 +38,7 @@ export function ParkedMessages({ journey }: { journey: Journey }) {
             )}
             )
             {p.replays > 0
-              ? `; replayed ${p.replays === 1 ? 'once' : `${p.replays} times`}${last ? `, last ${last.note ?? ''} at ${last.at.slice(11, 19)}` : ''}`
+              ? `; replayed ${p.replays === 1 ? 'once' : `${p.replays} times`}${last ? `, last ${last.note ?? ''} at ${clock(last.at)}` : ''}`
               : ''}
           </li>
         ))}

@@ -71,7 +71,10 @@ export async function ProblemsStrip() {
               </span>
             ) : (
               <span className="muted">unknown: {f.message}</span>
-            )}
+            )}{' '}
+            <Link href={p.journeys} className="journeys-link">
+              journeys
+            </Link>
           </li>
         );
       })}

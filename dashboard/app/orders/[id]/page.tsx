@@ -1,35 +1,38 @@
 // /orders/{id}: every event of an aggregate ("order" or the pipeline's own word; the route keeps
-// its name whatever the word) or every task of a Celery workflow, by its root
-// task id), each linking to its timeline.
+// its name whatever the word) or every task of a Celery workflow (by its root task id), each with
+// its verdict in words as its own page says it, linking to its timeline. Events still in the
+// outbox (no span yet) are listed with what their rows say.
 import { notFound } from 'next/navigation';
-import { getWords, listEvents } from '@/lib/api';
+import { getWords, searchJourneys } from '@/lib/api';
 import { DownBanner } from '@/ui/banner';
-import { EventList } from '@/ui/events/EventList';
+import { JourneyRows } from '@/ui/events/JourneyRows';
 
 export const dynamic = 'force-dynamic';
 
 export default async function OrderPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const [result, words] = await Promise.all([
-    listEvents({ aggregate_id: id, since: '3650d', limit: '100' }),
+    searchJourneys({ aggregate_id: id, limit: '200' }),
     getWords(),
   ]);
-  if (result.kind === 'down')
+  if (result.kind === 'bad_request') notFound();
+  if (result.kind !== 'ok')
     return <DownBanner what="The acktrail exporter" message={result.message} />;
-  if (result.kind !== 'ok' || result.value.events.length === 0) notFound();
-  const events = result.value.events;
+  const rows = result.value.journeys;
+  if (rows.length === 0) notFound();
+  const word = rows.some((r) => r.aggregate?.type === 'celery_workflow')
+    ? 'Celery workflow'
+    : words.aggregate.charAt(0).toUpperCase() + words.aggregate.slice(1);
   return (
     <section>
       <h1>
-        {events.some((e) => e.aggregate?.type === 'celery_workflow')
-          ? 'Celery workflow'
-          : words.aggregate.charAt(0).toUpperCase() + words.aggregate.slice(1)}{' '}
-        {id}
+        {word} {id}
       </h1>
       <p className="muted">
-        {events.length === 1 ? 'One event' : `${events.length} events`}; open one for its journey.
+        {rows.length === 1 ? 'One event' : `${rows.length} events`}
+        {result.value.nextCursor ? ' (the newest 200)' : ''}; open one for its journey.
       </p>
-      <EventList events={events} empty="" word={words.aggregate} />
+      <JourneyRows rows={rows} word={words.aggregate} empty="" />
     </section>
   );
 }

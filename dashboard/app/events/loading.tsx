@@ -1,0 +1,3 @@
+import { PageLoading } from '@/ui/page/Loading';
+
+export default PageLoading;

@@ -1,0 +1,70 @@
+// The journeys of a list (the /events page, an aggregate's page), one row each: when, its verdict
+// class and the verdict in words as its page says it, its kinds, its id (linking to its page) and
+// its aggregate.
+import Link from 'next/link';
+import type { JourneyRow } from '@/lib/api';
+import { at } from '@/ui/time';
+
+/** A verdict class's badge: good, bad or to look at. */
+const TONE: Record<string, string> = {
+  processed: 'ok',
+  failed: 'bad',
+  dead_lettered: 'bad',
+  stuck: 'bad',
+  in_flight: 'warn',
+  not_traced: 'warn',
+  settle_not_recorded: 'warn',
+};
+
+export function JourneyRows({
+  rows,
+  word,
+  empty,
+}: {
+  rows: JourneyRow[];
+  /** The pipeline's word for its aggregate. */
+  word: string;
+  empty: string;
+}) {
+  if (rows.length === 0) return <p className="muted">{empty}</p>;
+  return (
+    <table data-testid="journeys">
+      <thead>
+        <tr>
+          <th scope="col">when</th>
+          <th scope="col">verdict</th>
+          <th scope="col">event</th>
+          <th scope="col">{word}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.eventId} data-class={r.class}>
+            <td>{at(r.at)}</td>
+            <td>
+              <span className={`badge ${TONE[r.class] ?? 'warn'}`}>
+                {r.class.replace(/_/g, ' ')}
+              </span>{' '}
+              {r.kinds.includes('settle_inferred') ? (
+                <span className="badge warn">settle inferred</span>
+              ) : null}{' '}
+              <span className="verdict-words">{r.verdict}</span>
+            </td>
+            <td>
+              <Link href={`/events/${encodeURIComponent(r.eventId)}`}>
+                <code>{r.eventId}</code>
+              </Link>
+            </td>
+            <td>
+              {r.aggregate ? (
+                <Link href={`/orders/${encodeURIComponent(r.aggregate.id)}`}>{r.aggregate.id}</Link>
+              ) : (
+                '—'
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
