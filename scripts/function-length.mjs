@@ -24,7 +24,7 @@ export const LONGER_FUNCTIONS = {
   'bench/queues.ts': 94,
   'bench/sql.ts': 81,
   'bench/status.ts': 90,
-  'dashboard/app/dead-letters/group/[id]/page.tsx': 112,
+  'dashboard/app/dead-letters/group/[id]/page.tsx': 108,
   'dashboard/lib/overview.ts': 145,
   'dashboard/ui/events/CeleryTask.tsx': 95,
   'dashboard/ui/overview/QueueHealth.tsx': 86,

@@ -96,3 +96,51 @@ test('eight dead-letter reads hang on a lock while spans arrive: they wait on th
     Array.from({ length: 8 }, () => 200),
   );
 });
+
+test('25 dead letters and 25 audit entries page newest first by number, 5 at a time, reaching every one', async () => {
+  const admin = new pg.Client({ connectionString: exporter.storeUrl });
+  await admin.connect();
+  let ids: string[];
+  try {
+    const parked = await admin.query<{ id: string }>(
+      `INSERT INTO dead_letters (vhost, queue, expires_at, state, reason, reason_source,
+                                 reason_group, exchange, routing_key, deaths, body_bytes, fingerprint)
+       SELECT '/', 'paging.dlq', now() + interval '1 day', 'parked', 'r', 'x-death', 'g', 'x', 'k',
+              '[]', 1, 'paging-' || g
+         FROM generate_series(1, 25) g RETURNING id::text`,
+    );
+    ids = parked.rows.map((r) => r.id);
+    await admin.query(
+      `INSERT INTO dead_letter_audit (actor, actor_verified, action, queue, outcome)
+       SELECT 'paging-test', false, 'discard', 'paging.dlq', 'ok' FROM generate_series(1, 25)`,
+    );
+  } finally {
+    await admin.end();
+  }
+  const walk = async (path: string, key: 'deadLetters' | 'entries', filter: string) => {
+    const seen: string[] = [];
+    let before: string | null = null;
+    for (let pages = 0; pages < 10; pages++) {
+      const res = await fetch(
+        `${exporter.url}${path}?limit=5&${filter}${before ? `&before=${before}` : ''}`,
+        { headers: { authorization: `Bearer ${READ}` } },
+      );
+      assert.equal(res.status, 200);
+      const body = (await res.json()) as Record<string, unknown> & { next: string | null };
+      seen.push(...(body[key] as { id: string }[]).map((m) => m.id));
+      before = body.next;
+      if (!before) break;
+    }
+    return seen;
+  };
+  const messages = await walk('/api/dead-letters', 'deadLetters', 'queue=paging.dlq');
+  const byNumber = [...ids].sort((a, b) => Number(b) - Number(a));
+  assert.deepEqual(messages, byNumber, 'newest first by number, every one reached');
+  const entries = (await walk('/api/dead-letters/audit', 'entries', '')).map(Number);
+  assert.ok(entries.length >= 25, `reached ${entries.length} audit entries`);
+  assert.deepEqual(
+    entries,
+    [...entries].sort((a, b) => b - a),
+    'audit entries newest first by number',
+  );
+});

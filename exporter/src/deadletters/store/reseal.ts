@@ -38,7 +38,7 @@ export async function reseal(
       sealed: Buffer;
     }>(
       `SELECT id::text, vhost, queue, key_id, sealed FROM dead_letters
-        WHERE sealed IS NOT NULL AND key_id <> $1 AND id > $2 ORDER BY id LIMIT $3`,
+        WHERE sealed IS NOT NULL AND key_id <> $1 AND id > $2 ORDER BY dead_letters.id LIMIT $3`,
       [currentId, after, PAGE],
     );
     if (page.rows.length === 0) break;

@@ -57,7 +57,11 @@ export class DeadLetterStore {
     }));
   }
 
-  /** Messages, newest first, filtered by queue, reason group, state and event; keyset by id. */
+  /**
+   * Messages, newest first, filtered by queue, reason group, state and event; keyset by id. The
+   * ORDER BY names the table's column: a bare `id` would be the output's `id::text`, sorted as
+   * text (9 … 3, 25 … 20, 2, 19 …), and paging by it skipped the newest.
+   */
   async list(
     filter: {
       queue?: string;
@@ -73,7 +77,7 @@ export class DeadLetterStore {
         WHERE ($1::text IS NULL OR queue = $1) AND ($2::text IS NULL OR reason_group = $2)
           AND ($3::text IS NULL OR state = $3) AND ($4::text IS NULL OR event_id = $4)
           AND ($5::bigint IS NULL OR id < $5)
-        ORDER BY id DESC LIMIT $6`,
+        ORDER BY dead_letters.id DESC LIMIT $6`,
       [
         filter.queue ?? null,
         filter.reasonGroup ?? null,
@@ -145,7 +149,7 @@ export class DeadLetterStore {
   async groupIds(queue: string, reasonGroup: string, limit: number): Promise<string[]> {
     const res = await this.pool.query<{ id: string }>(
       `SELECT id::text FROM dead_letters WHERE state = 'parked' AND queue = $1 AND reason_group = $2
-        ORDER BY id LIMIT $3`,
+        ORDER BY dead_letters.id LIMIT $3`,
       [queue, reasonGroup, limit],
     );
     return res.rows.map((r) => r.id);
@@ -264,7 +268,7 @@ export class DeadLetterStore {
               outcome, detail
          FROM dead_letter_audit
         WHERE ($1::bigint IS NULL OR id < $1) AND ($2::text IS NULL OR event_id = $2)
-        ORDER BY id DESC LIMIT $3`,
+        ORDER BY dead_letter_audit.id DESC LIMIT $3`,
       [filter.beforeId ?? null, filter.eventId ?? null, limit],
     );
     return res.rows.map((r): AuditEntry => ({
