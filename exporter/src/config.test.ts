@@ -119,6 +119,33 @@ test('wrong types and unsafe names are errors that name the key', () => {
   assert.match(message, /outbox\.tables\.0\.table: must be a plain SQL name/);
 });
 
+test('a lookup that is not one SELECT of $1 alone, or is named twice, is refused by its key', () => {
+  const lookups = (query: string, name = 'mail') =>
+    `lookups:\n  - name: ${name}\n    query: "${query}"\n    returns: aggregate\n`;
+  const cases: [string, RegExp][] = [
+    [lookups('SELECT id FROM orders'), /lookups\.0\.query: must use \$1 for the value/],
+    [
+      lookups('SELECT id FROM orders WHERE a = $1 AND b = $2'),
+      /lookups\.0\.query: must use no parameter but \$1/,
+    ],
+    [
+      lookups('SELECT id FROM orders WHERE a = $1; DELETE FROM orders'),
+      /lookups\.0\.query: must be one statement/,
+    ],
+    [lookups('SELECT $1', 'Mail Lookup'), /lookups\.0\.name: must be lower-case/],
+  ];
+  for (const [text, message] of cases)
+    assert.match(
+      errorOf(() => loadConfig({ ACKTRAIL_CONFIG: file('lookup.yaml', text) })),
+      message,
+    );
+  const twice = `${lookups('SELECT $1')}${lookups('SELECT $1').replace('lookups:\n', '')}`;
+  assert.match(
+    errorOf(() => loadConfig({ ACKTRAIL_CONFIG: file('twice.yaml', twice) })),
+    /lookups\.1\.name: mail is named twice/,
+  );
+});
+
 test('bad regular expressions and environment values name their key', () => {
   assert.match(
     errorOf(() =>

@@ -24,6 +24,7 @@ import { celeryTransport } from './celery/transport.js';
 import { celeryJourneys } from './celery/journeys.js';
 import { JourneyService } from './journeys/service.js';
 import { PipelineReader } from './pipeline/rows.js';
+import { BusinessLookups } from './pipeline/lookups.js';
 import { CeleryMetrics } from './celery/metrics.js';
 import { receiverRouter } from './receiver/route.js';
 import { Ingest } from './receiver/ingest.js';
@@ -116,7 +117,8 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
   const metricsApp = config.metricsPort === null ? null : newApp(() => accepting);
   if (config.ingestPort === null) app.use(receiverRouter(ingest.gate));
   const journeys = readPath(config, src, parking);
-  mountApis(app, config, { ...src, journeys, parking, coverage, log });
+  const lookups = businessLookups(config, src.pools, log);
+  mountApis(app, config, { ...src, journeys, parking, coverage, lookups, log });
 
   const { runner, store, pools } = src;
   let listening = false;
@@ -251,6 +253,20 @@ function readPath(
     },
     retentionDays: journeys.retentionDays,
   });
+}
+
+/** The configured business-key lookups, on the pipeline's read-only role (null: none to run). */
+function businessLookups(
+  config: ValidatedConfig,
+  pools: ReadOnlyPools | null,
+  log: Logger,
+): BusinessLookups | null {
+  if (!config.lookups.length) return null;
+  if (!pools) {
+    log.warn('lookups are configured but DATABASE_URL is not set: the lookups are off');
+    return null;
+  }
+  return new BusinessLookups(pools, config.lookups);
 }
 
 /** /metrics on its listener, and the probes on each; both behind the metrics token, if any. */

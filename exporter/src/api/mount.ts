@@ -11,6 +11,7 @@ import type { Logger } from '../log.js';
 import { coverageRouter } from './coverage.js';
 import { deadLettersRouter } from './dead-letters.js';
 import { eventsRouter } from './events.js';
+import { lookupsRouter, type Lookups } from './lookups.js';
 import { queuesRouter } from './queues.js';
 
 export interface ApiSources {
@@ -21,6 +22,8 @@ export interface ApiSources {
   board: QueueBoard | null;
   parking: Parking | null;
   coverage: Coverage;
+  /** Business-key lookups (null: none configured, or no DATABASE_URL). */
+  lookups: Lookups | null;
   log: Logger;
 }
 
@@ -39,6 +42,13 @@ export function mountApis(app: express.Express, config: ValidatedConfig, s: ApiS
       lists: { maxConcurrentPerToken: journeys.maxConcurrentListsPerToken },
       retentionDays: journeys.retentionDays,
       log,
+    }),
+  );
+  app.use(
+    lookupsRouter({
+      tokens,
+      lookups: s.lookups,
+      maxConcurrentPerToken: journeys.maxConcurrentListsPerToken,
     }),
   );
   app.use(

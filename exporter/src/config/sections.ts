@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { celery } from './celery.js';
 import { deadLetters } from './dead-letters.js';
 import { journeys } from './journeys.js';
+import { lookups } from './lookups.js';
 import { seconds } from './primitives.js';
 import { docsUrl } from '../docs.js';
 import { isLinearRegex } from '../linear-regex.js';
@@ -190,6 +191,11 @@ export const fileSchema = z.strictObject({
   confirmations: confirmations.optional(),
   aggregateCounts: aggregateCounts.optional(),
   provider: provider.optional(),
+  /**
+   * Business-key lookups: what support searches by when it has no id (an e-mail, a payment
+   * reference), each a read-only query on the pipeline's database (docs/lookups.md).
+   */
+  lookups,
   /**
    * Incremental collectors re-read this many seconds behind their watermark, so that a row
    * committed late (its timestamp taken when its transaction began) is still counted, once.

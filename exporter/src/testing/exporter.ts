@@ -141,20 +141,21 @@ export function merge(base: Json, over: Json): Json {
 }
 
 /**
- * An example pipeline's tables, columns and words, from examples/<name>/acktrail.yaml (the demo's
+ * An example pipeline's tables, columns, words and lookups, from examples/<name>/acktrail.yaml (the demo's
  * own settings left out), under `over`: what tests of that pipeline run with.
  */
 export function exampleConfig(name: 'orders' | 'payments', over: Json = {}): Json {
   const file = parseYaml(
     readFileSync(join(REPO_ROOT, `examples/${name}/acktrail.yaml`), 'utf8'),
   ) as Json;
-  const { outbox, confirmations, provider, journeys, aggregateCounts } = file;
+  const { outbox, confirmations, provider, journeys, aggregateCounts, lookups } = file;
   // The reference pipeline's notification gauge, without the demo's interval.
   const sections = {
     outbox,
     confirmations,
     provider,
     journeys,
+    lookups,
     aggregateCounts: aggregateCounts && {},
   };
   const tables = Object.fromEntries(Object.entries(sections).filter(([, v]) => v !== undefined));
