@@ -15,6 +15,7 @@ import { parseQueueFilter, QueueHealth, QueueHealthSkeleton } from '@/ui/overvie
 import { ProblemsSkeleton, ProblemsStrip } from '@/ui/overview/ProblemsStrip';
 import { RangePicker } from '@/ui/overview/RangePicker';
 import Link from 'next/link';
+import { PanelBoundary } from '@/ui/PanelBoundary';
 
 export const dynamic = 'force-dynamic';
 
@@ -44,14 +45,18 @@ export default async function Overview({
       </p>
 
       <h2>Problems now</h2>
-      <Suspense fallback={<ProblemsSkeleton />}>
-        <ProblemsStrip />
-      </Suspense>
+      <PanelBoundary what="Problems now">
+        <Suspense fallback={<ProblemsSkeleton />}>
+          <ProblemsStrip />
+        </Suspense>
+      </PanelBoundary>
 
       <h2 id="queues">Queues</h2>
-      <Suspense fallback={<QueueHealthSkeleton />}>
-        <QueueHealth filter={filter} params={keep} />
-      </Suspense>
+      <PanelBoundary what="Queues">
+        <Suspense fallback={<QueueHealthSkeleton />}>
+          <QueueHealth filter={filter} params={keep} />
+        </Suspense>
+      </PanelBoundary>
 
       <h2>Pipeline</h2>
       <RangePicker range={range} />
@@ -70,26 +75,35 @@ export default async function Overview({
       </nav>
       <div className="panels">
         {overviewCharts(config.confirmationSloSeconds).map((spec) => (
-          <Suspense
-            key={`${spec.id}-${key}-${top}`}
-            fallback={<PanelSkeleton title={spec.title} />}
-          >
-            <ChartPanel spec={spec} range={range} top={top} />
-          </Suspense>
+          <PanelBoundary key={`${spec.id}-${key}-${top}`} what={spec.title}>
+            <Suspense fallback={<PanelSkeleton title={spec.title} />}>
+              <ChartPanel spec={spec} range={range} top={top} />
+            </Suspense>
+          </PanelBoundary>
         ))}
       </div>
 
-      <Suspense key={`celery-${key}`} fallback={null}>
-        <CelerySection range={range} top={top} />
-      </Suspense>
+      <PanelBoundary what="Celery">
+        <Suspense key={`celery-${key}`} fallback={null}>
+          <CelerySection range={range} top={top} />
+        </Suspense>
+      </PanelBoundary>
 
       <h2>In Grafana</h2>
-      <GrafanaPanels panels={EMBEDS.overview} fromMs={range.start * 1000} toMs={range.end * 1000} />
+      <PanelBoundary what="Grafana's panels">
+        <GrafanaPanels
+          panels={EMBEDS.overview}
+          fromMs={range.start * 1000}
+          toMs={range.end * 1000}
+        />
+      </PanelBoundary>
 
       <h2>Recent events that need a look</h2>
-      <Suspense fallback={<RecentAnomaliesSkeleton />}>
-        <RecentAnomalies />
-      </Suspense>
+      <PanelBoundary what="Recent events">
+        <Suspense fallback={<RecentAnomaliesSkeleton />}>
+          <RecentAnomalies />
+        </Suspense>
+      </PanelBoundary>
     </section>
   );
 }

@@ -171,6 +171,32 @@ export async function exportJourneys(
   return { kind: 'ok', body, type: res.headers.get('content-type') ?? 'application/json' };
 }
 
+/** What one business-key lookup found for a value (POST /api/lookups; the value stays out of URLs). */
+export interface LookupAnswer {
+  name: string;
+  description: string | null;
+  returns: 'aggregate' | 'event';
+  ids: string[];
+  truncated: boolean;
+  error: string | null;
+}
+
+export async function findByLookups(value: string) {
+  await requireReader();
+  return fetchApi<{ lookups: LookupAnswer[] }>('/api/lookups', { body: { value } });
+}
+
+type LookupNames = { lookups: { name: string; description: string | null }[] };
+let lookupNames: { answer: Result<LookupNames>; at: number } | null = null;
+
+/** The lookups configured, for the search box's words: asked at most every 30 s. */
+export async function listLookups(): Promise<Result<LookupNames>> {
+  if (lookupNames && Date.now() - lookupNames.at < 30_000) return lookupNames.answer;
+  const answer = await get<LookupNames>('/api/lookups');
+  if (answer.kind === 'ok') lookupNames = { answer, at: Date.now() };
+  return answer;
+}
+
 export const getCoverage = () => get<CoverageReport>('/api/coverage');
 
 /** The work queues with their health status and oldest waiting event (GET /api/queues). */

@@ -32,18 +32,17 @@ export default async function JourneysPage({
       ) : (
         <>
           <p data-testid="count">
-            {result.value.count
-              ? `${result.value.count.exact ? '' : 'more than '}${result.value.count.value} journey${result.value.count.value === 1 ? '' : 's'} match the filters${filters.verdict ? ' before the verdict' : ''}`
-              : 'Counted by page'}
+            {countWords(result.value.count, filters.verdict)}
             {result.value.partial
               ? `; this page stopped after examining ${result.value.scanned}: narrow the time range for more`
               : ''}
-            .{' '}
+            . Export this page:{' '}
             <a
               href={`/events/export?${new URLSearchParams({ ...plain, format: 'csv' }).toString()}`}
             >
               CSV
-            </a>{' '}
+            </a>
+            ,{' '}
             <a
               href={`/events/export?${new URLSearchParams({ ...plain, format: 'json' }).toString()}`}
             >
@@ -67,4 +66,13 @@ export default async function JourneysPage({
       <p className="muted">Filters: {FILTERS.map((f) => f.label).join(', ')}.</p>
     </section>
   );
+}
+
+/** How many journeys match, in words: of the verdict asked, where the count is of it. */
+function countWords(count: { value: number; exact: boolean } | null, verdict?: string): string {
+  if (!count) return 'Not counted for these filters (a page at a time)';
+  const n = `${count.exact ? '' : 'more than '}${count.value}`;
+  const plural = count.value === 1 ? '' : 's';
+  if (verdict === 'dead_lettered') return `${n} dead-lettered journey${plural} in this range`;
+  return `${n} journey${plural} match the filters${verdict ? ' before the verdict' : ''}`;
 }

@@ -1,8 +1,7 @@
-// /lookup?q=...: an aggregate's id goes to its page (all its events), anything else to the
-// journey's page, where the exporter finds it as an event id, a trace id or a message id and says
-// which matched: the aggregate is tried first, then the journey.
+// /lookup?q=<id>: a link's way in (the search box posts instead, app/lookup/actions.ts): an
+// aggregate's id to its page, a lookup's value to what it found, anything else to the journey.
 import { redirect } from 'next/navigation';
-import { listEvents } from '@/lib/api';
+import { destinationOf } from '@/lib/lookup';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,8 +12,5 @@ export default async function Lookup({
 }) {
   const raw = (await searchParams).q;
   const q = (Array.isArray(raw) ? raw[0] : raw)?.trim() ?? '';
-  if (q === '') redirect('/');
-  const asAggregate = await listEvents({ aggregate_id: q, since: '3650d', limit: '1' });
-  const isAggregate = asAggregate.kind === 'ok' && asAggregate.value.events.length > 0;
-  redirect(isAggregate ? `/orders/${encodeURIComponent(q)}` : `/events/${encodeURIComponent(q)}`);
+  redirect(q === '' ? '/' : await destinationOf(q.slice(0, 320)));
 }

@@ -249,6 +249,7 @@ export class JourneySearch {
       anomaly: q.anomaly,
       task: q.task,
       aggregateId: q.aggregateId,
+      ...deadLetteredOnly(q),
     };
     return {
       next: (c, n) => searchEventIds(this.o.reader, filter, c, n),
@@ -258,6 +259,19 @@ export class JourneySearch {
       },
     };
   }
+}
+
+/**
+ * A dead-lettered journey has a dead-lettered step (its settle, its dead-letter span, its
+ * delivery out of a dead-letter queue) or a parked copy: those are its candidates (an index read),
+ * not every journey of the range. A parked copy has no stage, service or SDK to filter by.
+ */
+function deadLetteredOnly(q: SearchQuery): Pick<StepFilter, 'anomaly' | 'parked'> {
+  if (q.verdict !== 'dead_lettered' || q.anomaly !== undefined) return {};
+  const onlyQueue = [q.stage, q.service, q.sdk, q.task, q.aggregateId].every(
+    (v) => v === undefined,
+  );
+  return { anomaly: 'dead_lettered', parked: onlyQueue };
 }
 
 function rowOf(j: SearchedJourney, at: Cursor): SearchRow {

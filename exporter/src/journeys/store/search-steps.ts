@@ -22,12 +22,20 @@ export interface StepFilter {
   task?: string;
   /** The aggregate the steps are of (index-backed). */
   aggregateId?: string;
+  /**
+   * Also the journeys of the messages dead-letter parking took (their event ids) in the range,
+   * from the queue named where `queue` is given (x-death's first queue): a journey whose consumer's
+   * spans record no reject is dead-lettered by its parked copy alone. Only with no filter but
+   * `queue` and `anomaly: 'dead_lettered'` (a parked copy has no stage, service or SDK).
+   */
+  parked?: boolean;
 }
 
 /** Counted exactly up to this many journeys; past it, "more than". */
 export const COUNT_CAP = 10_000;
 
-function where(f: StepFilter): { sql: string; params: unknown[] } {
+/** The matching steps' (event_id, t) rows, and parked dead letters' where asked: SQL and params. */
+function matching(f: StepFilter): { sql: string; params: unknown[] } {
   const params: unknown[] = [f.sinceUs, f.untilUs];
   const clauses = ['time >= to_timestamp($1 / 1e6)', 'time < to_timestamp($2 / 1e6)'];
   const add = (sql: (p: string) => string, v: unknown) => {
@@ -36,13 +44,27 @@ function where(f: StepFilter): { sql: string; params: unknown[] } {
   };
   if (f.stage !== undefined) add((p) => `stage = ${p}`, f.stage);
   if (f.service !== undefined) add((p) => `service = ${p}`, f.service);
+  let queueParam = '';
   if (f.queue !== undefined)
-    add((p) => `(attrs->>'${ATTR.queue}' = ${p} OR attrs->>'celery.queue' = ${p})`, f.queue);
+    add((p) => {
+      queueParam = p;
+      return `(attrs->>'${ATTR.queue}' = ${p} OR attrs->>'celery.queue' = ${p})`;
+    }, f.queue);
   if (f.sdk !== undefined) add((p) => `attrs->>'${STEP_ATTR.sdk}' = ${p}`, f.sdk);
   if (f.anomaly !== undefined) add((p) => `anomaly = ${p}`, f.anomaly);
   if (f.task !== undefined) add((p) => `attrs->>'celery.task.name' = ${p}`, f.task);
   if (f.aggregateId !== undefined) add((p) => `aggregate_id = ${p}`, f.aggregateId);
-  return { sql: clauses.join(' AND '), params };
+  let sql = `SELECT event_id, time AS t FROM journey_steps WHERE ${clauses.join(' AND ')}`;
+  if (f.parked) {
+    const parked = [
+      'event_id IS NOT NULL',
+      'parked_at >= to_timestamp($1 / 1e6)',
+      'parked_at < to_timestamp($2 / 1e6)',
+    ];
+    if (f.queue !== undefined) parked.push(`deaths->0->>'queue' = ${queueParam}`);
+    sql += ` UNION ALL SELECT event_id, parked_at AS t FROM dead_letters WHERE ${parked.join(' AND ')}`;
+  }
+  return { sql, params };
 }
 
 /** Journeys with a matching step, by their last matching step, newest first, after `cursor`. */
@@ -52,18 +74,18 @@ export async function searchEventIds(
   cursor: Cursor | null,
   limit: number,
 ): Promise<Cursor[]> {
-  const { sql, params } = where(f);
+  const { sql, params } = matching(f);
   let having = '';
   if (cursor) {
     params.push(cursor.lastUs, cursor.eventId);
-    having = `HAVING (max(time), event_id) < (to_timestamp($${params.length - 1} / 1e6), $${params.length})`;
+    having = `HAVING (max(t), event_id) < (to_timestamp($${params.length - 1} / 1e6), $${params.length})`;
   }
   params.push(limit);
   const res = await reader.query<{ event_id: string; t: number }>(
-    `SELECT event_id, (extract(epoch FROM max(time)) * 1e6)::float8 AS t
-       FROM journey_steps WHERE ${sql}
+    `SELECT event_id, (extract(epoch FROM max(t)) * 1e6)::float8 AS t
+       FROM (${sql}) m
       GROUP BY event_id ${having}
-      ORDER BY max(time) DESC, event_id DESC LIMIT $${params.length}`,
+      ORDER BY max(t) DESC, event_id DESC LIMIT $${params.length}`,
     params,
   );
   return res.rows.map((r) => ({ eventId: r.event_id, lastUs: Math.round(r.t) }));
@@ -74,10 +96,10 @@ export async function countEvents(
   reader: Reader,
   f: StepFilter,
 ): Promise<{ count: number; exact: boolean }> {
-  const { sql, params } = where(f);
+  const { sql, params } = matching(f);
   const res = await reader.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM (
-       SELECT DISTINCT event_id FROM journey_steps WHERE ${sql} LIMIT ${COUNT_CAP + 1}) e`,
+       SELECT DISTINCT event_id FROM (${sql}) m LIMIT ${COUNT_CAP + 1}) e`,
     params,
   );
   const n = res.rows[0]?.n ?? 0;
