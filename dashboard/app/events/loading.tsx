@@ -1,3 +1,0 @@
-import { PageLoading } from '@/ui/page/Loading';
-
-export default PageLoading;
