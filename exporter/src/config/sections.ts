@@ -71,7 +71,10 @@ const rabbitmq = z.strictObject({
   holdSeconds: z.number().min(0).default(30),
   /** Only these vhosts; empty: all. */
   vhosts: z.array(z.string()).default([]),
-  /** Queue-name patterns to keep (empty: all) and to drop. */
+  /**
+   * Queue-name patterns to keep (empty: all) and to drop. acktrail's own queues (celery.queue,
+   * deadLetters.setAsideQueue) are never in scope: they are not the pipeline's work.
+   */
   include: z.array(regex).default([]),
   exclude: z.array(regex).default(['^amq\\.']),
   /** Role overrides, first match wins; otherwise roles come from dead-letter relations and names. */

@@ -68,7 +68,7 @@ export class RabbitmqQueuesCollector implements Collector {
     registry: Registry,
   ) {
     this.timeoutMs = config.rabbitmq.timeoutSeconds * 1000;
-    this.inScope = scopeFilter(config.rabbitmq);
+    this.inScope = scopeFilter(config);
     this.families = new QueueFamilies(board);
     this.nodeUp = new Gauge({
       name: 'acktrail_rabbitmq_node_up',

@@ -123,7 +123,7 @@ export class RabbitmqStatsCollector implements Collector {
   ) {
     // Listing every queue with statistics is the slow call: give it more time than a scrape.
     this.timeoutMs = Math.max(config.rabbitmq.timeoutSeconds * 1000, 30_000);
-    this.inScope = scopeFilter(config.rabbitmq);
+    this.inScope = scopeFilter(config);
   }
 
   /** The series are as old as the answer they were written from. */
