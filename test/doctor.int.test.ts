@@ -257,6 +257,25 @@ test('Celery over Sentinel where nothing answers: a FAIL line that names it, and
   }
 });
 
+test('Celery on Redis at a closed port: the FAIL line says nothing listens there, in words', async () => {
+  const closed = await freePort();
+  const { out, code } = await doctor(
+    { ACKTRAIL_PORT: '0' },
+    {
+      rabbitmq: { enabled: false },
+      journeys: { enabled: false },
+      celery: { enabled: true, url: `redis://127.0.0.1:${closed}/0` },
+    },
+  );
+  assert.equal(code, 1, out);
+  assert.match(
+    line(out, 'FAIL', new RegExp(`Celery broker 127\\.0\\.0\\.1:${closed}`)),
+    new RegExp(`nothing listens at 127\\.0\\.0\\.1:${closed}: the connection was refused`),
+    out,
+  );
+  assert.doesNotMatch(out, /Connection is closed/);
+});
+
 test('Celery on Redis: events from a real worker arrive where serve reads them; none on a database no worker uses', async () => {
   const redis = new OwnRedis(await freePort());
   await redis.start();

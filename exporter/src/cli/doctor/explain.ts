@@ -79,6 +79,23 @@ async function amqpLogin(u: URL): Promise<'admitted' | 'refused' | { unknown: st
 }
 
 /**
+ * Why a connection failed at the socket, in words (refused, no such host, no answer, no route);
+ * null for any other error. `at` is the host and port, `host` the host alone.
+ */
+export function socketProblem(err: unknown, at: string, host: string): string | null {
+  const code = (err as { code?: string } | null)?.code;
+  const said: Record<string, string> = {
+    ECONNREFUSED: `nothing listens at ${at}: the connection was refused`,
+    ENOTFOUND: `no host ${host} (DNS does not know it)`,
+    EAI_AGAIN: `no host ${host} (DNS did not answer)`,
+    ETIMEDOUT: `no answer from ${at}`,
+    EHOSTUNREACH: `${at} cannot be reached (no route to the host)`,
+    ECONNRESET: `${at} closed the connection`,
+  };
+  return (code && said[code]) ?? null;
+}
+
+/**
  * Why a PostgreSQL connection failed, in words, naming the variable its URL came from (a _FILE
  * form included): refused, no such host, no answer, the password, the database, the role.
  */
@@ -86,16 +103,12 @@ export function pgProblem(err: unknown, variable: string, url: string): string {
   const e = err as { code?: string; message?: string };
   const at = where(url);
   const said: Record<string, string> = {
-    ECONNREFUSED: `nothing listens at ${at}: the connection was refused`,
-    ENOTFOUND: `no host ${new URL(url).hostname} (DNS does not know it)`,
-    EAI_AGAIN: `no host ${new URL(url).hostname} (DNS did not answer)`,
-    ETIMEDOUT: `no answer from ${at}`,
-    EHOSTUNREACH: `${at} cannot be reached (no route to the host)`,
     '28P01': 'the password was refused',
     '28000': 'the server refused the role (pg_hba.conf, or no such role)',
     '3D000': `the database ${new URL(url).pathname.slice(1) || '(none named)'} does not exist`,
   };
   const words =
+    socketProblem(err, at, new URL(url).hostname) ??
     (e.code && said[e.code]) ??
     (/timeout/i.test(e.message ?? '')
       ? `no answer from ${at} within ${TIMEOUT_MS / 1000} s`

@@ -7,6 +7,7 @@ import type { ValidatedConfig } from '../../config.js';
 import { envelopeBody, eventPatterns, redisTarget } from '../../celery/kombu-redis.js';
 import { eventLimits, parseBody } from '../../celery/events.js';
 import { TIMEOUT_MS, bad, failed, ok, where, type Finding } from './finding.js';
+import { socketProblem } from './explain.js';
 
 /** How long the doctor listens for Celery's events on Redis: past a worker's 2 s heartbeat. */
 const EVENTS_MS = Math.min(TIMEOUT_MS, 4000);
@@ -58,13 +59,19 @@ export async function celery(config: ValidatedConfig): Promise<Finding[]> {
       typeof target === 'string'
         ? new Redis(target, options)
         : new Redis({ ...target, ...options });
-    redis.on('error', () => undefined);
+    // Without retries ioredis rejects with "Connection is closed."; the socket's own error (a
+    // refused port, an unknown host, a TLS failure) says what happened.
+    let cause: unknown = null;
+    redis.on('error', (err) => {
+      cause ??= err;
+    });
     try {
       await redis.connect();
       await redis.ping();
       return [await celeryEvents(redis, config, source)];
     } catch (err) {
-      return failed(source, err, 'correct celery.url (or CELERY_BROKER_URL)');
+      const words = socketProblem(cause, hosts(c.url), hosts(c.url).replace(/:\d+$/, ''));
+      return failed(source, words ?? cause ?? err, 'correct celery.url (or CELERY_BROKER_URL)');
     } finally {
       redis.disconnect();
     }
