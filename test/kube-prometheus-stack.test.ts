@@ -27,8 +27,10 @@ interface Values {
         folderAnnotation: string | null;
         provider: { foldersFromFilesStructure: boolean };
       };
+      datasources: { defaultDatasourceEnabled: boolean; isDefaultDatasource: boolean };
     };
     additionalDataSources: {
+      isDefault?: boolean;
       uid: string;
       url: string;
       type: string;
@@ -136,4 +138,25 @@ test('exemplars: stored by Prometheus, and linked to journey pages the dashboard
       `${link.name}: no dashboard page for ${path}`,
     );
   }
+});
+
+test('the dashboards open on the datasource that carries the exemplar links: it is the one default', () => {
+  const { sidecar, additionalDataSources } = values.grafana;
+  const defaults = [
+    ...(sidecar.datasources.defaultDatasourceEnabled && sidecar.datasources.isDefaultDatasource
+      ? ["the chart's Prometheus"]
+      : []),
+    ...additionalDataSources.filter((d) => d.isDefault).map((d) => d.uid),
+  ];
+  assert.deepEqual(defaults, ['acktrail-prometheus'], 'Grafana allows one default datasource');
+  const linked = additionalDataSources.find((d) => d.uid === 'acktrail-prometheus');
+  assert.ok(linked?.jsonData.exemplarTraceIdDestinations.length);
+  // The dashboards leave their Datasource variable to Grafana's default (no current value).
+  const dashboards = readFileSync(join(REPO_ROOT, 'grafana/dashboards/acktrail-self.json'), 'utf8');
+  const variable = (
+    JSON.parse(dashboards) as {
+      templating: { list: { name: string; current: object }[] };
+    }
+  ).templating.list.find((v) => v.name === 'datasource');
+  assert.deepEqual(variable?.current, {});
 });
