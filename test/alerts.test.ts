@@ -140,7 +140,7 @@ test('other parameters: a selector, group labels, a prefix and a runbook address
               alertname: 'TeamConsumersDown',
               exp_alerts: [
                 {
-                  exp_labels: { severity: 'critical', cluster: 'a', vhost: '/', queue: 'orders' },
+                  exp_labels: { severity: 'warning', cluster: 'a', vhost: '/', queue: 'orders' },
                   exp_annotations: {
                     summary: 'Queue orders has messages and no consumer',
                     description:
