@@ -241,6 +241,9 @@ test('relay down with a row waiting that no span names: the overview and the lis
   await pg.goto(`${dashboard.url}/events/${stuck.eventId}`);
   await pg.getByTestId('verdict').waitFor();
   assert.doesNotMatch(await pg.locator('main').innerText(), /in flight/i);
+  // Its rows are instants: points on the waterfall, the legend says so.
+  await pg.locator('circle[data-row="point"]').first().waitFor();
+  assert.match(await pg.getByTestId('waterfall-legend').innerText(), /row in the pipeline/);
   await pg.screenshot({ path: join(ARTIFACTS, 'stuck-untraced.png'), fullPage: true });
   await pg.close();
 });
