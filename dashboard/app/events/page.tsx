@@ -34,7 +34,7 @@ export default async function JourneysPage({
           <p data-testid="count">
             {countWords(result.value.count, filters.verdict)}
             {result.value.partial
-              ? `; this page stopped after examining ${result.value.scanned}: narrow the time range for more`
+              ? `; this page stopped after examining ${result.value.scanned} journeys (a page is bounded in time): the next page goes on from there, or narrow the filters`
               : ''}
             . Export this page:{' '}
             <a

@@ -9,7 +9,7 @@ import type { Registry } from 'prom-client';
 import { backoffMs, sleep } from '../../backoff.js';
 import type { Health, PartStatus } from '../../runtime/health.js';
 import type { Part } from '../../runtime/parts.js';
-import type { Logger } from '../../log.js';
+import { errorMessage, type Logger } from '../../log.js';
 import type { Database } from '../../db/checkout.js';
 import { migrateStore } from './migrate.js';
 import { openPools, type PoolOptions, type StorePools } from './pools.js';
@@ -22,6 +22,8 @@ import type { ResultWords } from '../model/index.js';
 export const PART = 'journey_store';
 const CHECK_EVERY_MS = 5_000;
 const MAINTAIN_EVERY_MS = 3_600_000;
+/** How often the time index's new block ranges are summarised (migration 008). */
+const SUMMARISE_EVERY_MS = 60_000;
 
 export interface JourneyStoreOptions extends PoolOptions {
   /** A replica further behind than this is not read from. */
@@ -124,6 +126,7 @@ export class JourneyStore implements Part {
     const signal = this.stopping.signal;
     let failures = 0;
     let maintainedAt = 0;
+    let summarisedAt = 0;
     while (!signal.aborted) {
       try {
         if (!this.migrated) {
@@ -137,6 +140,12 @@ export class JourneyStore implements Part {
           maintainedAt = Date.now();
         } else {
           await this.pool.query('SELECT 1');
+        }
+        if (Date.now() - summarisedAt >= SUMMARISE_EVERY_MS) {
+          await this.steps.partitions.summariseToday().catch((err: unknown) => {
+            this.log.debug({ err: errorMessage(err) }, 'time index not summarised');
+          });
+          summarisedAt = Date.now();
         }
         await this.reads.check();
         failures = 0;

@@ -189,3 +189,46 @@ test('a time too far ahead never makes a partition', async () => {
     ),
   );
 });
+
+test("today's time index is summarised: a search of an hour reads that hour's blocks, not the day's", async () => {
+  // A day of its own, whatever the time the test runs at: its 20:00 is "now".
+  const now = Date.UTC(2026, 10, 29, 20);
+  const partitions = new Partitions(pool);
+  await partitions.ensure([now * 1000], now);
+  // A step a second over the 11 hours before, in time order (as they arrive).
+  await pool.query(
+    `INSERT INTO journey_steps (event_id, time, duration_us, stage, service, trace_id, span_id, name, status, attrs)
+     SELECT 'sum-' || g, to_timestamp($1 / 1000.0) - (40000 - g) * interval '1 second', 1,
+            'deliver', 's', 't', 's' || g, 'n', 'unset', '{}'
+       FROM generate_series(1, 40000) g`,
+    [now],
+  );
+  /** Heap blocks the last hour's search reads (the exporter's plan: the BRIN index). */
+  const blocksRead = async () => {
+    const c = await pool.connect();
+    try {
+      await c.query('BEGIN; SET LOCAL enable_seqscan = off');
+      const r = await c.query<{ 'QUERY PLAN': unknown }>(
+        `EXPLAIN (ANALYZE, FORMAT JSON) SELECT count(*) FROM journey_steps
+          WHERE time >= to_timestamp($1 / 1000.0) - interval '1 hour'`,
+        [now],
+      );
+      await c.query('COMMIT');
+      const text = JSON.stringify(r.rows[0]!['QUERY PLAN']);
+      return [...text.matchAll(/"(?:Exact|Lossy) Heap Blocks":(\d+)/g)].reduce(
+        (sum, m) => sum + Number(m[1]),
+        0,
+      );
+    } finally {
+      c.release();
+    }
+  };
+  const before = await blocksRead();
+  await partitions.summariseToday(now);
+  const afterwards = await blocksRead();
+  assert.ok(before > 0);
+  assert.ok(
+    afterwards * 4 < before,
+    `after summarising, the hour reads ${afterwards} blocks (before: ${before}, the whole day)`,
+  );
+});

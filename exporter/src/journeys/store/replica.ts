@@ -7,10 +7,21 @@
 import type pg from 'pg';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { errorMessage, type Logger } from '../../log.js';
+import { withTransaction } from '../../db/checkout.js';
 
 /** What the read paths need of a pool: its query method. */
 export interface Reader {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>>;
+  /**
+   * `text` in a transaction of its own opened with `settings` (SET LOCAL …): for a read whose
+   * plan must not depend on statistics (a store where autovacuum does not run has none for
+   * today's partition). Absent: a plain query.
+   */
+  planned?<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    settings: string,
     text: string,
     values?: unknown[],
   ): Promise<pg.QueryResult<R>>;
@@ -100,6 +111,29 @@ export class ReplicaReads implements Reader {
       }
     }
     const res = await this.primary.query<R>(text, values);
+    this.reads.inc({ pool: 'primary' });
+    return res;
+  }
+
+  /** As `query`, in a transaction opened with `settings` (Reader.planned). */
+  async planned<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    settings: string,
+    text: string,
+    values?: unknown[],
+  ): Promise<pg.QueryResult<R>> {
+    const run = (pool: pg.Pool) =>
+      withTransaction(pool, (client) => client.query<R>(text, values), settings);
+    if (this.replica && this.state.readsFrom === 'replica') {
+      try {
+        const res = await run(this.replica);
+        this.reads.inc({ pool: 'replica' });
+        return res;
+      } catch (err) {
+        if (!replicaFault(err)) throw err;
+        if ((err as { code?: string }).code !== '40001') this.down(err);
+      }
+    }
+    const res = await run(this.primary);
     this.reads.inc({ pool: 'primary' });
     return res;
   }
