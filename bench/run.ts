@@ -9,6 +9,7 @@ import { runDiscardBench } from './discard.js';
 import { runHostileBench } from './hostile.js';
 import { runInstrumentBench } from './instrument.js';
 import { runJourneysBench } from './journeys.js';
+import { runJourneySearchBench } from './journey-search.js';
 import { runOverviewBench } from './overview.js';
 import { runPipelineBench } from './pipeline.js';
 import { runQueuesBench } from './queues.js';
@@ -25,6 +26,7 @@ const benches: Record<string, (rounds: number) => Promise<void>> = {
   hostile: runHostileBench,
   instrument: runInstrumentBench,
   journeys: runJourneysBench,
+  'journey-search': runJourneySearchBench,
   overview: runOverviewBench,
   pipeline: runPipelineBench,
   queues: runQueuesBench,
