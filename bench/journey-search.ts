@@ -17,9 +17,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { REPO_ROOT, RoleProcess } from '@acktrail/testing';
 import { ordersConfig } from '../exporter/src/testing/exporter.js';
 import { target } from './figures.js';
+import { startExporter } from './journeys.js';
 import { fmt, quantile } from './lib.js';
 import {
   PIPELINE_DB,
@@ -103,22 +103,9 @@ export async function runJourneySearchBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'acktrail-bench-'));
   const configPath = join(dir, 'acktrail.json');
   writeFileSync(configPath, JSON.stringify(ordersConfig({ rabbitmq: { enabled: false } })));
-  const exporter = new RoleProcess(
-    'exporter',
-    {
-      ACKTRAIL_DATABASE_URL: url,
-      DATABASE_URL: pipelineUrl,
-      ACKTRAIL_API_TOKEN: TOKEN,
-      ACKTRAIL_PORT: '0',
-      ACKTRAIL_CONFIG: configPath,
-    },
-    [],
-    join(REPO_ROOT, 'exporter/src/main.ts'),
-  );
+  const { exporter, api } = await startExporter(url, pipelineUrl, configPath);
   const db = new pg.Client({ connectionString: url });
   try {
-    const ready = await exporter.waitForLog((l) => l.msg === 'ready', 'ready');
-    const api = `http://127.0.0.1:${String(ready.port)}`;
     await db.connect();
     const ask = async (query: string) => {
       const res = await fetch(`${api}/api/journeys?${query}`, {

@@ -70,7 +70,7 @@ interface Store extends Exporter {
   baseline: Exporter | null;
 }
 
-async function startExporter(
+export async function startExporter(
   storeUrl: string,
   pipelineUrl: string,
   configPath: string,

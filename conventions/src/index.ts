@@ -120,6 +120,47 @@ export const PROVIDER_OUTCOMES = [
   'idempotent_replay',
 ] as const;
 
+/**
+ * A step's own anomaly, decided when it is stored: what `GET /api/events?anomaly=` and
+ * `GET /api/journeys?anomaly=` filter by.
+ */
+export const STEP_ANOMALIES = [
+  'redelivered',
+  'retried',
+  'dead_lettered',
+  'discarded',
+  'rejected',
+  'unroutable',
+  'duplicate_provider_call',
+  'task_failed',
+] as const;
+
+/** The instrumentations whose spans acktrail reads (a stored step's `acktrail.sdk`; `?sdk=`). */
+export const SDK_PROFILES = [
+  'acktrail',
+  'node-amqplib',
+  'java-agent',
+  'spring-amqp',
+  'dotnet-client',
+  'python-pika',
+  'python-aio-pika',
+  'ruby-bunny',
+  'masstransit',
+  'unknown',
+] as const;
+
+/** What a journey's verdict says of it, in one word: `GET /api/journeys?verdict=` and its rows. */
+export const VERDICT_CLASSES = [
+  'processed',
+  'failed',
+  'dead_lettered',
+  'in_flight',
+  'stuck',
+  'not_traced',
+  'settle_inferred',
+  'settle_not_recorded',
+] as const;
+
 /** A journey step: one span (or event) that belongs to an event, reduced to what is stored. */
 export interface Step<S extends string = Stage> {
   eventId: string;

@@ -1,5 +1,7 @@
 // The journeys list's filters: a plain GET form (it works before hydration, and every search is a
-// link), each value as the URL holds it, checked by the API (which names a wrong one).
+// link), each value as the URL holds it, checked by the API (which names a wrong one). The
+// choices are the API's, from the contract of names (@acktrail/conventions).
+import { SDK_PROFILES, STEP_ANOMALIES, VERDICT_CLASSES } from '@acktrail/conventions';
 
 type Param = string | string[] | undefined;
 
@@ -17,30 +19,12 @@ export const FILTERS: readonly Filter[] = [
   {
     key: 'verdict',
     label: 'verdict',
-    choices: [
-      'processed',
-      'failed',
-      'dead_lettered',
-      'in_flight',
-      'stuck',
-      'not_traced',
-      'settle_inferred',
-      'settle_not_recorded',
-    ],
+    choices: VERDICT_CLASSES,
   },
   {
     key: 'anomaly',
     label: 'anomaly',
-    choices: [
-      'redelivered',
-      'retried',
-      'dead_lettered',
-      'discarded',
-      'rejected',
-      'unroutable',
-      'duplicate_provider_call',
-      'task_failed',
-    ],
+    choices: STEP_ANOMALIES,
   },
   { key: 'queue', label: 'queue' },
   { key: 'service', label: 'service' },
@@ -48,18 +32,7 @@ export const FILTERS: readonly Filter[] = [
   {
     key: 'sdk',
     label: 'instrumentation',
-    choices: [
-      'acktrail',
-      'node-amqplib',
-      'java-agent',
-      'spring-amqp',
-      'dotnet-client',
-      'python-pika',
-      'python-aio-pika',
-      'ruby-bunny',
-      'masstransit',
-      'unknown',
-    ],
+    choices: SDK_PROFILES,
   },
   { key: 'reason_group', label: 'dead-letter reason' },
   { key: 'task', label: 'Celery task' },

@@ -6,6 +6,7 @@
 // page examines at most MAX_SCAN journeys for at most BUDGET_MS and says when it stopped short
 // (`partial`, its cursor goes on from there), so that no filter makes a read without end. The count is of the journeys the step filters match (exact up
 // to a cap), before the verdict is looked at.
+import { VERDICT_CLASSES } from '@acktrail/conventions';
 import type { JourneyKind } from './model/index.js';
 import {
   countEvents,
@@ -31,16 +32,7 @@ export type Lookup =
   { kind: 'journey'; journey: SearchedJourney } | { kind: 'several' | 'not_found' };
 
 /** The verdicts a list filters by: what a journey's kinds (and being traced) say of it. */
-export const VERDICTS = [
-  'processed',
-  'failed',
-  'dead_lettered',
-  'in_flight',
-  'stuck',
-  'not_traced',
-  'settle_inferred',
-  'settle_not_recorded',
-] as const;
+export const VERDICTS = VERDICT_CLASSES;
 export type VerdictFilter = (typeof VERDICTS)[number];
 
 /** Journeys assembled for one page at most: past it the page stops and says so. */

@@ -4,21 +4,10 @@
 // records one, a queue only where a span names it. Unknown producers get the safe reading:
 // nothing is assumed. The receiver reads spans by these (journeys/spans/profiles/read.ts); the verdict
 // names the instrumentation that left a gap.
-import { ATTR } from '@acktrail/conventions';
+import { ATTR, SDK_PROFILES } from '@acktrail/conventions';
 import type { SettleRecording } from './settle.js';
 
-export const PROFILE_IDS = [
-  'acktrail',
-  'node-amqplib',
-  'java-agent',
-  'spring-amqp',
-  'dotnet-client',
-  'python-pika',
-  'python-aio-pika',
-  'ruby-bunny',
-  'masstransit',
-  'unknown',
-] as const;
+export const PROFILE_IDS = SDK_PROFILES;
 export type ProfileId = (typeof PROFILE_IDS)[number];
 
 /** The gaps a profile can leave, each with the line of application code that closes it. */

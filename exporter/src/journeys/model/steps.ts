@@ -1,6 +1,11 @@
 // A journey step as the exporter stores it: the contract's Step (@acktrail/conventions) with
 // the stages of Celery task journeys (exporter/src/celery/) beside the span stages.
-import { STAGES, type Step as ContractStep, type Stage as SpanStage } from '@acktrail/conventions';
+import {
+  STAGES,
+  STEP_ANOMALIES,
+  type Step as ContractStep,
+  type Stage as SpanStage,
+} from '@acktrail/conventions';
 
 export { STAGES };
 export type { AttributeValue } from '@acktrail/conventions';
@@ -24,16 +29,7 @@ export const OWN_STAGES = ['replay'] as const;
 export type Stage = SpanStage | (typeof CELERY_STAGES)[number] | (typeof OWN_STAGES)[number];
 
 /** Single-step anomalies, stored with the step so that listing them is an index scan. */
-export const STEP_ANOMALIES = [
-  'redelivered',
-  'retried',
-  'dead_lettered',
-  'discarded',
-  'rejected',
-  'unroutable',
-  'duplicate_provider_call',
-  'task_failed',
-] as const;
+export { STEP_ANOMALIES };
 export type StepAnomaly = (typeof STEP_ANOMALIES)[number];
 
 /**
