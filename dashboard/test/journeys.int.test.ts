@@ -185,6 +185,7 @@ test("a customer's e-mail in the search box leads to their order and its verdict
   assert.equal(await row.count(), 1);
   assert.match(await row.innerText(), /processed/);
   assert.match(await row.innerText(), /confirmation sent once/);
+  assert.match(await row.getByTestId('kinds').innerText(), /delivered once/);
   assert.deepEqual(
     urls.filter((u) => u.includes('grace')),
     [],

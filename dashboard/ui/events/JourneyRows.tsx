@@ -49,6 +49,12 @@ export function JourneyRows({
                 <span className="badge warn">settle inferred</span>
               ) : null}{' '}
               <span className="verdict-words">{r.verdict}</span>
+              {r.kinds.length ? (
+                <span className="muted kinds" data-testid="kinds">
+                  {' '}
+                  ({r.kinds.map((k) => k.replace(/_/g, ' ')).join(', ')})
+                </span>
+              ) : null}
             </td>
             <td>
               <Link href={`/events/${encodeURIComponent(r.eventId)}`}>

@@ -141,6 +141,8 @@ export class JourneySearch {
     const started = Date.now();
     // The count reads what the first page's candidates read: both at once.
     const counting = source.count ? source.count() : Promise.resolve(null);
+    // Awaited below; a first read that fails (the store away) must not leave it unhandled.
+    counting.catch(() => undefined);
     const rows: SearchRow[] = [];
     let cursor = q.cursor;
     let scanned = 0;
