@@ -54,3 +54,19 @@ export function panelQueries(
       );
     });
 }
+
+/**
+ * A query variable of a committed dashboard as Grafana runs it, `label_values(series, label)`,
+ * with `values` filled in: as PromQL, the series counted by that label (same values as Grafana's
+ * label values call for that series).
+ */
+export function variableQuery(file: string, name: string, values: Record<string, string>): string {
+  const json = dashboards().find(([f]) => f === file)?.[1];
+  if (!json) throw new Error(`no dashboard ${file}`);
+  const d = JSON.parse(json) as { templating: { list: { name: string; definition?: string }[] } };
+  const definition = d.templating.list.find((v) => v.name === name)?.definition ?? '';
+  const m = /^label_values\((.+),\s*(\w+)\)$/s.exec(definition);
+  if (!m) throw new Error(`${file}: ${name} is not a label_values variable`);
+  const series = m[1]!.replace(/\$(\w+)/g, (_, v: string) => values[v] ?? `$${v}`);
+  return `count by (${m[2]}) (${series})`;
+}

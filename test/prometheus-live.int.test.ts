@@ -18,6 +18,7 @@ import { parse } from 'yaml';
 import {
   PROMETHEUS3,
   REPO_ROOT,
+  management,
   waitFor,
   TestPrometheus,
   TestVictoriaMetrics,
@@ -25,7 +26,7 @@ import {
 import { TestPipeline, type Role } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, ordersConfig, TestExporter } from '@acktrail/exporter/testing';
 import { DEFAULTS } from '../prometheus/mixin/params.js';
-import { dashboardFiles, panelQueries } from './grafana-queries.js';
+import { dashboardFiles, panelQueries, variableQuery } from './grafana-queries.js';
 
 let p: TestPipeline;
 let role: Awaited<ReturnType<typeof createReadOnlyRole>>;
@@ -166,6 +167,31 @@ test('every Grafana panel query returns data', async () => {
       `${where}: ${query}`,
     );
   assert.ok(queries.length >= 30, `${queries.length} panel queries`);
+});
+
+// The RabbitMQ cluster variable, as Grafana resolves it: it lists the broker's own cluster name,
+// and choosing that name finds this exporter (its instance), choosing another finds none.
+test("every dashboard's RabbitMQ cluster variable names the broker's cluster and finds its exporter", async () => {
+  const { cluster_name } = (await management('/overview')) as { cluster_name: string };
+  const instance = new URL(exporter.url).host;
+  const quote = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const all = { ...Object.fromEntries(DEFAULTS.groupLabels.map((l) => [l, '.*'])), job: '.*' };
+  for (const file of dashboardFiles()) {
+    const clusters = await prometheus.waitForSeries(variableQuery(file, 'rabbitmq_cluster', all));
+    assert.deepEqual(
+      clusters.map((s) => s.metric.rabbitmq_cluster),
+      [cluster_name],
+      file,
+    );
+    const instances = (cluster: string) =>
+      prometheus.query(variableQuery(file, 'instance', { ...all, rabbitmq_cluster: cluster }));
+    assert.deepEqual(
+      (await instances(quote(cluster_name))).map((s) => s.metric.instance),
+      [instance],
+      file,
+    );
+    assert.deepEqual(await instances('elsewhere'), [], file);
+  }
 });
 
 // `npm run generate -- --selector …` for a Prometheus shared by many acktrails: the selector is in

@@ -14,6 +14,8 @@ export interface BrokerAnswer {
   policies: readonly PolicyInfo[] | null;
   /** The broker's version (`/api/overview`): RabbitMQ 4 gives quorum queues a delivery limit. */
   version: string | null;
+  /** The cluster's name (`/api/overview` cluster_name, rabbitmq_identity_info's rabbitmq_cluster). */
+  cluster?: string | null;
 }
 
 /** What the broker does with a message this queue's consumer rejects or nacks without requeue. */
@@ -48,6 +50,8 @@ export interface StatsQueue extends QueueInfo {
   messages_ready?: number;
   messages_unacknowledged?: number;
   consumers?: number;
+  /** The share of time the queue could deliver to a consumer at once (0-1; statistics on). */
+  consumer_capacity?: number;
   message_stats?: { publish?: number; deliver_get?: number; ack?: number; redeliver?: number };
 }
 

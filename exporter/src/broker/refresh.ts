@@ -56,7 +56,7 @@ export interface Reading {
 }
 
 const QUEUE_COLUMNS =
-  'columns=vhost,name,type,node,leader,arguments,effective_policy_definition,head_message_timestamp,messages_ready,messages_unacknowledged,consumers,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
+  'columns=vhost,name,type,node,leader,arguments,effective_policy_definition,head_message_timestamp,messages_ready,messages_unacknowledged,consumers,consumer_capacity,message_stats.publish,message_stats.deliver_get,message_stats.ack,message_stats.redeliver';
 const BINDING_COLUMNS = 'columns=vhost,source,destination,destination_type,routing_key';
 const EXCHANGE_COLUMNS = 'columns=vhost,name,type,arguments,policy';
 const POLICY_COLUMNS = 'columns=vhost,name,pattern,apply-to,definition,priority';
@@ -281,11 +281,19 @@ export class TopologyRefresh implements Part, TopologySource {
         if (refused(err)) return null;
         throw err;
       }),
-      this.broker.getJson<{ rabbitmq_version?: string }>(
-        '/api/overview?columns=rabbitmq_version',
+      this.broker.getJson<{ rabbitmq_version?: string; cluster_name?: string }>(
+        '/api/overview?columns=rabbitmq_version,cluster_name',
         signal,
       ),
     ]);
-    return { queues, bindings, exchanges, policies, version: overview.rabbitmq_version ?? null };
+    const version = overview.rabbitmq_version ?? null;
+    return {
+      queues,
+      bindings,
+      exchanges,
+      policies,
+      version,
+      cluster: overview.cluster_name ?? null,
+    };
   }
 }

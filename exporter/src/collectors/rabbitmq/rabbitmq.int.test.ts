@@ -105,6 +105,14 @@ const BROKERS: Broker[] = [
   ]),
 ];
 
+/** The broker's own consumer capacity of a queue, from its /metrics/detailed. */
+async function brokerCapacity(prometheus: string, vhost: string, queue: string) {
+  const text = await (await fetch(`${prometheus}/metrics/detailed?family=queue_metrics`)).text();
+  const series = `rabbitmq_detailed_queue_consumer_capacity{vhost="${vhost}",queue="${queue}"} `;
+  const line = text.split('\n').find((l) => l.startsWith(series));
+  return line === undefined ? undefined : Number(line.slice(series.length));
+}
+
 const scope = (vhost: string) => ({ vhosts: [vhost], statsIntervalSeconds: 1, timeoutSeconds: 2 });
 
 /** Two queues with known figures (jobs: ready 7, unacked 3, consumers 1; graveyard: ready 2). */
@@ -357,6 +365,45 @@ for (const broker of BROKERS)
         });
       } finally {
         await exporter.close();
+      }
+    });
+
+    test("consumer capacity and the cluster's name are the broker's own", async () => {
+      // An idle consumer can take a message at once (capacity 1); graveyard has none (0).
+      const ch = await conn.createChannel();
+      await ch.assertQueue('capable');
+      await ch.consume('capable', () => undefined);
+      const exporter = await TestExporter.start(
+        { RABBITMQ_MANAGEMENT_URL: broker.management },
+        { rabbitmq: { ...scope(vhost.name), prometheusUrl: broker.prometheus } },
+      );
+      try {
+        const capacity = (s: Awaited<ReturnType<TestExporter['scrape']>>, queue: string) =>
+          s.value('acktrail_queue_consumer_capacity_ratio', { ...labels(queue), role: 'work' });
+        const s = await waitFor('the capacities', async () => {
+          const x = await exporter.scrape();
+          return capacity(x, 'capable') === 1 ? x : undefined;
+        });
+        assert.equal(await brokerCapacity(broker.prometheus, vhost.name, 'capable'), 1);
+        assert.equal(
+          s.value('acktrail_queue_consumer_capacity_ratio', {
+            ...labels('graveyard'),
+            role: 'dead_letter',
+          }),
+          0,
+        );
+        const { cluster_name } = (await management('/overview', {}, broker.management)) as {
+          cluster_name: string;
+        };
+        assert.ok(cluster_name);
+        assert.equal(
+          s.value('acktrail_rabbitmq_identity_info', { rabbitmq_cluster: cluster_name }),
+          1,
+        );
+      } finally {
+        await exporter.close();
+        await ch.deleteQueue('capable');
+        await ch.close();
       }
     });
 

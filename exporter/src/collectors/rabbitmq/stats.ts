@@ -58,6 +58,19 @@ const COUNTERS = {
   },
 } as const satisfies Record<string, FamilySpec>;
 
+const CAPACITY: FamilySpec = {
+  name: 'acktrail_queue_consumer_capacity_ratio',
+  help: "RabbitMQ's consumer capacity (consumer utilisation): the share of time the queue could deliver to a consumer at once, 0 to 1. Below 1 its consumers' prefetch or speed holds messages back; 0 with no consumers. As of the last topology refresh; absent where the broker does not say.",
+  type: 'gauge',
+};
+const IDENTITY: FamilySpec = {
+  name: 'acktrail_rabbitmq_identity_info',
+  help: 'Always 1: the RabbitMQ cluster this exporter reads, named as the broker names it (/api/overview cluster_name, rabbitmq_identity_info\'s rabbitmq_cluster); "unknown" until the broker has answered. Dashboards choose exporters by it.',
+  type: 'gauge',
+};
+/** A cluster's name is the operator's text: bounded like a queue name (AMQP's 255). */
+const CLUSTER_NAME_MAX = 255;
+
 const INFO: FamilySpec = {
   name: 'acktrail_queue_info',
   help: "Always 1: each queue in scope with its role and type (classic, quorum, stream), to join the broker's own series by role.",
@@ -100,10 +113,13 @@ export class RabbitmqStatsCollector implements Collector {
     ...(Object.keys(COUNTERS) as (keyof typeof COUNTERS)[]).map(
       (field) => [COUNTERS[field], () => this.counterSamples(field)] as const,
     ),
+    [CAPACITY, () => this.capacitySamples()],
     [INFO, () => this.infoSamples()],
+    [IDENTITY, () => [[labelsText({ rabbitmq_cluster: this.cluster }), 1]]],
     [SOURCE, () => this.sourceSamples()],
   ]);
   private lastSource: CounterSource | null = null;
+  private cluster = 'unknown';
   /** A broker without the families (3.10 to 3.12) is asked again only after this (ms epoch). */
   private noFamiliesUntil = 0;
   private readonly inScope: (vhost: string, queue: string) => boolean;
@@ -167,6 +183,11 @@ export class RabbitmqStatsCollector implements Collector {
     for (const r of this.rows) if (r.counted) yield [labelsOf(r), r.counted[field]];
   }
 
+  private *capacitySamples(): Iterable<SeriesLine> {
+    for (const r of this.rows)
+      if (r.counted?.capacity != null) yield [labelsOf(r), r.counted.capacity];
+  }
+
   private *infoSamples(): Iterable<SeriesLine> {
     for (const r of this.rows) yield [labelsOf(r, { type: r.type }), 1];
   }
@@ -195,6 +216,7 @@ export class RabbitmqStatsCollector implements Collector {
       this.version = version;
       this.readAtMs = readAtMs;
       this.lastSource = source;
+      if (answer.cluster) this.cluster = answer.cluster.slice(0, CLUSTER_NAME_MAX);
       const rows: QueueRow[] = [];
       for (const q of answer.queues) {
         if (!this.inScope(q.vhost, q.name)) continue;

@@ -1,6 +1,7 @@
 // Per-queue message counters from the broker's own /metrics/detailed (RabbitMQ 3.13 and 4.x:
 // families queue_delivery_metrics, queue_exchange_metrics, with queue_coarse_metrics and
-// queue_consumer_count for the queue's status), read from every node. RabbitMQ 4 as the official
+// queue_consumer_count for the queue's status, queue_metrics for its consumer capacity), read from
+// every node. RabbitMQ 4 as the official
 // image ships it turns the management API's statistics off
 // (management_agent.disable_metrics_collector), so there these are the only counters; on 3.10 to
 // 3.12 the families do not exist, and the management API's message_stats stay the source.
@@ -8,7 +9,7 @@ import { forEachSample } from '../../../exposition/text.js';
 import { EXISTS, checkIdentity, identityOf, keepLive, queueKey } from './detailed.js';
 
 export const COUNTERS_PATH =
-  '/metrics/detailed?family=queue_delivery_metrics&family=queue_exchange_metrics&family=queue_coarse_metrics&family=queue_consumer_count';
+  '/metrics/detailed?family=queue_delivery_metrics&family=queue_exchange_metrics&family=queue_coarse_metrics&family=queue_consumer_count&family=queue_metrics';
 
 /** What the stats collector reads per queue, whatever its source. */
 export interface QueueCounters {
@@ -20,9 +21,12 @@ export interface QueueCounters {
   /** Delivered, not yet acknowledged. */
   unacked: number;
   consumers: number;
+  /** The broker's consumer capacity (0-1); null: the source does not say. */
+  capacity: number | null;
 }
 
-const FIELD: Record<string, keyof QueueCounters> = {
+type Summed = Exclude<keyof QueueCounters, 'capacity'>;
+const FIELD: Record<string, Summed> = {
   rabbitmq_detailed_queue_exchange_messages_published_total: 'publish',
   rabbitmq_detailed_queue_messages_delivered_ack_total: 'deliver_get',
   rabbitmq_detailed_queue_messages_delivered_total: 'deliver_get',
@@ -34,7 +38,9 @@ const FIELD: Record<string, keyof QueueCounters> = {
   rabbitmq_detailed_queue_messages_unacked: 'unacked',
   rabbitmq_detailed_queue_consumers: 'consumers',
 };
-const WANTED = new Set(Object.keys(FIELD));
+/** queue_metrics' only series read here (the family has 17 or 18 a queue). */
+const CAPACITY = 'rabbitmq_detailed_queue_consumer_capacity';
+const WANTED = new Set([...Object.keys(FIELD), CAPACITY]);
 /** The family that says the node has per-queue delivery counters at all. */
 const MARKER = '# TYPE rabbitmq_detailed_queue_messages_acked_total ';
 
@@ -58,10 +64,20 @@ export function parseCounters(
     if (name === EXISTS) live.add(key);
     let q = queues.get(key);
     if (!q) {
-      q = { publish: 0, deliver_get: 0, ack: 0, redeliver: 0, ready: 0, unacked: 0, consumers: 0 };
+      q = {
+        publish: 0,
+        deliver_get: 0,
+        ack: 0,
+        redeliver: 0,
+        ready: 0,
+        unacked: 0,
+        consumers: 0,
+        capacity: null,
+      };
       queues.set(key, q);
     }
-    q[FIELD[name]!] += value;
+    if (name === CAPACITY) q.capacity = value;
+    else q[FIELD[name]!] += value;
   });
   keepLive(queues, live);
   checkIdentity(node, identityOf(text), url);

@@ -139,3 +139,18 @@ rabbitmq_detailed_queue_messages_acked_total{vhost="/",queue="orders"} 2
   );
   assert.equal(parseDetailed(answer).node, 'rabbit@a');
 });
+
+test("a queue's consumer capacity is its queue_metrics sample, not a sum; absent, it is unknown", () => {
+  const answer = `# TYPE rabbitmq_detailed_queue_messages_acked_total counter
+rabbitmq_detailed_queue_messages_ready{vhost="/",queue="busy"} 4
+rabbitmq_detailed_queue_messages_ready{vhost="/",queue="older"} 0
+rabbitmq_detailed_queue_consumers{vhost="/",queue="busy"} 2
+rabbitmq_detailed_queue_consumer_capacity{vhost="/",queue="busy"} 0.25
+rabbitmq_detailed_queue_consumer_utilisation{vhost="/",queue="busy"} 0.25
+rabbitmq_detailed_queue_process_memory_bytes{vhost="/",queue="busy"} 68000
+`;
+  const counted = parseCounters(answer);
+  assert.equal(counted?.get(queueKey('/', 'busy'))?.capacity, 0.25);
+  assert.equal(counted?.get(queueKey('/', 'busy'))?.consumers, 2);
+  assert.equal(counted?.get(queueKey('/', 'older'))?.capacity, null);
+});

@@ -29,5 +29,6 @@ export function countsOf(
     ready: q.messages_ready,
     unacked: q.messages_unacknowledged ?? 0,
     consumers: q.consumers ?? 0,
+    capacity: q.consumer_capacity ?? null,
   };
 }
