@@ -150,7 +150,8 @@ rabbitmq_detailed_queue_consumer_utilisation{vhost="/",queue="busy"} 0.25
 rabbitmq_detailed_queue_process_memory_bytes{vhost="/",queue="busy"} 68000
 `;
   const counted = parseCounters(answer);
-  assert.equal(counted?.get(queueKey('/', 'busy'))?.capacity, 0.25);
-  assert.equal(counted?.get(queueKey('/', 'busy'))?.consumers, 2);
-  assert.equal(counted?.get(queueKey('/', 'older'))?.capacity, null);
+  assert.ok(counted);
+  assert.equal(counted.get(queueKey('/', 'busy'))?.capacity, 0.25);
+  assert.equal(counted.get(queueKey('/', 'busy'))?.consumers, 2);
+  assert.equal(counted.get(queueKey('/', 'older'))?.capacity, null);
 });
