@@ -34,16 +34,16 @@ const DELIVERY = {
   'net.peer.name': '127.0.0.1',
 };
 
-/** One body's spans: BODY_SPANS of them, events `${tag}-${i}`. */
-function bodySpans(tag: string, first: number): ReadableSpan[] {
+/** One body's spans: `spans` of them (BODY_SPANS), events `${tag}-${i}`, as `mix` says. */
+function bodySpans(tag: string, first: number, spans = BODY_SPANS, mix = SPAN_MIX): ReadableSpan[] {
   const event = (i: number) => ({
     'acktrail.event_id': `${tag}-${i}`,
     'acktrail.aggregate_type': 'order',
     'acktrail.aggregate_id': String(first + i),
   });
-  if (SPAN_MIX === 'deliveries')
+  if (mix === 'deliveries')
     return makeSpans(
-      Array.from({ length: BODY_SPANS }, (_, i) => ({
+      Array.from({ length: spans }, (_, i) => ({
         name: 'orders.confirmations process',
         kind: SpanKind.CONSUMER,
         attributes: {
@@ -54,7 +54,7 @@ function bodySpans(tag: string, first: number): ReadableSpan[] {
       })),
       'orders-worker',
     );
-  const events = Array.from({ length: Math.floor(BODY_SPANS / 3) }, (_, i) => i);
+  const events = Array.from({ length: Math.floor(spans / 3) }, (_, i) => i);
   const publishes = makeSpans(
     events.map((i) => ({
       name: 'publish orders.events',
@@ -95,8 +95,16 @@ function bodySpans(tag: string, first: number): ReadableSpan[] {
   return [...publishes, ...deliveries, ...acks];
 }
 
-/** Captures the bodies the real SDK's OTLP/HTTP protobuf exporter sends. */
-export async function sdkBodies(count: number, tag: string): Promise<Buffer[]> {
+/**
+ * Captures the bodies the real SDK's OTLP/HTTP protobuf exporter sends: `count` bodies of
+ * `spans` spans each, mixed as `mix` says (BENCH_JOURNEY_SPANS unless given).
+ */
+export async function sdkBodies(
+  count: number,
+  tag: string,
+  spans = BODY_SPANS,
+  mix = SPAN_MIX,
+): Promise<Buffer[]> {
   const bodies: Buffer[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -110,8 +118,8 @@ export async function sdkBodies(count: number, tag: string): Promise<Buffer[]> {
   await once(server, 'listening');
   const port = (server.address() as { port: number }).port;
   for (let b = 0; b < count; b++) {
-    const spans = bodySpans(`${tag}-${b}`, b * BODY_SPANS);
-    const result = await exportSpans(`http://127.0.0.1:${port}`, spans, 'protobuf');
+    const made = bodySpans(`${tag}-${b}`, b * spans, spans, mix);
+    const result = await exportSpans(`http://127.0.0.1:${port}`, made, 'protobuf');
     if (result.code !== 0) throw new Error('capture failed');
   }
   server.close();

@@ -37,6 +37,7 @@ const STEPS: Step[] = [
   },
   { bench: 'journeys', rounds: 1 },
   { bench: 'journey-search', rounds: 1 },
+  { bench: 'day-fill', rounds: 1 },
   { bench: 'sql', rounds: 1, env: { BENCH_KEEP_DB: '1' } },
   { bench: 'dead-letters', rounds: 3 },
   { bench: 'instrument', rounds: 1 },

@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { runCeleryBench } from './celery.js';
 import { runDashboardBench } from './dashboard.js';
+import { runDayFillBench } from './day-fill.js';
 import { runDeadLettersBench } from './dead-letters.js';
 import { runDiscardBench } from './discard.js';
 import { runHostileBench } from './hostile.js';
@@ -21,6 +22,7 @@ import { runStoresBench } from './stores.js';
 const benches: Record<string, (rounds: number) => Promise<void>> = {
   celery: runCeleryBench,
   dashboard: runDashboardBench,
+  'day-fill': runDayFillBench,
   'dead-letters': runDeadLettersBench,
   discard: runDiscardBench,
   hostile: runHostileBench,

@@ -60,6 +60,8 @@ export const THRESHOLDS = {
   celeryEventsQuietSeconds: 300,
   /** AcktrailCeleryVisibilityTimeoutNear: unacked age over the visibility timeout. */
   celeryVisibilityShare: 0.8,
+  /** AcktrailJourneyWritesSlow: p90 of the journey store's writes, seconds. */
+  journeyWriteSeconds: 1,
 };
 export type Thresholds = typeof THRESHOLDS;
 

@@ -9,6 +9,7 @@ import { Partitions } from './partitions.js';
 import type { Step } from '../model/steps.js';
 import { StepReads } from './step-reads.js';
 import { StepStore } from './step-store.js';
+import { JOURNEY_STARTS, PUBLISH_COUNTS } from './write-queries.js';
 
 const DAY = 86_400_000;
 let db: TestDatabase;
@@ -231,4 +232,67 @@ test("today's time index is summarised: a search of an hour reads that hour's bl
     afterwards * 4 < before,
     `after summarising, the hour reads ${afterwards} blocks (before: ${before}, the whole day)`,
   );
+});
+
+test("a write's reads stay on the event index in a day's partition that has no statistics", async () => {
+  // A day of its own holding 60,000 publishes, never analysed (autovacuum off, or a new day).
+  const noon = Date.UTC(2026, 10, 27, 12);
+  await new Partitions(pool).ensure([noon * 1000], noon);
+  await pool.query(
+    `INSERT INTO journey_steps (event_id, time, duration_us, stage, service, trace_id, span_id, name, status, attrs)
+     SELECT 'plan-' || (g / 2), to_timestamp($1 / 1000.0) - g * interval '100 ms', 1,
+            (ARRAY['outbox.publish', 'deliver'])[g % 2 + 1], 's', 't', 'p' || g, 'n', 'unset', '{}'
+       FROM generate_series(0, 119999) g`,
+    [noon],
+  );
+  const analysed = await pool.query<{ n: number }>(
+    "SELECT reltuples::int AS n FROM pg_class WHERE relname = 'journey_steps_p20261127'",
+  );
+  assert.equal(analysed.rows[0]?.n, -1, 'the partition has never been analysed');
+  const day = { from: new Date(Date.UTC(2026, 10, 27)), to: new Date(Date.UTC(2026, 10, 28)) };
+  const ids = Array.from({ length: 100 }, (_, i) => `plan-${i * 7}`);
+  for (const [name, sql, stages] of [
+    ['publish counts', PUBLISH_COUNTS, ['outbox.publish', 'publish']],
+    ['journey starts', JOURNEY_STARTS, ['outbox.insert', 'outbox.publish', 'publish']],
+  ] as const) {
+    const params = [ids, stages, day.from, day.to];
+    const plan = (await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, params)).rows
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
+    assert.match(plan, /journey_steps_p20261127_event_id_time_idx/, `${name}:\n${plan}`);
+    assert.doesNotMatch(plan, /time_event_id_idx|Seq Scan/, `${name}:\n${plan}`);
+    const rows = (await pool.query<{ event_id: string }>(sql, params)).rows;
+    assert.equal(rows.length, ids.length, `${name}: every event found`);
+  }
+  const counts = await pool.query<{ n: number }>(PUBLISH_COUNTS, [
+    ['plan-7', 'plan-nothing'],
+    ['outbox.publish'],
+    day.from,
+    day.to,
+  ]);
+  assert.deepEqual(counts.rows, [{ event_id: 'plan-7', n: 1 }]);
+});
+
+test("the store's maintenance analyses today's partition once a tenth of it has changed", async () => {
+  const now = Date.UTC(2026, 10, 26, 12);
+  const partitions = new Partitions(pool);
+  await partitions.ensure([now * 1000], now);
+  assert.equal(await partitions.analyseToday(now), false, 'an empty new day is not due');
+  await pool.query(
+    `INSERT INTO journey_steps (event_id, time, duration_us, stage, service, trace_id, span_id, name, status, attrs)
+     SELECT 'an-' || g, to_timestamp($1 / 1000.0) - g * interval '1 s', 1, 'deliver', 's', 't',
+            'a' || g, 'n', 'unset', '{}'
+       FROM generate_series(1, 2000) g`,
+    [now],
+  );
+  // The inserts reach the statistics views when the inserting session reports them (within 10 s).
+  await waitFor('the partition to be due and analysed', () => partitions.analyseToday(now), {
+    timeoutMs: 30_000,
+    intervalMs: 250,
+  });
+  const { rows } = await pool.query<{ n: number }>(
+    "SELECT reltuples::int AS n FROM pg_class WHERE relname = 'journey_steps_p20261126'",
+  );
+  assert.equal(rows[0]?.n, 2000);
+  assert.equal(await partitions.analyseToday(now), false, 'not due again until it grows');
 });

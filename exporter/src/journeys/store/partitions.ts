@@ -84,6 +84,27 @@ export class Partitions {
     );
   }
 
+  /**
+   * Analyses today's partition when a tenth of it (and 50 rows) changed since it was last
+   * analysed, as autovacuum's defaults would (autovacuum_analyze_threshold, _scale_factor), for
+   * a PostgreSQL whose autovacuum is off or has not reached the new day: the write path's plans
+   * hold without statistics (write-queries.ts), the searches' and lookups' are priced from them.
+   * Returns whether it analysed. Needs the table's owner, as summariseToday does.
+   */
+  async analyseToday(nowMs = Date.now()): Promise<boolean> {
+    const name = nameOf(dayStart(nowMs));
+    const res = await this.pool.query<{ due: boolean }>(
+      `SELECT s.n_mod_since_analyze >= 50 + 0.1 * greatest(c.reltuples, 0) AS due
+         FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+        WHERE s.relname = $1 AND s.schemaname = current_schema()`,
+      [name],
+    );
+    if (res.rows[0]?.due !== true) return false;
+    // The name is made from integers, never from input text.
+    await this.pool.query(`ANALYZE ${name}`);
+    return true;
+  }
+
   /** Today's partition and the next days', made ahead of the writes that will need them. */
   async prepareAhead(nowMs = Date.now()): Promise<void> {
     const today = dayStart(nowMs);

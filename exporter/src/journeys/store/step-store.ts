@@ -111,6 +111,8 @@ export class StepStore {
     maintenance: pg.Pool = pool,
     /** What the pipeline's result words mean (stale versions, work done). */
     private readonly words: ResultWords = NO_RESULT_WORDS,
+    /** Told how long each write's transaction took (seconds), and whether it committed. */
+    private readonly timed: (seconds: number, committed: boolean) => void = () => undefined,
   ) {
     this.partitions = new Partitions(pool, maintenance);
   }
@@ -206,6 +208,18 @@ export class StepStore {
   }
 
   private async insert(steps: Step[]): Promise<WriteResult> {
+    const started = performance.now();
+    try {
+      const result = await this.transaction(steps);
+      this.timed((performance.now() - started) / 1000, true);
+      return result;
+    } catch (err) {
+      this.timed((performance.now() - started) / 1000, false);
+      throw err;
+    }
+  }
+
+  private async transaction(steps: Step[]): Promise<WriteResult> {
     await this.partitions.ensure(steps.map((s) => s.timeUs));
     return withTransaction(
       this.pool,

@@ -195,3 +195,14 @@ test("a step's strings come back as sent, COPY's own characters among them, and 
     },
   ]);
 });
+
+test("each write's duration is a histogram, by whether it was stored", async () => {
+  const count = async (result: string) =>
+    (await exporter.scrape()).value('acktrail_journey_store_write_duration_seconds_count', {
+      result,
+    }) ?? 0;
+  const [stored, failed] = [await count('stored'), await count('failed')];
+  assert.equal((await post(spans(5, 20))).status, 200);
+  assert.ok((await count('stored')) > stored, 'the committed write was timed');
+  assert.equal(await count('failed'), failed);
+});

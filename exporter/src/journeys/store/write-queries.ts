@@ -1,7 +1,12 @@
 // The statements a write runs beside its INSERT (step-store.ts): what the derived metrics need of the
 // steps stored before it, and what the model needs to decide a step at ingest. The reads by event
 // look only at the days that hold the write's events (journey_events, `days`): PostgreSQL then
-// probes those days' partitions, not every day in retention.
+// probes those days' partitions, not every day in retention. They name their events and no stage
+// in WHERE (the stage is the aggregate's FILTER): a stage there lets the planner prove the partial
+// publishes index (time, event_id) and, on a day's partition without statistics (autovacuum off,
+// or not there yet), read the whole day's publishes through it: 112 ms against 0.6 ms at 300,000
+// publishes, growing with the day. With only the event and the day, the event index is the one
+// that fits, whatever the statistics say (store.int.test.ts checks the plans).
 import type pg from 'pg';
 import { ATTR, PUBLISH_STAGES, isPublish } from '@acktrail/conventions';
 import {
@@ -100,6 +105,10 @@ export async function lockPublishes(db: pg.PoolClient, steps: Step[]): Promise<v
   );
 }
 
+/** Per event ($1), its steps of the stages $2 in [$3, $4): their count. */
+export const PUBLISH_COUNTS = `SELECT event_id, count(*) FILTER (WHERE stage = ANY($2))::int AS n
+   FROM journey_steps WHERE event_id = ANY($1) AND time >= $3 AND time < $4 GROUP BY event_id`;
+
 export async function publishCounts(
   db: pg.PoolClient,
   steps: Step[],
@@ -108,14 +117,19 @@ export async function publishCounts(
   const ids = [...new Set(steps.filter((s) => isPublish(s.stage)).map((s) => s.eventId))];
   const range = ids.length > 0 ? await days() : null;
   if (!range) return new Map();
-  const res = await db.query<{ event_id: string; n: number }>(
-    `SELECT event_id, count(*)::int AS n FROM journey_steps
-      WHERE event_id = ANY($1) AND stage = ANY($2) AND time >= $3 AND time < $4
-      GROUP BY event_id`,
-    [ids, PUBLISH_STAGES, range.from, range.to],
-  );
-  return new Map(res.rows.map((r) => [r.event_id, r.n]));
+  const res = await db.query<{ event_id: string; n: number }>(PUBLISH_COUNTS, [
+    ids,
+    PUBLISH_STAGES,
+    range.from,
+    range.to,
+  ]);
+  return new Map(res.rows.flatMap((r) => (r.n > 0 ? [[r.event_id, r.n] as const] : [])));
 }
+
+/** Per event ($1), the start of its first step of the stages $2 in [$3, $4) (us), or null. */
+export const JOURNEY_STARTS = `SELECT event_id,
+        (extract(epoch FROM min(time) FILTER (WHERE stage = ANY($2))) * 1e6)::float8 AS t
+   FROM journey_steps WHERE event_id = ANY($1) AND time >= $3 AND time < $4 GROUP BY event_id`;
 
 /**
  * When the journeys of events acked in this write began: the start of each one's first stored
@@ -131,13 +145,13 @@ export async function startTimes(
   const ids = [...new Set(acked.map((s) => s.eventId))];
   const range = ids.length > 0 ? await days() : null;
   if (!range) return new Map();
-  const res = await db.query<{ event_id: string; t: number }>(
-    `SELECT event_id, (extract(epoch FROM min(time)) * 1e6)::float8 AS t FROM journey_steps
-      WHERE event_id = ANY($1) AND stage = ANY($2) AND time >= $3 AND time < $4
-      GROUP BY event_id`,
-    [ids, JOURNEY_START_STAGES, range.from, range.to],
-  );
-  return new Map(res.rows.map((r) => [r.event_id, r.t]));
+  const res = await db.query<{ event_id: string; t: number | null }>(JOURNEY_STARTS, [
+    ids,
+    JOURNEY_START_STAGES,
+    range.from,
+    range.to,
+  ]);
+  return new Map(res.rows.flatMap((r) => (r.t === null ? [] : [[r.event_id, r.t] as const])));
 }
 
 /** The returns (settles with nack_requeue) stored for these events on these queues. */
