@@ -33,7 +33,7 @@ export const LONGER_FUNCTIONS = {
   'exporter/src/celery/metrics.ts': 112,
   'exporter/src/config.ts': 96,
   'exporter/src/journeys/assemble/verdict.ts': 85,
-  'exporter/src/journeys/metrics.ts': 85,
+  'exporter/src/journeys/metrics.ts': 84,
   'exporter/src/receiver/body.ts': 97,
 };
 

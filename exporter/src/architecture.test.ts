@@ -5,8 +5,10 @@
 // journey model depends on nothing but the conventions and the broker's queue types, the journey
 // store is reached through journeys/store/index.ts only, only
 // journeys/store/ writes SQL on the journey store's tables, nothing outside its tests depends
-// on the reference pipeline, the broker topology is built in broker/ only and never changed, and
-// api/ reads journeys through the one read path (nothing from celery/ or pipeline/).
+// on the reference pipeline, the broker topology is built in broker/ only and never changed,
+// api/ reads journeys through the one read path (nothing from celery/ or pipeline/), and the
+// receiver hands its batches to the one write path (journeys/writer.ts), importing no journey
+// model, store, metrics or broker.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -230,6 +232,27 @@ test('the receiver only receives: span reading is reached through journeys/spans
       ),
     );
   assert.deepEqual(left, [], 'span reading lives in journeys/spans/');
+});
+
+// The receiver keeps admission, transports and threads; what a batch becomes is the journey
+// writer's (journeys/writer.ts), as a Collector receiver hands its batch to the next consumer.
+test('the receiver hands batches to the journey writer: no journey model, store, metrics or broker in receiver/', () => {
+  const FORBIDDEN = ['journeys/model/', 'journeys/store/', 'journeys/metrics.ts', 'broker/'];
+  const reached = sources()
+    .filter((f) => relative(SRC, f).startsWith('receiver/'))
+    .flatMap((f) =>
+      localImports(f)
+        .map((to) => relative(SRC, to))
+        .filter((to) => FORBIDDEN.some((no) => to.startsWith(no)))
+        .map((to) => `${relative(SRC, f)} -> ${to}`),
+    );
+  assert.deepEqual(reached, []);
+  // Only the writer writes steps: nothing else calls the store's write.
+  const writers = sources()
+    .filter((f) => !relative(SRC, f).startsWith('journeys/'))
+    .filter((f) => /\.steps\.write\(/.test(readFileSync(f, 'utf8')))
+    .map((f) => relative(SRC, f));
+  assert.deepEqual(writers, []);
 });
 
 // No pool of pg's leaves journeys/store/: what its door exports has no public member that is one (the

@@ -5,7 +5,7 @@ export type { Collector } from './collectors/runner/collector.js';
 export { VERSION } from './version.js';
 export type { Journey } from './api/types.js';
 export type { JourneyKind, TimelineEntry } from './journeys/assemble/assemble.js';
-export type { CoverageReport, CoverageRow, CoverageGap } from './receiver/coverage.js';
+export type { CoverageReport, CoverageRow, CoverageGap } from './journeys/coverage.js';
 export type {
   DeadLetter,
   Group as DeadLetterGroup,

@@ -28,9 +28,11 @@ import { BusinessLookups } from './pipeline/lookups.js';
 import { CeleryMetrics } from './celery/metrics.js';
 import { receiverRouter } from './receiver/route.js';
 import { Ingest } from './receiver/ingest.js';
+import { ReceiverMetrics } from './receiver/metrics.js';
+import { JourneyWriter } from './journeys/writer.js';
 import { OtlpGrpcReceiver } from './receiver/grpc.js';
 import { BodyDecoder } from './receiver/decoder.js';
-import { Coverage } from './receiver/coverage.js';
+import { Coverage } from './journeys/coverage.js';
 import { ingestLimits } from './receiver/gate.js';
 import type { QueueLookup } from './broker/topology.js';
 import { Parking } from './deadletters/index.js';
@@ -87,6 +89,10 @@ interface Sources {
   watch: SettleWatch;
   /** The metrics journeys derive: from stored steps, and from parking where no span counted. */
   metrics: JourneyMetrics;
+  /** What every span lets journeys read (GET /api/coverage), counted as the writer takes them. */
+  coverage: Coverage;
+  /** The one journey write path (null: no store). */
+  writer: JourneyWriter | null;
 }
 
 export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
@@ -111,8 +117,8 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
     config.journeys.maxBodyBytes,
     config.lowerThreads,
   );
-  const coverage = new Coverage(registry);
-  const ingest = newIngest(config, src, shared, { decoder, coverage, accepting: () => accepting });
+  const { coverage } = src;
+  const ingest = newIngest(config, src, shared, { decoder, accepting: () => accepting });
   const app = newApp(() => accepting);
   const metricsApp = config.metricsPort === null ? null : newApp(() => accepting);
   if (config.ingestPort === null) app.use(receiverRouter(ingest.gate));
@@ -333,7 +339,21 @@ function sources(config: ValidatedConfig, shared: Shared): Sources {
     shared.exemplars,
     config.journeys.words.results,
   );
-  return { pools, store, topology, board, runner, queues, watch, metrics };
+  const coverage = new Coverage(registry);
+  const writer = store
+    ? new JourneyWriter({
+        store,
+        metrics,
+        log: shared.log,
+        queues,
+        exchanges: () => topology?.current.exchangeIndex ?? null,
+        topology,
+        coverage,
+        health,
+        watch,
+      })
+    : null;
+  return { pools, store, topology, board, runner, queues, watch, metrics, coverage, writer };
 }
 
 /**
@@ -343,7 +363,7 @@ function sources(config: ValidatedConfig, shared: Shared): Sources {
  */
 function backgroundParts(
   config: ValidatedConfig,
-  { store, topology }: Sources,
+  { store, topology, writer }: Sources,
   { registry, health, log, memory }: Shared,
 ): { parts: Parts; parking: Parking | null } {
   const celery = config.celery.enabled
@@ -352,7 +372,7 @@ function backgroundParts(
           config.celery,
           config.journeys.retentionDays,
           new CeleryMetrics(registry, config.celery),
-          store?.steps ?? null,
+          writer,
           log,
         ),
         health,
@@ -361,8 +381,8 @@ function backgroundParts(
       )
     : null;
   const parking =
-    config.deadLetters.enabled && store
-      ? new Parking(config, store, topology, registry, health, log, memory)
+    config.deadLetters.enabled && store && writer
+      ? new Parking(config, store, writer, topology, registry, health, log, memory)
       : null;
   const parts = new Parts([topology, store, celery, parking].filter((part) => part !== null));
   return { parts, parking };
@@ -370,27 +390,20 @@ function backgroundParts(
 
 function newIngest(
   config: ValidatedConfig,
-  { store, topology, queues, watch, metrics }: Sources,
-  { log, memory, health }: Shared,
-  o: { decoder: BodyDecoder; coverage: Coverage; accepting: () => boolean },
+  { writer }: Sources,
+  { registry, memory }: Shared,
+  o: { decoder: BodyDecoder; accepting: () => boolean },
 ): Ingest {
   const { journeys } = config;
   return new Ingest({
-    store,
-    metrics,
-    log,
+    writer,
+    metrics: new ReceiverMetrics(registry),
     limits: ingestLimits(config),
     retentionDays: journeys.retentionDays,
     ingestToken: journeys.ingestToken,
     accepting: o.accepting,
     memory,
-    queues,
-    exchanges: () => topology?.current.exchangeIndex ?? null,
-    topology,
-    coverage: o.coverage,
     decoder: o.decoder,
-    health,
-    watch,
   });
 }
 

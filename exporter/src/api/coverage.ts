@@ -1,7 +1,7 @@
 // GET /api/coverage: what the spans received so far let journeys read, per service and stage,
-// with the one-line fix for each gap (receiver/coverage.ts). Needs the API token.
+// with the one-line fix for each gap (journeys/coverage.ts). Needs the API token.
 import express from 'express';
-import type { Coverage } from '../receiver/coverage.js';
+import type { Coverage } from '../journeys/coverage.js';
 import { requireToken, type Tokens } from './auth.js';
 import { ok, send } from './reply.js';
 

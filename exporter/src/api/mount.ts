@@ -6,7 +6,7 @@ import type { QueueBoard } from '../collectors/index.js';
 import type { Parking } from '../deadletters/index.js';
 import type { JourneyService } from '../journeys/service.js';
 import type { JourneyStore } from '../journeys/store/index.js';
-import type { Coverage } from '../receiver/coverage.js';
+import type { Coverage } from '../journeys/coverage.js';
 import type { Logger } from '../log.js';
 import { coverageRouter } from './coverage.js';
 import { deadLettersRouter } from './dead-letters.js';

@@ -4,7 +4,7 @@
 // messages arrive, are acknowledged (or cannot be) and how its queues are measured.
 import type { Logger } from 'pino';
 import type { ValidatedConfig } from '../config.js';
-import { StepsRefusedError, type StepStore } from '../journeys/store/index.js';
+import type { JourneyWriter } from '../journeys/writer.js';
 import type { Step } from '../journeys/model/steps.js';
 import { eventLimits, parseBody, type EventLimits } from './events.js';
 import type { CeleryMetrics } from './metrics.js';
@@ -26,7 +26,7 @@ export class CeleryIntake {
     readonly settings: CelerySettings,
     private readonly retentionDays: number,
     readonly metrics: CeleryMetrics,
-    private readonly store: StepStore | null,
+    private readonly writer: JourneyWriter | null,
     private readonly log: Logger,
   ) {
     this.queues = new Set(settings.queues);
@@ -54,7 +54,7 @@ export class CeleryIntake {
         continue;
       }
       if (e.queue && this.queues.size < this.settings.maxQueues) this.queues.add(e.queue);
-      if (this.store) steps.push(taskStep(e, this.metrics.taskInfo(e.uuid)));
+      if (this.writer) steps.push(taskStep(e, this.metrics.taskInfo(e.uuid)));
       if (count) this.metrics.task(e);
     }
     return steps;
@@ -70,20 +70,16 @@ export class CeleryIntake {
    * written one by one so that only those are set aside, counted, and never block the stream.
    */
   async write(steps: Step[]): Promise<void> {
-    if (!this.store || steps.length === 0) return;
-    try {
-      await this.store.write(steps);
-    } catch (err) {
-      if (!(err instanceof StepsRefusedError)) throw err;
-      for (const step of steps) {
-        try {
-          await this.store.write([step]);
-        } catch (one) {
-          if (!(one instanceof StepsRefusedError)) throw one;
-          this.metrics.skipped.inc({ reason: 'store_rejected' });
-          this.log.warn({ err: one.message }, 'celery: a task event was set aside');
-        }
-      }
+    if (!this.writer || steps.length === 0) return;
+    const all = await this.writer.writeSteps(steps);
+    if (all.kind === 'stored') return;
+    if (all.kind !== 'refused') throw new Error(all.message);
+    for (const step of steps) {
+      const one = await this.writer.writeSteps([step]);
+      if (one.kind === 'stored') continue;
+      if (one.kind !== 'refused') throw new Error(one.message);
+      this.metrics.skipped.inc({ reason: 'store_rejected' });
+      this.log.warn({ err: one.message }, 'celery: a task event was set aside');
     }
   }
 }

@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { ValidatedConfig } from '../config.js';
 import type { Health, PartStatus } from '../runtime/health.js';
 import type { JourneyStore } from '../journeys/store/index.js';
+import type { JourneyWriter } from '../journeys/writer.js';
 import type { Part } from '../runtime/parts.js';
 import { errorMessage, type Logger } from '../log.js';
 import { DeadLetterBroker, PART } from './park/broker.js';
@@ -33,6 +34,8 @@ export class Parking implements Part {
   constructor(
     config: ValidatedConfig,
     private readonly journeys: JourneyStore,
+    /** Where a replay's step is written. */
+    writer: JourneyWriter,
     topology: Topologies | null,
     registry: Registry,
     private readonly reports: Health,
@@ -55,7 +58,7 @@ export class Parking implements Part {
       this.store,
       this.broker,
       keys,
-      journeys.steps,
+      writer,
       this.metrics,
       s,
       topology,

@@ -4,7 +4,7 @@
 // limit. Stage durations, redeliveries, dead letters and duplicate publishes carry exemplars: the
 // trace and event of the latest step each bucket or series counted (exposition/exemplars.ts).
 import { ATTR, isPublish } from '@acktrail/conventions';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import { BoundedLabel } from '../labels.js';
 import {
   NO_RESULT_WORDS,
@@ -22,19 +22,6 @@ import { STEP_ATTR } from './model/steps.js';
 /** What a span-derived counter counts, said in its HELP text (docs/adopting.md, "Sampling"). */
 const FROM_SPANS =
   " Counted from spans, each with its adjusted count where its tracestate carries a sampling threshold (ot=th); spans a service's sampler drops before they reach acktrail are not counted: /api/coverage names services that sample.";
-
-/** Why a request to /v1/traces was refused before its spans were looked at. */
-export const REFUSAL_REASONS = [
-  'unauthorized',
-  'over_budget',
-  'over_memory',
-  'store_busy',
-  'store_unavailable',
-  'shutting_down',
-  'idle_body',
-  'slow_body',
-] as const;
-export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 const REJECTED_HELP =
   "Deliveries a consumer rejected or nacked, by queue and what the broker does with the message: requeued, dead_lettered (the queue has a dead-letter exchange), discarded (it has none: the message is gone), rejected (what the broker does with it is not known: the queue is not in the broker topology). A return past a quorum queue's delivery limit counts as dead_lettered (or discarded), as the broker dead-letters it. Where no consumer whose instrumentation records rejects reads a queue (its consumers use the .NET client, pika, aio-pika, Spring or Bunny, or are not traced), each dead letter dead-letter parking takes from its dead-letter queue counts as dead_lettered, inferred from the broker's x-death." +
@@ -66,10 +53,6 @@ const THRESHOLDS_REFUSED = {
 const STAGE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 export class JourneyMetrics {
-  readonly spansReceived: Counter<'outcome'>;
-  readonly refused: Counter<'reason'>;
-  /** Bytes of OTLP bodies being read or worked on now (the in-flight budget in use). */
-  readonly inflightBytes: Gauge;
   private readonly stageDuration: Histogram<'stage'>;
   private readonly stageChildren = new Map<string, ReturnType<Histogram<'stage'>['labels']>>();
   private readonly duplicatePublishes: Counter;
@@ -102,26 +85,6 @@ export class JourneyMetrics {
     this.queues = new BoundedLabel(200, { registry, label: 'queue' });
     this.reasons = new BoundedLabel(20, { registry, label: 'dead_letter_reason' });
     this.routes = new BoundedLabel(50, { registry, label: 'exchange_or_routing_key' });
-    this.spansReceived = new Counter({
-      name: 'acktrail_spans_received_total',
-      help: 'Spans received on /v1/traces by outcome: accepted (stored as a journey step), ignored (no event_id or stage), rejected (invalid; reported in partialSuccess).',
-      labelNames: ['outcome'],
-      registers,
-    });
-    for (const outcome of ['accepted', 'ignored', 'rejected'])
-      this.spansReceived.inc({ outcome }, 0);
-    this.refused = new Counter({
-      name: 'acktrail_ingest_refused_total',
-      help: 'Requests to /v1/traces refused before their spans were read: unauthorized (401), over_budget (the in-flight byte budget), over_memory (the exporter over memory.budgetBytes), store_busy (the write queue is full), store_unavailable, shutting_down (503 with Retry-After for all but unauthorized), idle_body (nothing sent for bodyIdleTimeoutSeconds), slow_body (not whole within bodyTimeoutSeconds).',
-      labelNames: ['reason'],
-      registers,
-    });
-    for (const reason of REFUSAL_REASONS) this.refused.inc({ reason }, 0);
-    this.inflightBytes = new Gauge({
-      name: 'acktrail_ingest_inflight_bytes',
-      help: 'Bytes of OTLP request bodies (after inflation) being read or worked on now; journeys.maxInflightBytes at most.',
-      registers,
-    });
     this.stageDuration = new Histogram({
       name: 'acktrail_stage_duration_seconds',
       help: 'Duration of each stage of an event journey, from its spans.',

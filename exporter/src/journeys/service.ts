@@ -7,7 +7,7 @@
 // reply; the store only stores.
 import { assemble, type AssembleOptions, type Journey } from './assemble/assemble.js';
 import type { PipelineRowsReader } from './model/pipeline-rows.js';
-import { CONTEXT_KEY, TRACE_ID, contextKey } from './keys.js';
+import { CONTEXT_KEY, TRACE_ID, contextKey } from './model/keys.js';
 import { listJourneys, type JourneyPage, type ListQuery } from './lists.js';
 import {
   NO_RESULT_WORDS,

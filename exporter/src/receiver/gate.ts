@@ -5,7 +5,7 @@
 // (GateSide).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ValidatedConfig } from '../config.js';
-import type { RefusalReason } from '../journeys/metrics.js';
+import type { RefusalReason } from './metrics.js';
 import type { Converted } from '../journeys/spans/index.js';
 import type { ByteBudget } from './budget.js';
 import type { BodyDecoder } from './decoder.js';

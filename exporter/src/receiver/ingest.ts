@@ -1,34 +1,32 @@
 // The OTLP trace receiver's core on the exporter's loop: its gate (gate.ts: the token, the
-// in-flight budget, decoding), and the store write with what depends on the broker (the queues'
-// facts, learnt first where spans name a queue the topology lacks), for the transports on this
-// loop (route.ts, grpc.ts) and for what the ingest thread decoded (thread/main.ts). Each transport
-// reads its body its own way, then asks the gate for an Outcome and answers it in its own terms
-// (HTTP status or gRPC status code); what is refused, stored or rejected is decided here only.
-import type { Logger } from '../log.js';
-import { errorMessage } from '../log.js';
-import type { JourneyMetrics, RefusalReason } from '../journeys/metrics.js';
-import type { QueueLookup } from '../broker/topology.js';
-import { StepsRefusedError, StoreBusyError } from '../journeys/store/index.js';
-import type { JourneyStore } from '../journeys/store/index.js';
-import type { Coverage } from './coverage.js';
-import { ATTR } from '@acktrail/conventions';
+// in-flight budget, decoding) and the hand-over of what it admitted to the journey writer
+// (journeys/writer.ts), for the transports on this loop (route.ts, grpc.ts) and for what the
+// ingest thread decoded (thread/main.ts). Each transport reads its body its own way, then asks
+// the gate for an Outcome and answers it in its own terms (HTTP status or gRPC status code); the
+// writer's outcome is mapped to one here only, and the spans counted by what became of them.
 import { ByteBudget } from './budget.js';
 import type { BodyDecoder } from './decoder.js';
-import { withQueueAnomalies } from '../journeys/spans/index.js';
-import type { ExchangeIndex } from '../broker/routes.js';
-import { applyDeliveryLimits, limitedReturns } from '../journeys/model/index.js';
 import type { Converted } from '../journeys/spans/index.js';
 import { Gate, type IngestLimits, type Outcome, type StoreState } from './gate.js';
+import type { ReceiverMetrics, RefusalReason } from './metrics.js';
 import type { MemoryBudget } from '../runtime/memory.js';
-import type { Health } from '../runtime/health.js';
-import type { SettleWatch } from '../journeys/settle-watch.js';
+import type { WriteOutcome } from '../journeys/writer.js';
 
 export type { IngestLimits, Outcome };
 
+/** Where admitted batches go (journeys/writer.ts). */
+export interface Writer {
+  write(converted: Converted): Promise<WriteOutcome>;
+  /** Whether the store's schema is in place. */
+  ready(): boolean;
+  /** Resolves once it is. */
+  whenReady(): Promise<void>;
+}
+
 export interface IngestOptions {
-  store: JourneyStore | null;
-  metrics: JourneyMetrics;
-  log: Logger;
+  /** null: no journey store, so no request is admitted. */
+  writer: Writer | null;
+  metrics: ReceiverMetrics;
   limits: IngestLimits;
   retentionDays: number;
   /** With a token, a request needs `Bearer <token>` (refused otherwise). */
@@ -37,43 +35,8 @@ export interface IngestOptions {
   accepting: () => boolean;
   /** The exporter's memory budget: over it, requests are refused (503 / UNAVAILABLE). */
   memory?: MemoryBudget;
-  /** What the exporter knows about a queue: a reject's anomaly depends on its dead-letter exchange. */
-  queues?: QueueLookup;
-  /** Which queues an exchange routes to: the queue of a delivery whose span names none. */
-  exchanges?: () => ExchangeIndex | null;
-  /**
-   * The broker topology's refresh: a queue the spans name that it does not know yet brings a
-   * refresh forward, and the write waits for it (at most LEARN_WAIT_MS) before fates are decided.
-   */
-  topology?: {
-    learn(names: Iterable<string>, ms: number, sender?: string): Promise<void>;
-  } | null;
-  /** Counts what every span lets journeys read (GET /api/coverage). */
-  coverage?: Coverage;
   /** Decodes bodies; large ones in worker threads. */
   decoder: BodyDecoder;
-  /** Where a failure that must not fail the request is counted (acktrail_background_errors_total). */
-  health?: Health;
-  /** Told each stored delivery's queue: the queues whose settles the broker's evidence decides. */
-  watch?: SettleWatch;
-}
-
-/**
- * How long a write waits for the broker's facts about a queue it names first: a refresh of a few
- * hundred queues takes tens of milliseconds. Past it, the step's fate is stored as not known, and
- * the journey decides it again from the topology of the moment it is read.
- */
-export const LEARN_WAIT_MS = 2000;
-
-/** The queues deliveries and settles name: what their fates are decided by. */
-function namedQueues(steps: readonly Converted['steps'][number][]): Set<string> {
-  const names = new Set<string>();
-  for (const step of steps) {
-    if (step.stage !== 'deliver' && step.stage !== 'settle') continue;
-    const queue = step.attrs[ATTR.queue];
-    if (typeof queue === 'string' && queue !== '') names.add(queue);
-  }
-  return names;
 }
 
 export class Ingest {
@@ -105,8 +68,8 @@ export class Ingest {
 
   /** The journey store, as admission sees it. */
   get store(): StoreState {
-    const store = this.opts.store;
-    return !store ? 'none' : store.ready ? 'ready' : 'starting';
+    const writer = this.opts.writer;
+    return !writer ? 'none' : writer.ready() ? 'ready' : 'starting';
   }
 
   /** Whether the exporter still takes requests. */
@@ -116,12 +79,12 @@ export class Ingest {
 
   /** A request refused (here, or on the ingest thread), by reason. */
   countRefused(reason: RefusalReason): void {
-    this.opts.metrics.refused.inc({ reason });
+    this.opts.metrics.refused(reason);
   }
 
   /** A body that could not be read at all: one rejected span, as OTLP has no count. */
   countUnreadable(): void {
-    this.opts.metrics.spansReceived.inc({ outcome: 'rejected' });
+    this.opts.metrics.spansReceived('rejected');
   }
 
   private refuse(reason: RefusalReason, message: string): Outcome {
@@ -129,61 +92,24 @@ export class Ingest {
     return { kind: 'refused', reason, message };
   }
 
-  /** Stores what a body was decoded into (here, or on the ingest thread: thread/). */
+  /** Hands what a body was decoded into (here, or on the ingest thread: thread/) to the writer. */
   async accept(converted: Converted): Promise<Outcome> {
-    const { opts } = this;
-    const store = opts.store;
-    if (!store) throw new Error('ingest without a store: admit() first');
-    const { steps, accepted, ignored } = converted;
-    opts.coverage?.add(converted.coverage);
-    await opts.topology?.learn(namedQueues(steps), LEARN_WAIT_MS, converted.sender);
-    if (opts.queues) withQueueAnomalies(steps, opts.queues, opts.exchanges?.() ?? null);
-    let result;
-    try {
-      // A return past a quorum queue's delivery limit is a dead letter: the returns stored before
-      // it decide which one is (only when a write has returns to such a queue).
-      const queues = opts.queues ?? (() => null);
-      const returns = limitedReturns(steps, queues);
-      if (returns.length > 0)
-        applyDeliveryLimits(steps, await store.steps.storedReturns(returns), queues);
-      result = await store.steps.write(steps);
-    } catch (err) {
-      if (err instanceof StoreBusyError)
-        return this.refuse('store_busy', `${err.message}; retry later`);
-      if (err instanceof StepsRefusedError) {
-        opts.metrics.spansReceived.inc({ outcome: 'rejected' }, converted.spans);
-        return { kind: 'invalid', tooLarge: false, message: err.message };
-      }
-      // Logged once per change of state by the store (Health); per request only at debug.
-      opts.log.debug({ err: errorMessage(err), steps: steps.length }, 'journey store write failed');
-      return this.refuse('store_unavailable', 'the journey store is unavailable; retry later');
-    }
-    const rejected = converted.rejected.reduce((n, [, count]) => n + count, 0);
-    this.count(() => {
-      const index = opts.exchanges?.() ?? null;
-      opts.watch?.noteSteps(
-        result.inserted.map((i) => i.step),
-        (exchange, key) => index?.reached(exchange, key) ?? [],
-      );
-      opts.metrics.observe(result);
-      opts.metrics.thresholdsRefused.inc(converted.thresholdsRefused);
-      opts.metrics.spansReceived.inc({ outcome: 'accepted' }, accepted);
-      opts.metrics.spansReceived.inc({ outcome: 'ignored' }, ignored);
-      opts.metrics.spansReceived.inc({ outcome: 'rejected' }, rejected);
-    });
-    const message = converted.rejected.map(([r, n]) => `${n} span(s): ${r}`).join('; ');
-    return { kind: 'stored', rejected, message };
-  }
-
-  /**
-   * Counts what a committed write stored. The steps are in the store: nothing here may turn the
-   * answer into a refusal or an error, so a failure is logged and counted, never thrown.
-   */
-  private count(counting: () => void): void {
-    try {
-      counting();
-    } catch (err) {
-      this.opts.health?.error('journey_metrics', err, 'counting a stored write failed');
+    const { metrics, writer } = this.opts;
+    if (!writer) throw new Error('ingest without a store: admit() first');
+    const out = await writer.write(converted);
+    switch (out.kind) {
+      case 'stored':
+        metrics.spansReceived('accepted', out.accepted);
+        metrics.spansReceived('ignored', out.ignored);
+        metrics.spansReceived('rejected', out.rejected);
+        return { kind: 'stored', rejected: out.rejected, message: out.message };
+      case 'refused':
+        metrics.spansReceived('rejected', converted.spans);
+        return { kind: 'invalid', tooLarge: false, message: out.message };
+      case 'busy':
+        return this.refuse('store_busy', `${out.message}; retry later`);
+      case 'unavailable':
+        return this.refuse('store_unavailable', `${out.message}; retry later`);
     }
   }
 }

@@ -11,7 +11,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { deserialize } from 'node:v8';
 import type { Options } from 'amqplib';
 import type { ValidatedConfig } from '../../config.js';
-import type { StepStore } from '../../journeys/store/index.js';
+import type { JourneyWriter } from '../../journeys/writer.js';
 import { STEP_ATTR, type Step } from '../../journeys/model/steps.js';
 import { errorMessage, type Logger } from '../../log.js';
 import type { DeadLetterBroker } from '../park/broker.js';
@@ -66,7 +66,7 @@ export class Replayer {
     private readonly broker: DeadLetterBroker,
     /** The current key first, then earlier ones (ACKTRAIL_DEAD_LETTER_KEYS) to open what they sealed. */
     private readonly keys: Buffer[],
-    private readonly steps: StepStore | null,
+    private readonly steps: JourneyWriter | null,
     private readonly metrics: DeadLetterMetrics,
     private readonly settings: Settings,
     private readonly topologies: Topologies | null,
@@ -261,9 +261,9 @@ export class Replayer {
         'messaging.rabbitmq.destination.routing_key': target.routingKey,
       },
     };
-    await this.steps.write([step]).catch((err: unknown) => {
-      this.log.warn({ err: errorMessage(err), event_id: row.eventId }, 'replay step not stored');
-    });
+    const out = await this.steps.writeSteps([step]);
+    if (out.kind !== 'stored')
+      this.log.warn({ err: out.message, event_id: row.eventId }, 'replay step not stored');
   }
 
   async audit(

@@ -4,7 +4,7 @@
 // semconv, .NET with UsePublisherAsParent off). "<trace id>-<span id>" of that context is the
 // message's key: the journey of spans that carry no event id, and what ties the spans of one
 // message together when some of them carry one and some do not (journeys/service.ts).
-import { contextKey, TRACE_ID } from '../keys.js';
+import { contextKey, TRACE_ID } from '../model/keys.js';
 import type { Stage } from '../model/steps.js';
 import type { ReceivedSpan, SpanLink } from './profiles/span.js';
 

@@ -58,7 +58,7 @@ export class IngestThread {
   ) {
     // The state changes when the store becomes ready, the exporter stops accepting, or memory
     // crosses the budget.
-    void ingest.opts.store?.whenReady().then(() => {
+    void ingest.opts.writer?.whenReady().then(() => {
       this.tell();
     });
     ingest.opts.memory?.onChange(() => {

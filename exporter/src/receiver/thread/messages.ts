@@ -1,5 +1,5 @@
 // What the exporter's event loop (main.ts here) and the ingest thread (worker.ts) say to each other.
-import type { RefusalReason } from '../../journeys/metrics.js';
+import type { RefusalReason } from '../metrics.js';
 import type { Converted } from '../../journeys/spans/index.js';
 import type { IngestLimits, Outcome, StoreState } from '../gate.js';
 

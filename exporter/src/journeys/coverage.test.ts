@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { Registry } from 'prom-client';
 import type { AttributeValue } from '@acktrail/conventions';
 import { Coverage, tallyCoverage } from './coverage.js';
-import type { ReceivedSpan } from '../journeys/spans/index.js';
+import type { ReceivedSpan } from './spans/index.js';
 
 let n = 1;
 function span(

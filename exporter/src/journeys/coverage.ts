@@ -7,7 +7,7 @@
 import { ATTR } from '@acktrail/conventions';
 import { Counter, type Registry } from 'prom-client';
 import { BoundedLabel } from '../labels.js';
-import type { Stage } from '../journeys/model/steps.js';
+import type { Stage } from './model/steps.js';
 import {
   AGGREGATE_FIX,
   BY_ATTRIBUTE,
@@ -15,11 +15,11 @@ import {
   type Check,
   type CoverageTally,
   type Row,
-} from '../journeys/spans/index.js';
-import { PROFILES, type ProfileId } from '../journeys/spans/index.js';
+} from './spans/index.js';
+import { PROFILES, type ProfileId } from './spans/index.js';
 import { docsUrl } from '../docs.js';
 
-export { tallyCoverage, type CoverageTally } from '../journeys/spans/index.js';
+export { tallyCoverage, type CoverageTally } from './spans/index.js';
 
 export interface CoverageGap {
   attribute: string;
