@@ -5,5 +5,5 @@ export declare const FUNCTION_LENGTH: {
   skipComments: boolean;
 };
 export declare const NOT_GATED: string[];
-export declare const LONGER_FUNCTIONS: Record<string, number>;
+export declare const LONGER_FUNCTIONS: Record<string, Record<string, number>>;
 export declare function functionLengthConfig(): object[];

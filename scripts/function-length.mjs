@@ -2,9 +2,10 @@
 // lines and comments aside) is where a reader stops holding it in mind. Product, example, script
 // and bench source; tests are exempt (a test reads top to bottom, set-up first).
 //
-// The functions below were longer when the gate came in (2026-12-05). Each file's longest may not
-// grow past its figure here; test/shape.test.ts fails when one of them is brought under the gate
-// and its line is left behind, so the list only shrinks.
+// The functions below were longer when the gate came in (2026-12-05), each by the name the rule
+// gives it. Lint holds each listed file to its longest listed figure; test/shape.test.ts holds
+// each function: one not listed over the gate, or a listed one past its figure, fails it, and so
+// does a listed one brought under the gate with its line left behind. The list only shrinks.
 export const FUNCTION_LENGTH = { max: 80, skipBlankLines: true, skipComments: true };
 
 /** The files not tested by the function-length gate. */
@@ -16,25 +17,25 @@ export const NOT_GATED = [
   '**/*.d.ts',
 ];
 
-/** File: the length of its longest function when the gate came in, its limit until split. */
+/** File -> function -> its length when the gate came in, its limit until it is split. */
 export const LONGER_FUNCTIONS = {
-  'bench/dashboard.ts': 90,
-  'bench/journeys.ts': 138,
-  'bench/overview.ts': 119,
-  'bench/queues.ts': 94,
-  'bench/sql.ts': 81,
-  'bench/status.ts': 90,
-  'dashboard/app/dead-letters/group/[id]/page.tsx': 108,
-  'dashboard/lib/overview.ts': 145,
-  'dashboard/ui/events/CeleryTask.tsx': 95,
-  'dashboard/ui/overview/QueueHealth.tsx': 86,
-  'dashboard/ui/overview/TimeSeriesChart.tsx': 104,
-  'examples/orders/src/provider/server.ts': 89,
-  'exporter/src/celery/metrics.ts': 112,
-  'exporter/src/config.ts': 96,
-  'exporter/src/journeys/assemble/verdict.ts': 85,
-  'exporter/src/journeys/metrics.ts': 84,
-  'exporter/src/receiver/body.ts': 97,
+  'bench/dashboard.ts': { runDashboardBench: 90 },
+  'bench/journeys.ts': { runJourneysBench: 138 },
+  'bench/overview.ts': { runOverviewBench: 119 },
+  'bench/queues.ts': { measure: 94 },
+  'bench/sql.ts': { runSqlBench: 81 },
+  'bench/status.ts': { measure: 90 },
+  'dashboard/app/dead-letters/group/[id]/page.tsx': { Group: 108 },
+  'dashboard/lib/overview.ts': { overviewCharts: 145 },
+  'dashboard/ui/events/CeleryTask.tsx': { CeleryTask: 95 },
+  'dashboard/ui/overview/QueueHealth.tsx': { QueueHealth: 86 },
+  'dashboard/ui/overview/TimeSeriesChart.tsx': { TimeSeriesChart: 104 },
+  'examples/orders/src/provider/server.ts': { createProviderApp: 89 },
+  'exporter/src/celery/metrics.ts': { constructor: 112 },
+  'exporter/src/config.ts': { loadConfig: 96 },
+  'exporter/src/journeys/assemble/verdict.ts': { verdictOf: 85 },
+  'exporter/src/journeys/metrics.ts': { observe: 84 },
+  'exporter/src/receiver/body.ts': { readBody: 97 },
 };
 
 /** The eslint config entries: the gate for every gated file, each listed file at its figure. */
@@ -44,9 +45,9 @@ export function functionLengthConfig() {
   });
   return [
     { files: ['**/*.{ts,tsx,js,mjs}'], ignores: NOT_GATED, rules: rule(FUNCTION_LENGTH.max) },
-    ...Object.entries(LONGER_FUNCTIONS).map(([file, max]) => ({
+    ...Object.entries(LONGER_FUNCTIONS).map(([file, functions]) => ({
       files: [file.replace(/[[\]]/g, '\\$&')],
-      rules: rule(max),
+      rules: rule(Math.max(...Object.values(functions))),
     })),
   ];
 }

@@ -1,6 +1,7 @@
 // The project's shape, as a test. Function length is gated by lint (scripts/function-length.mjs):
-// here, a function listed there as longer than the gate still is (a split function leaves the
-// list), and the gate reaches the sources. A source file past 300 lines is a warning (a longer
+// here, each function listed there as longer than the gate is held to its own figure and still
+// passes the gate (a split function leaves the list), no other function of a listed file passes
+// it, and the gate reaches the sources. A source file past 300 lines is a warning (a longer
 // file often holds more than one idea): it is printed, not failed, since a split by size alone
 // is worse than a long file of one idea. And a test that starts or reaches a service says so in
 // its name (`*.int.test.ts`): `npm run test:unit` runs the others, by name.
@@ -33,8 +34,11 @@ test(`a source file over ${MAX_LINES} lines is reported (a warning)`, (t) => {
   }
 });
 
-/** The longest function of a file, by the gate's own rule (blank lines and comments aside). */
-function longestFunction(file: string): number {
+/**
+ * The functions of a file over the gate, by the gate's own rule (blank lines and comments
+ * aside), each by the name the rule gives it ("constructor" for a constructor).
+ */
+function longFunctions(file: string): Map<string, number> {
   const linter = new Linter({ configType: 'flat', cwd: ROOT });
   const messages = linter.verify(
     readFileSync(join(ROOT, file), 'utf8'),
@@ -45,26 +49,41 @@ function longestFunction(file: string): number {
           parser: tseslint.parser,
           parserOptions: { ecmaFeatures: { jsx: true } },
         },
-        rules: { 'max-lines-per-function': ['error', { ...FUNCTION_LENGTH, max: 1 }] },
+        rules: { 'max-lines-per-function': ['error', { ...FUNCTION_LENGTH }] },
       },
     ],
     join(ROOT, file),
   );
   const fatal = messages.find((m) => m.fatal);
   if (fatal) throw new Error(`${file}: ${fatal.message}`);
-  return Math.max(0, ...messages.map((m) => Number(/\((\d+)\)/.exec(m.message)?.[1] ?? 0)));
+  const long = new Map<string, number>();
+  for (const m of messages) {
+    const lines = /too many lines \((\d+)\)/.exec(m.message)?.[1];
+    if (!lines) continue;
+    const name =
+      /'([^']+)'/.exec(m.message)?.[1] ??
+      (/^Constructor/.test(m.message) ? 'constructor' : `line ${m.line}`);
+    long.set(name, Math.max(long.get(name) ?? 0, Number(lines)));
+  }
+  return long;
 }
 
-test('each function listed as longer than the gate still is; a split one leaves the list', () => {
-  const stale = Object.entries(LONGER_FUNCTIONS).flatMap(([file, max]) => {
+test('each listed function is held to its own figure, and no other in its file passes the gate', () => {
+  const wrong = Object.entries(LONGER_FUNCTIONS).flatMap(([file, listed]) => {
     if (!existsSync(join(ROOT, file))) return [`${file}: no such file`];
-    const longest = longestFunction(file);
-    if (longest <= FUNCTION_LENGTH.max)
-      return [`${file}: its longest function has ${longest} lines now; remove its line`];
-    if (longest < max) return [`${file}: its longest function has ${longest} lines; lower ${max}`];
-    return [];
+    const long = longFunctions(file);
+    const out: string[] = [];
+    for (const [name, max] of Object.entries(listed)) {
+      const lines = long.get(name);
+      if (lines === undefined) out.push(`${file}: ${name} is under the gate now; remove its line`);
+      else if (lines > max) out.push(`${file}: ${name} has ${lines} lines, past its ${max}`);
+      else if (lines < max) out.push(`${file}: ${name} has ${lines} lines; lower ${max}`);
+    }
+    for (const [name, lines] of long)
+      if (!(name in listed)) out.push(`${file}: ${name} has ${lines} lines, over the gate`);
+    return out;
   });
-  assert.deepEqual(stale, []);
+  assert.deepEqual(wrong, []);
 });
 
 test('the function-length gate reaches the sources, and only the listed files go past it', async () => {
@@ -78,7 +97,7 @@ test('the function-length gate reaches the sources, and only the listed files go
   assert.equal(await limit('exporter/src/collectors/rabbitmq/heads.ts'), FUNCTION_LENGTH.max);
   assert.equal(
     await limit('dashboard/lib/overview.ts'),
-    LONGER_FUNCTIONS['dashboard/lib/overview.ts'],
+    LONGER_FUNCTIONS['dashboard/lib/overview.ts']!.overviewCharts,
   );
   assert.equal(await limit('exporter/src/config.test.ts'), undefined, 'tests are not gated');
   // A function one line over the gate, in a file not listed, is refused.
