@@ -15,6 +15,7 @@ import { runOverviewBench } from './overview.js';
 import { runPipelineBench } from './pipeline.js';
 import { runQueuesBench } from './queues.js';
 import { runReport } from './report.js';
+import { runSoakBench } from './soak.js';
 import { runSqlBench } from './sql.js';
 import { runStatusBench } from './status.js';
 import { runStoresBench } from './stores.js';
@@ -32,6 +33,7 @@ const benches: Record<string, (rounds: number) => Promise<void>> = {
   overview: runOverviewBench,
   pipeline: runPipelineBench,
   queues: runQueuesBench,
+  soak: runSoakBench,
   sql: runSqlBench,
   status: runStatusBench,
   stores: runStoresBench,
