@@ -6,7 +6,9 @@
 // with ACKTRAIL_CONFIG); the same kind of write to each in turn, one at a time: an OTLP body of 99
 // spans from the real SDK (33 events: publish, delivery, ack), so that the write also reads
 // parents, publish counts and journey starts. Prints each side's p50 and p90 and the ratio
-// full / empty (target 1.2: a write costs the same at the end of a day as at its start).
+// full / empty (target 1.2: a write costs the same at the end of a day as at its start), and,
+// before the exporters start (the store analyses the day once it runs), the duplicate-publish
+// count's plan on the unanalysed partition, as it reads now and with the stage in WHERE.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +16,7 @@ import pg from 'pg';
 import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/testing';
 import { ordersConfig } from '../exporter/src/testing/exporter.js';
 import { Partitions, migrateStore } from '../exporter/src/journeys/store/index.js';
+import { PUBLISH_COUNTS } from '../exporter/src/journeys/store/write-queries.js';
 import { target } from './figures.js';
 import { startExporter } from './journeys.js';
 import { sdkBodies } from './journeys-bodies.js';
@@ -65,8 +68,36 @@ async function fillToday(url: string): Promise<void> {
     log(
       `day-fill: ${fmt(STEPS)} steps in today's partition in ${fmt((performance.now() - started) / 1000, 1)} s, not analysed`,
     );
+    await comparePlans(db);
   } finally {
     await db.end();
+  }
+}
+
+/** The stage in WHERE, as the duplicate-publish count read before issue 69. */
+const COUNTS_WITH_STAGE = `SELECT event_id, count(*)::int AS n FROM journey_steps
+   WHERE event_id = ANY($1) AND stage = ANY($2) AND time >= $3 AND time < $4 GROUP BY event_id`;
+
+/**
+ * The write's duplicate-publish count for 100 of the loaded events on the unanalysed partition,
+ * as it reads now (PUBLISH_COUNTS) and with the stage in WHERE: EXPLAIN ANALYZE's time and index.
+ */
+async function comparePlans(db: pg.Client): Promise<void> {
+  const ids = Array.from({ length: 100 }, (_, i) => `dayfill-${Math.floor(STEPS / 3) - 1 - i}`);
+  const day = new Date(Math.floor(Date.now() / 86_400_000) * 86_400_000);
+  const params = [ids, ['outbox.publish', 'publish'], day, new Date(day.getTime() + 86_400_000)];
+  for (const [name, sql] of [
+    ['now', PUBLISH_COUNTS],
+    ['stage in WHERE', COUNTS_WITH_STAGE],
+  ] as const) {
+    const plan = (await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ANALYZE ${sql}`, params)).rows
+      .map((r) => r['QUERY PLAN'])
+      .join('\n');
+    const index = /using (\S+)|on (\S+_idx)/.exec(plan);
+    const ms = /Execution Time: ([\d.]+) ms/.exec(plan)?.[1] ?? '?';
+    log(
+      `day-fill  publish count, ${name.padEnd(14)} ${ms} ms  (${index?.[1] ?? index?.[2] ?? 'no index'})`,
+    );
   }
 }
 

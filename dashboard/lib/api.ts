@@ -7,6 +7,7 @@ import type {
   DeadLetter,
   DeadLetterGroup,
   Journey,
+  LookupAnswer,
   QueueSummary,
   ReplayJob,
   ReplayPlan,
@@ -171,16 +172,7 @@ export async function exportJourneys(
   return { kind: 'ok', body, type: res.headers.get('content-type') ?? 'application/json' };
 }
 
-/** What one business-key lookup found for a value (POST /api/lookups; the value stays out of URLs). */
-export interface LookupAnswer {
-  name: string;
-  description: string | null;
-  returns: 'aggregate' | 'event';
-  ids: string[];
-  truncated: boolean;
-  error: string | null;
-}
-
+/** What each business-key lookup found for a value (the value stays out of URLs). */
 export async function findByLookups(value: string) {
   await requireReader();
   return fetchApi<{ lookups: LookupAnswer[] }>('/api/lookups', { body: { value } });

@@ -6,6 +6,7 @@ export type {
   DeadLetter,
   DeadLetterGroup,
   Journey,
+  LookupAnswer,
   QueueSummary,
   ReplayJob,
   ReplayPlan,

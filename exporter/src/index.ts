@@ -16,3 +16,4 @@ export type { PlannedTarget } from './deadletters/replay/planned.js';
 export type { Job as ReplayJob } from './deadletters/replay/jobs.js';
 export type { Death } from './deadletters/model/message.js';
 export type { QueueSummary } from './collectors/rabbitmq/board.js';
+export type { LookupAnswer } from './pipeline/lookups.js';

@@ -15,15 +15,11 @@ import { Health } from './runtime/health.js';
 import type { Logger } from './log.js';
 import { JourneyMetrics, NO_BROKER, type BrokerNames } from './journeys/metrics.js';
 import { SettleWatch, type CountedQueue } from './journeys/settle-watch.js';
-import type { WatchedDeadLetters } from './journeys/model/index.js';
 import { journeyStore } from './journeys/store/index.js';
 import type { JourneyStore } from './journeys/store/index.js';
 import { MemoryBudget } from './runtime/memory.js';
 import { CeleryIntake } from './celery/intake.js';
 import { celeryTransport } from './celery/transport.js';
-import { celeryJourneys } from './celery/journeys.js';
-import { JourneyService } from './journeys/service.js';
-import { PipelineReader } from './pipeline/rows.js';
 import { BusinessLookups } from './pipeline/lookups.js';
 import { CeleryMetrics } from './celery/metrics.js';
 import { receiverRouter } from './receiver/route.js';
@@ -39,6 +35,7 @@ import { Parking } from './deadletters/index.js';
 import { Exemplars } from './exposition/exemplars.js';
 import { exporterRegistry } from './exposition/registry.js';
 import { mountApis } from './api/mount.js';
+import { countInferredDeadLetters, readPath } from './journey-wiring.js';
 import { metricsHandler } from './api/metrics.js';
 import { requireScrapeToken } from './api/auth.js';
 import { probesRouter, threadProbes, type ProbeOptions } from './api/probes.js';
@@ -177,88 +174,6 @@ export function createExporter(config: ValidatedConfig, log: Logger): Exporter {
       memory.stop();
     },
   };
-}
-
-/** Journey API reads of the pipeline's rows end after this long. */
-const PIPELINE_READ_TIMEOUT_MS = 5000;
-
-/**
- * The read path, built once: the store's queries, the pipeline's rows, dead-letter parking's
- * records and Celery's task journeys (null without a store).
- */
-/**
- * A dead letter of a queue whose consumers' spans record no reject (or that no traced consumer
- * reads) is counted from parking's x-death, as a span would have counted it
- * (acktrail_messages_rejected_total). Decided SPANS_LATE_MS after parking: a recording consumer's
- * spans of the same reject reach acktrail within its exporter's batch delay.
- */
-function countInferredDeadLetters(parking: Parking, { watch, metrics }: Sources): void {
-  parking.onParked((row) => {
-    const death = row.deaths[0];
-    if (death?.reason !== 'rejected' && death?.reason !== 'delivery_limit') return;
-    setTimeout(() => {
-      if (!watch.recordsRejects(death.queue)) metrics.inferredDeadLetter(death.queue);
-    }, SPANS_LATE_MS).unref();
-  });
-}
-
-/** How long a consumer's spans may trail the broker (OTel SDKs export in 5 s batches). */
-const SPANS_LATE_MS = 10_000;
-
-/**
- * Where a queue's dead letters would reach acktrail: a dead-letter queue it parks, or one a
- * traced consumer reads (journeys/model/inference.ts).
- */
-function watchedDeadLetters(
-  { topology, watch }: Sources,
-  parking: Parking | null,
-): (queue: string) => WatchedDeadLetters | null {
-  return (queue) => {
-    const t = topology?.current;
-    const facts = t?.queue(queue);
-    if (!t || !facts) return null;
-    const parked = new Set(parking?.broker.queues() ?? []);
-    for (const target of t.deadLetterTargets(facts.vhost, queue) ?? []) {
-      if (parked.has(target)) return { queue: target, by: 'parking' };
-      if (watch.isTraced(target)) return { queue: target, by: 'traced' };
-    }
-    return null;
-  };
-}
-
-function readPath(
-  config: ValidatedConfig,
-  src: Sources,
-  parking: Parking | null,
-): JourneyService<unknown> | null {
-  const { store, pools, queues } = src;
-  if (!store) return null;
-  const { journeys } = config;
-  return new JourneyService({
-    queries: store.queries,
-    settle: {
-      readings: (names, fromMs, toMs) => store.readings.around(names, fromMs, toMs),
-      watched: watchedDeadLetters(src, parking),
-      route: (exchange, key) => src.topology?.current.exchangeIndex.reached(exchange, key) ?? [],
-      boundMs: journeys.settleEvidenceSeconds * 1000,
-    },
-    pipeline: pools ? new PipelineReader(pools.create(PIPELINE_READ_TIMEOUT_MS), config) : null,
-    parked: parking ? (ids) => parking.store.ofEvents(ids) : null,
-    reader: store.reads,
-    parkedOfGroup: parking
-      ? (group, sinceMs, untilMs, cursor, n) =>
-          parking.store.journeysOfGroup(group, sinceMs, untilMs, cursor, n)
-      : null,
-    celery: celeryJourneys(store.reads),
-    assemble: {
-      stuckAfterSeconds: journeys.stuckAfterSeconds,
-      unackedAfterSeconds: journeys.unackedAfterSeconds,
-      failedStatus: config.confirmations?.aggregates.failedValue ?? null,
-      words: journeys.words,
-      queues,
-    },
-    retentionDays: journeys.retentionDays,
-  });
 }
 
 /** The configured business-key lookups, on the pipeline's read-only role (null: none to run). */

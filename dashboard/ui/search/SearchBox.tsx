@@ -1,5 +1,5 @@
-// One box for what support has in hand: an event id, an aggregate's id in the pipeline's own word
-// ("order"), a message id or a trace id (from Grafana, Tempo or a log line), or what a configured
+// One box for what support has in hand: an event id, an aggregate's id (the pipeline's own word
+// for it, from config), a message id or a trace id (from Grafana, Tempo or a log line), or what a configured
 // business-key lookup takes (a customer's e-mail). A form posting to a Server Action (it works
 // before hydration, and the value stays out of URLs). The header holds it: one search box on
 // every page. The journey page says which of them matched.

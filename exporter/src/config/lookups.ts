@@ -36,7 +36,7 @@ const lookup = z.strictObject({
     .refine((q) => /\$1(?!\d)/.test(q), 'must use $1 for the value')
     .refine((q) => !/\$([2-9]|1\d)/.test(q), 'must use no parameter but $1')
     .refine((q) => !/;\s*\S/.test(q), 'must be one statement'),
-  /** What the ids are: the pipeline's aggregates (its "orders") or event ids. */
+  /** What the ids are: the pipeline's aggregates (outbox.aggregateType) or event ids. */
   returns: z.enum(['aggregate', 'event']),
   maxRows: z.number().int().min(1).max(100).default(20),
   timeoutSeconds: seconds(2),
