@@ -1,5 +1,5 @@
 // Services in other languages, as their SDKs trace them: for each instrumentation's shape
-// (exporter/src/testing/sdk-shapes.ts, taken from its source at a pinned version), a client
+// (exporter/src/journeys/profiles/<id>/<id>.shape.ts, taken from its source at a pinned version), a client
 // (test/fixtures/sdk-client.ts) sends real messages through RabbitMQ (one acked, one rejected into
 // the dead-letter exchange, one requeued then acked, one never settled) and spans exactly as that
 // instrumentation writes them, with the trace context carried in the AMQP headers. Dead-letter
@@ -21,7 +21,14 @@ import {
 } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
 import type { Browser } from 'playwright-core';
-import { HANDLER_FAULT, SHAPES, type ShapeName } from '../exporter/src/testing/sdk-shapes.js';
+import {
+  HANDLER_FAULT,
+  SHAPE_NAMES,
+  recordsMessageId,
+  recordsSettle,
+  shapeNamed,
+  type ShapeName,
+} from '@acktrail/exporter/testing/sdk-shapes';
 import {
   launchChromium,
   signedInContext,
@@ -31,7 +38,7 @@ import {
 
 const TOKEN = 'sdk-journeys-token-0123456789';
 const OPERATOR = 'sdk-journeys-operator-0123456789';
-const NAMES = Object.keys(SHAPES) as ShapeName[];
+const NAMES = SHAPE_NAMES;
 
 interface Journey {
   verdict: string;
@@ -116,20 +123,10 @@ after(async () => {
 });
 
 /** Where support finds the message: its id where the SDK records one, else its trace id. */
-const RECORDS_ID: Record<ShapeName, boolean> = {
-  'node-amqplib': true,
-  'java-agent': false,
-  'java-agent-stable': false,
-  'spring-amqp': false,
-  'dotnet-client': true,
-  'python-pika': true,
-  'python-aio-pika': true,
-  'ruby-bunny': false,
-  masstransit: true,
-};
+const recordsId = (name: ShapeName) => recordsMessageId(shapeNamed(name));
 
 /** The kinds each shape's journeys must read, by what the message went through. */
-const SETTLES = ['node-amqplib', 'java-agent', 'java-agent-stable', 'masstransit'];
+const settles = (name: ShapeName) => recordsSettle(shapeNamed(name));
 /** Where the broker's evidence (or MassTransit's own spans) settled what no span recorded. */
 const inferred = (name: ShapeName, outcome: Outcome): string[] =>
   name === 'node-amqplib' ||
@@ -141,7 +138,7 @@ const inferred = (name: ShapeName, outcome: Outcome): string[] =>
 // This client leaves at once and nobody scrapes the broker after it: an ack no span records stays
 // not recorded here (test/sdk-settles.int.test.ts has the consumer that stays, and the counters).
 const expected = (name: ShapeName): Record<Outcome, string[]> =>
-  SETTLES.includes(name)
+  settles(name)
     ? {
         acked: ['delivered_once'],
         deadLettered: ['dead_lettered', ...inferred(name, 'deadLettered')],
@@ -157,7 +154,7 @@ const expected = (name: ShapeName): Record<Outcome, string[]> =>
 
 async function journeyOf(name: ShapeName, outcome: Outcome): Promise<Journey> {
   const m = runs.get(name)!.messages[outcome];
-  const id = RECORDS_ID[name] ? m.id : m.traceId;
+  const id = recordsId(name) ? m.id : m.traceId;
   const want = expected(name)[outcome];
   return exporter.journey<Journey>(TOKEN, id, `${name} ${outcome}: ${want.join(', ')}`, (j) =>
     want.every((k) => j.kinds.includes(k)),
@@ -184,18 +181,18 @@ describe('each SDK shape x each outcome, through RabbitMQ', () => {
       for (const outcome of ['acked', 'deadLettered', 'requeued', 'unsettled'] as Outcome[]) {
         const j = await journeyOf(name, outcome);
         assert.deepEqual(j.kinds, want[outcome], `${name} ${outcome}: ${j.verdict}`);
-        assert.equal(j.matched.by, RECORDS_ID[name] ? 'event_id' : 'trace_id');
+        assert.equal(j.matched.by, recordsId(name) ? 'event_id' : 'trace_id');
         // Agreement with the broker: a message it did not see acked is never "processed once",
         // one it dead-lettered is never anything else.
         if (outcome === 'deadLettered' || outcome === 'unsettled')
           assert.doesNotMatch(j.verdict, /processed once/, j.verdict);
         if (outcome !== 'deadLettered') assert.equal(j.deadLetter, null, j.verdict);
         if (outcome === 'requeued') assert.equal(j.deliveries, 2);
-        if (!SETTLES.includes(name) && outcome !== 'deadLettered')
+        if (!settles(name) && outcome !== 'deadLettered')
           assert.match(j.verdict, /not recorded by /);
       }
       const dead = await journeyOf(name, 'deadLettered');
-      if (SHAPES[name].faultQueue) {
+      if (shapeNamed(name).faultQueue) {
         // Its own fault path: its handler threw and it moved the message to <queue>_error.
         assert.equal(dead.deadLetter?.reason, HANDLER_FAULT);
         assert.deepEqual(
@@ -206,7 +203,7 @@ describe('each SDK shape x each outcome, through RabbitMQ', () => {
       }
       assert.equal(dead.deadLetter?.reason, 'rejected');
       // Where no span records the reject, the broker's evidence decided it, marked inferred.
-      if (!SETTLES.includes(name))
+      if (!settles(name))
         assert.deepEqual(
           dead.inferred.map((i) => i.fate),
           ['dead_lettered'],

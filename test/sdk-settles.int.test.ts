@@ -15,31 +15,22 @@ import amqp from 'amqplib';
 import pg from 'pg';
 import { RABBITMQ4, createTestVhost, type TestVhost, waitFor } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
-import { SHAPES, type ShapeName } from '../exporter/src/testing/sdk-shapes.js';
+import {
+  SHAPE_LIST,
+  SHAPE_NAMES,
+  recordsMessageId,
+  recordsSettle,
+  shapeNamed,
+  type ShapeName,
+} from '@acktrail/exporter/testing/sdk-shapes';
 import { SdkService, type Instruction, type Published } from './fixtures/sdk-service.js';
 
 const TOKEN = 'sdk-settles-token-0123456789ab';
-const NAMES = Object.keys(SHAPES) as ShapeName[];
+const NAMES = SHAPE_NAMES;
 /** The shapes whose spans record no settle: their counters are kept, their settles inferred. */
-const SILENT: ShapeName[] = [
-  'spring-amqp',
-  'dotnet-client',
-  'python-pika',
-  'python-aio-pika',
-  'ruby-bunny',
-];
+const SILENT: ShapeName[] = SHAPE_LIST.filter((s) => !recordsSettle(s)).map((s) => s.name);
 /** Where support finds the message: its id where the SDK records one, else its trace id. */
-const RECORDS_ID: Record<ShapeName, boolean> = {
-  'node-amqplib': true,
-  'java-agent': false,
-  'java-agent-stable': false,
-  'spring-amqp': false,
-  'dotnet-client': true,
-  'python-pika': true,
-  'python-aio-pika': true,
-  'ruby-bunny': false,
-  masstransit: true,
-};
+const recordsId = (name: ShapeName) => recordsMessageId(shapeNamed(name));
 /** The issue's bound for the evidence to arrive. */
 const EVIDENCE_MS = 90_000;
 
@@ -86,7 +77,8 @@ function scrape(e: TestExporter): NodeJS.Timeout {
 
 before(async () => {
   vhost = await createTestVhost('acktrail_settles');
-  for (const name of NAMES) await declare(vhost.url, name, SHAPES[name].faultQueue !== undefined);
+  for (const name of NAMES)
+    await declare(vhost.url, name, shapeNamed(name).faultQueue !== undefined);
   exporter = await TestExporter.withStore(
     { ACKTRAIL_API_TOKEN: TOKEN, ACKTRAIL_DEAD_LETTER_KEY: randomBytes(32).toString('base64') },
     {
@@ -96,7 +88,7 @@ before(async () => {
         url: vhost.url,
         queues: NAMES.flatMap((n) => [
           { queue: `${n}.dlq` },
-          ...(SHAPES[n].faultQueue ? [{ queue: `${n}.work_error` }] : []),
+          ...(shapeNamed(n).faultQueue ? [{ queue: `${n}.work_error` }] : []),
         ]),
       },
       journeys: { settleEvidenceSeconds: 5 },
@@ -149,7 +141,7 @@ async function deadLettered(e: TestExporter, queue: string): Promise<number> {
 
 /** A shape's service on its two queues, and what it publishes and how support finds it. */
 function flows(e: TestExporter, svc: SdkService, name: ShapeName) {
-  const idOf = (m: Published) => (RECORDS_ID[name] ? m.id : m.traceId);
+  const idOf = (m: Published) => (recordsId(name) ? m.id : m.traceId);
   const routes = {
     work: [name, 'order.created'],
     plain: [`${name}.p`, 'plain'],

@@ -2,7 +2,9 @@
 // included), nor do its top-level folders (the data flow reads one way: server -> api ->
 // receiver -> collectors, celery, deadletters -> journeys -> broker) or their folders two levels
 // deep (journeys/service.ts -> journeys/assemble/, journeys/store/ -> journeys/model/), the
-// journey model depends on nothing but the conventions and the broker's queue types, the journey
+// journey model depends on nothing but the conventions, the instrumentation profiles' face and the
+// broker's queue types, the profiles on nothing but the conventions (an SDK's folder on nothing
+// but its kit), the journey
 // store is reached through journeys/store/index.ts only, only
 // journeys/store/ writes SQL on the journey store's tables, nothing outside its tests depends
 // on the reference pipeline, the broker topology is built in broker/ only and never changed,
@@ -20,7 +22,9 @@ import type { JourneyStore, ReplicaReads, StepReads, StepStore } from './journey
 const SRC = dirname(fileURLToPath(import.meta.url));
 const IMPORT = /^\s*(?:import|export)\b[^'";]*?\bfrom\s+'([^']+)'/gm;
 
-const isTest = (f: string) => f.endsWith('.test.ts') || f.split('/').includes('testing');
+/** Tests and their fixtures: test files, `testing/` folders and each SDK's shape (<id>.shape.ts). */
+const isTest = (f: string) =>
+  f.endsWith('.test.ts') || f.endsWith('.shape.ts') || f.split('/').includes('testing');
 
 function sources(): string[] {
   return readdirSync(SRC, { recursive: true, withFileTypes: true })
@@ -109,10 +113,11 @@ test('no import cycles among the folders, two levels deep', () => {
   );
 });
 
-test("the journey model imports only the conventions, itself and the broker's queue types", () => {
+test("the journey model imports only the conventions, itself, the profiles' face and the broker's queue types", () => {
   const allowed = (spec: string, line: string) =>
     spec === '@acktrail/conventions' ||
     spec.startsWith('./') ||
+    spec === '../profiles/index.js' ||
     (spec === '../../broker/topology.js' && /^\s*import type\b/.test(line));
   const outside = sources()
     .filter((f) => relative(SRC, f).startsWith('journeys/model/'))
@@ -234,10 +239,39 @@ test('the receiver only receives: span reading is reached through journeys/spans
   assert.deepEqual(left, [], 'span reading lives in journeys/spans/');
 });
 
+// The profiles are the house's floor beside the conventions: what an SDK writes is read with
+// nothing of the journeys', and an SDK's folder holds its own reading only, built from the kit
+// beside it (profile.ts, semconv.ts, span.ts), never from another SDK's.
+test('the profiles import only the conventions and themselves; an SDK folder only its own and the kit', () => {
+  const PROFILES = join(SRC, 'journeys/profiles/');
+  const KIT = ['profile.ts', 'semconv.ts', 'span.ts'].map((f) => join(PROFILES, f));
+  const outside = sources()
+    .filter((f) => f.startsWith(PROFILES))
+    .flatMap((f) => {
+      const sdk = relative(PROFILES, f).split('/').length > 1 ? dirname(f) + '/' : null;
+      const external = [...readFileSync(f, 'utf8').matchAll(IMPORT)]
+        .map((m) => m[1]!)
+        .filter((spec) => !spec.startsWith('.') && spec !== '@acktrail/conventions');
+      const local = localImports(f).filter((to) =>
+        sdk === null ? !to.startsWith(PROFILES) : !to.startsWith(sdk) && !KIT.includes(to),
+      );
+      return [...external, ...local.map((to) => relative(SRC, to))].map(
+        (to) => `${relative(SRC, f)} -> ${to}`,
+      );
+    });
+  assert.deepEqual(outside, []);
+});
+
 // The receiver keeps admission, transports and threads; what a batch becomes is the journey
 // writer's (journeys/writer.ts), as a Collector receiver hands its batch to the next consumer.
 test('the receiver hands batches to the journey writer: no journey model, store, metrics or broker in receiver/', () => {
-  const FORBIDDEN = ['journeys/model/', 'journeys/store/', 'journeys/metrics.ts', 'broker/'];
+  const FORBIDDEN = [
+    'journeys/model/',
+    'journeys/profiles/',
+    'journeys/store/',
+    'journeys/metrics.ts',
+    'broker/',
+  ];
   const reached = sources()
     .filter((f) => relative(SRC, f).startsWith('receiver/'))
     .flatMap((f) =>

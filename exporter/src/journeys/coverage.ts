@@ -1,5 +1,5 @@
 // Instrumentation coverage: for every span received, what journeys could read from it. Per
-// service, stage and instrumentation (journeys/spans/profiles/): spans, how many carried an event id, and which
+// service, stage and instrumentation (journeys/profiles/): spans, how many carried an event id, and which
 // facts journeys rely on were missing (event id, queue, redelivery, settle), each with the line of
 // code that closes the gap in that SDK. Counted since the exporter started, in memory (served at
 // GET /api/coverage) and as metrics (acktrail_coverage_*, by service and stage). Services are a

@@ -5,7 +5,7 @@
 import type { AttributeValue } from '@acktrail/conventions';
 import type { QueueFacts, QueueLookup } from '../broker/topology.js';
 import { normalise } from '../journeys/spans/normalize.js';
-import type { ReceivedSpan, SpanLink, SpanScope } from '../journeys/spans/profiles/span.js';
+import type { ReceivedSpan, SpanLink, SpanScope } from '../journeys/profiles/index.js';
 import type { StoredRow } from '../journeys/model/steps.js';
 
 export const T = Date.parse('2026-11-30T12:00:00Z');

@@ -4,7 +4,7 @@
 // that support reads "dead-lettered: x-death on the parked copy" or "acked: the broker's counters
 // account for every delivery" and never mistakes either for a span's word.
 import type { Delivery, Evidence } from '../model/delivery.js';
-import { sdkName } from '../model/profiles.js';
+import { sdkName } from '../model/index.js';
 
 export interface InferredSettle {
   /** The delivery (its span) whose end was inferred. */

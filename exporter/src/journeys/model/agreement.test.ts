@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { Registry } from 'prom-client';
 import { Exemplars } from '../../exposition/exemplars.js';
 import { convertSpans, withQueueAnomalies } from '../spans/convert.js';
-import type { ReceivedSpan } from '../spans/profiles/span.js';
+import type { ReceivedSpan } from '../profiles/index.js';
 import {
   EVENT,
   NACK_NO_REQUEUE,

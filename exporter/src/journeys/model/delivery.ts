@@ -31,7 +31,7 @@ export interface Delivery {
   settledAtUs: number | null;
   /** How its instrumentation records settles; null where the step does not say (older rows). */
   recording: SettleRecording | null;
-  /** The instrumentation that wrote the delivery (journeys/spans/profiles/), where the step says. */
+  /** The instrumentation that wrote the delivery (journeys/profiles/), where the step says. */
   sdk: string | null;
   /** Why the broker dead-lettered or dropped it after this delivery, and who said so, where known. */
   reason: Reason | null;

@@ -13,7 +13,7 @@ import { inferSettles } from './inference.js';
 import { applyFaultPath } from './fault-path.js';
 import { rejectFate, storedDecision, type Fate } from './fate.js';
 import { NO_RESULT_WORDS, isDone, meaningOf, type ResultWords } from './results.js';
-import { PROFILES, type ProfileId } from './profiles.js';
+import { PROFILES, type ProfileId } from '../profiles/index.js';
 import { outcomeOf, requeueUnknown, type SettleRecording } from './settle.js';
 import type { Delivery } from './delivery.js';
 

@@ -38,13 +38,7 @@ export {
   type ResultMeaning,
   type ResultWords,
 } from './results.js';
-export {
-  SETTLE_RECORDINGS,
-  outcomeOf,
-  requeueUnknown,
-  settleFromStatus,
-  type SettleRecording,
-} from './settle.js';
+export { SETTLE_RECORDINGS, outcomeOf, requeueUnknown, type SettleRecording } from './settle.js';
 export { BROKER_REASONS, isOwnWord, parkedReason, type Reason, type ReasonBy } from './reason.js';
 export {
   NO_SETTLE_EVIDENCE,
@@ -67,4 +61,4 @@ export {
   type Gap,
   type Profile,
   type ProfileId,
-} from './profiles.js';
+} from '../profiles/index.js';

@@ -15,7 +15,7 @@
 // Where neither decides, the delivery says what the broker cannot tell apart, and what would.
 import type { QueueFacts, QueueLookup } from '../../broker/topology.js';
 import type { Delivery } from './delivery.js';
-import { PROFILES, sdkName, type ProfileId } from './profiles.js';
+import { PROFILES, sdkName, type ProfileId } from '../profiles/index.js';
 
 /** One reading of a queue's counters; a count is null where the broker gave none. */
 export interface CounterReading {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { normalise } from '../spans/normalize.js';
-import type { ReceivedSpan } from '../spans/profiles/span.js';
+import type { ReceivedSpan } from '../profiles/index.js';
 import type { StoredRow } from './steps.js';
 import {
   CHANNEL_CLOSED,

@@ -34,14 +34,14 @@ export type StepAnomaly = (typeof STEP_ANOMALIES)[number];
 
 /**
  * Attributes the exporter adds to a stored step: read from no span, they say how the receiver
- * read it (journeys/spans/normalize.ts, journeys/spans/profiles/).
+ * read it (journeys/spans/normalize.ts, journeys/profiles/).
  */
 export const STEP_ATTR = {
   /** On a replay step: the operator who replayed the dead letter, and the queue it went to. */
   replayBy: 'acktrail.replay.by',
   replayQueue: 'acktrail.replay.queue',
   /**
-   * The instrumentation profile that wrote the span (journeys/model/profiles.ts): on a delivery,
+   * The instrumentation profile that wrote the span (journeys/profiles/): on a delivery,
    * it says how its settle is recorded, so that a missing settle is told from one that nothing
    * records.
    */

@@ -6,12 +6,12 @@
 import { tallyCoverage, type CoverageTally } from './coverage-tally.js';
 import { decodeJson, decodeProtobuf } from './decode.js';
 import { normalise, type Window } from './normalize.js';
-import { readSpan } from './profiles/index.js';
+import { readSpan } from '../profiles/index.js';
 import type { Step } from '../model/steps.js';
 import type { QueueLookup } from '../../broker/topology.js';
 import type { ExchangeIndex } from '../../broker/routes.js';
 import { withWhere } from './where.js';
-import type { ReceivedSpan } from './profiles/span.js';
+import type { ReceivedSpan } from '../profiles/index.js';
 import { stepAnomaly } from '../model/index.js';
 
 export interface Converted {

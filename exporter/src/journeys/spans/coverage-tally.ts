@@ -5,8 +5,8 @@
 // spans here (convert.ts) and Coverage (coverage.ts) adds the sums on the event loop.
 import { ATTR, EVENT_ID_ATTRIBUTES } from '@acktrail/conventions';
 import type { Stage } from '../model/steps.js';
-import { first, readSpan, type Gap, type ProfileId, type Reading } from './profiles/index.js';
-import type { ReceivedSpan } from './profiles/span.js';
+import { first, readSpan, type Gap, type ProfileId, type Reading } from '../profiles/index.js';
+import type { ReceivedSpan } from '../profiles/index.js';
 import { thresholdOf } from './adjusted-count.js';
 
 export interface Check {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decodeJson, decodeProtobuf } from './decode.js';
 import { ExportTraceServiceRequest } from './otlp-schema.js';
-import { MAX_LINKS } from './profiles/span.js';
+import { MAX_LINKS } from '../profiles/index.js';
 
 const TRACE = 'ab'.repeat(16);
 const link = (i: number) => ({

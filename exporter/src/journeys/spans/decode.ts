@@ -12,7 +12,7 @@ import {
   type ReceivedSpan,
   type SpanLink,
   type SpanScope,
-} from './profiles/span.js';
+} from '../profiles/index.js';
 
 /**
  * Strings are cut here, before anything reads them: past this length nothing of a string is

@@ -6,9 +6,9 @@
 // bodies and hands them here; it imports nothing else of this folder.
 export { convert, withQueueAnomalies, type Converted } from './convert.js';
 export type { Window } from './normalize.js';
-export { DecodeError, type ReceivedSpan } from './profiles/span.js';
+export { DecodeError, type ReceivedSpan } from '../profiles/index.js';
 export { ExportTraceServiceRequest, ExportTraceServiceResponse, RpcStatus } from './otlp-schema.js';
-export { PROFILES, type ProfileId } from './profiles/index.js';
+export { PROFILES, type ProfileId } from '../profiles/index.js';
 export {
   AGGREGATE_FIX,
   BY_ATTRIBUTE,

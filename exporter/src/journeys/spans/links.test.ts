@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { normalise } from './normalize.js';
 import { convertSpans } from './convert.js';
-import type { ReceivedSpan } from './profiles/span.js';
+import type { ReceivedSpan } from '../profiles/index.js';
 import { rootsOf } from '../service.js';
 import { assemble } from '../assemble/assemble.js';
 import type { Step } from '../model/steps.js';

@@ -6,7 +6,7 @@
 // message together when some of them carry one and some do not (journeys/service.ts).
 import { contextKey, TRACE_ID } from '../model/keys.js';
 import type { Stage } from '../model/steps.js';
-import type { ReceivedSpan, SpanLink } from './profiles/span.js';
+import type { ReceivedSpan, SpanLink } from '../profiles/index.js';
 
 export { contextKey };
 

@@ -12,12 +12,12 @@
 // stored").
 import { createHash } from 'node:crypto';
 import { ATTR, EVENT_ID_SHAPE, SEMCONV, namesOf } from '@acktrail/conventions';
-import type { AttributeValue, ReceivedSpan } from './profiles/span.js';
+import type { AttributeValue, ReceivedSpan } from '../profiles/index.js';
 import { bounded, scrub } from '../model/scrub.js';
 import { STEP_ATTR, type Stage, type Step } from '../model/steps.js';
 import { stepAnomaly } from '../model/index.js';
 import type { QueueLookup } from '../../broker/topology.js';
-import { first, readSpan, type Reading } from './profiles/index.js';
+import { first, readSpan, type Reading } from '../profiles/index.js';
 import { batchKeysOf, contextKey, journeyKeyOf, messageKeyOf } from './message-keys.js';
 import { adjustedCount } from './adjusted-count.js';
 
