@@ -16,7 +16,8 @@
 // fills them from its `_config`). deploy/kubernetes/generated/ holds the PrometheusRule and one ConfigMap per Grafana dashboard
 // (labelled for Grafana's dashboard sidecar). It also writes the configuration's JSON Schema
 // (exporter/acktrail.schema.json) and reference (docs/configuration.md) from the zod schema
-// (scripts/config-reference.ts).
+// (scripts/config-reference.ts), and docs/metrics.md's tables from the metrics catalogue
+// (exporter/src/metrics/).
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +30,7 @@ import {
   renderDashboard,
 } from '../prometheus/mixin/dashboards.js';
 import { DEFAULTS, parseThresholds, renderRules, type Params } from '../prometheus/mixin/params.js';
+import { withTables } from '../exporter/src/metrics/docs.js';
 import { configReference, configSchema } from './config-reference.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -128,6 +130,7 @@ export function generated(): Record<string, string> {
     ...Object.fromEntries(dashboards().map(([f, json]) => [`grafana/dashboards/${f}`, json])),
     'exporter/acktrail.schema.json': json(configSchema()),
     'docs/configuration.md': configReference(),
+    'docs/metrics.md': withTables(readFileSync(join(ROOT, 'docs/metrics.md'), 'utf8')),
   };
 }
 

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
+import { METRICS } from '@acktrail/exporter';
 import { REPO_ROOT } from '@acktrail/testing';
 import { DEFAULTS, parseThresholds, renderRules } from '../prometheus/mixin/params.js';
 import { dashboards, rulesFile } from '../scripts/generate.js';
@@ -247,4 +248,17 @@ test('every alert has a unit test where it fires and one where it stays quiet', 
       `${name} stays quiet in a unit test`,
     );
   }
+});
+
+test("every acktrail metric a rule names is in the exporter's metrics catalogue", () => {
+  const catalogued = new Set<string>(METRICS.map((m) => m.name));
+  const { groups } = parse(rulesFile()) as { groups: { rules: { expr: string }[] }[] };
+  const named = groups.flatMap((g) =>
+    g.rules.flatMap((r) => [...r.expr.matchAll(/\backtrail_[a-z_]+/g)].map((m) => m[0])),
+  );
+  assert.ok(named.length > 20, `${named.length} names`);
+  const missing = named
+    .map((n) => n.replace(/_(bucket|count|sum)$/, ''))
+    .filter((n) => !catalogued.has(n));
+  assert.deepEqual([...new Set(missing)], []);
 });

@@ -3,6 +3,8 @@ export { loadConfig, ConfigError, type ValidatedConfig } from './config.js';
 export { createExporter, type Exporter } from './server.js';
 export type { Collector } from './collectors/runner/collector.js';
 export { VERSION } from './version.js';
+export { METRICS } from './metrics/catalogue.js';
+export type { MetricSpec, MetricType } from './metrics/spec.js';
 export type { Journey } from './api/types.js';
 export type { JourneyKind, TimelineEntry } from './journeys/assemble/assemble.js';
 export type { CoverageReport, CoverageRow, CoverageGap } from './journeys/coverage.js';

@@ -2,6 +2,7 @@
 // "other" and the observation is counted in acktrail_label_overflow_total{label}, so a flood of
 // task names, workers or reasons never grows the exposition without bound, and never silently.
 import { Counter, type Registry } from 'prom-client';
+import { counter } from './metrics/catalogue.js';
 
 const OVERFLOW = 'acktrail_label_overflow_total';
 export const OTHER = 'other';
@@ -12,9 +13,7 @@ function overflowCounter(registry: Registry): Counter<'label'> {
   return (
     existing ??
     new Counter({
-      name: OVERFLOW,
-      help: 'Observations whose label value was folded into "other" because the label (or label pair) had reached its cap of distinct values.',
-      labelNames: ['label'],
+      ...counter('acktrail_label_overflow_total'),
       registers: [registry],
     })
   );

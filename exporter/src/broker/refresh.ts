@@ -21,6 +21,7 @@ import { buildTopology, Topology, type TopologySource } from './topology.js';
 import { refreshIntervalMs } from './refresh-interval.js';
 import { Waits } from './waits.js';
 import { Slices } from '../runtime/slices.js';
+import { counter } from '../metrics/catalogue.js';
 
 export const PART = 'broker_topology';
 /** An early refresh comes at least this long after the last one began (ms)... */
@@ -106,9 +107,7 @@ export class TopologyRefresh implements Part, TopologySource {
     reports.register(PART);
     this.refreshCount = registry
       ? new Counter({
-          name: 'acktrail_topology_refreshes_total',
-          help: "Reads of the broker's topology, by trigger: scheduled (every rabbitmq.statsIntervalSeconds) or early (spans named a queue the topology lacked; at most two per sender between scheduled ones).",
-          labelNames: ['trigger'],
+          ...counter('acktrail_topology_refreshes_total'),
           registers: [registry],
         })
       : null;

@@ -7,9 +7,8 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { BoundedLabel, OTHER } from '../labels.js';
 import { SKIP_REASONS, TASK_STATE, type TaskEvent, type WorkerEvent } from './events.js';
+import { counter, gauge, histogram } from '../metrics/catalogue.js';
 
-const RUNTIME_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
-const WAIT_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600];
 /** Tasks remembered between their events (name, queue, when sent and received). */
 const MAX_TASKS = 200_000;
 /** How long a final event of a task not yet named waits for the task's name (see `held`). */
@@ -91,46 +90,33 @@ export class CeleryMetrics {
     this.workerLabels = new BoundedLabel(opts.maxWorkers, { registry, label: 'celery_worker' });
     const registers = [registry];
     this.events = new Counter({
-      name: 'acktrail_celery_events_total',
-      help: 'Celery events received, by type.',
-      labelNames: ['type'],
+      ...counter('acktrail_celery_events_total'),
       registers,
     });
     this.skipped = new Counter({
-      name: 'acktrail_celery_events_skipped_total',
-      help: 'Celery events set aside: malformed (not JSON, no type or timestamp), unknown_type, invalid_id (not 1-128 printable ASCII characters), out_of_window (timestamp outside the retention window), too_large (message over celery.maxMessageBytes), store_rejected (PostgreSQL refused its step), store_unavailable (Redis broker: the store was away longer than acktrail holds steps, or still away when the exporter stopped).',
-      labelNames: ['reason'],
+      ...counter('acktrail_celery_events_skipped_total'),
       registers,
     });
     for (const reason of SKIP_REASONS) this.skipped.inc({ reason }, 0);
     this.tasks = new Counter({
-      name: 'acktrail_celery_tasks_total',
-      help: 'Task state transitions (sent, received, started, succeeded, failed, retried, revoked, rejected).',
+      ...counter('acktrail_celery_tasks_total'),
       collect: () => {
         this.releaseHeld();
       },
-      labelNames: ['task', 'queue', 'state'],
       registers,
     });
     this.runtime = new Histogram({
-      name: 'acktrail_celery_task_runtime_seconds',
-      help: 'Runtime of succeeded tasks, as the worker reports it.',
-      labelNames: ['task', 'queue'],
-      buckets: RUNTIME_BUCKETS,
+      ...histogram('acktrail_celery_task_runtime_seconds'),
       registers,
     });
     this.queueWait = new Histogram({
-      name: 'acktrail_celery_task_queue_wait_seconds',
-      help: 'From task-sent (or task-received when the client sends no task-sent events) to task-started.',
-      labelNames: ['task', 'queue'],
-      buckets: WAIT_BUCKETS,
+      ...histogram('acktrail_celery_task_queue_wait_seconds'),
       registers,
     });
     const workers = this.workers;
     const alive = (w: WorkerState) => !w.offline && this.now() - w.lastSeen <= 2 * w.freq * 1000;
     this.workersUp = new Gauge({
-      name: 'acktrail_celery_workers_online',
-      help: 'Workers whose last heartbeat is at most two heartbeat periods old.',
+      ...gauge('acktrail_celery_workers_online'),
       registers,
       collect: () => {
         this.expireWorkers();
@@ -138,9 +124,7 @@ export class CeleryMetrics {
       },
     });
     this.workerUp = new Gauge({
-      name: 'acktrail_celery_worker_up',
-      help: 'Per worker: 1 while its heartbeats arrive; dropped after workerExpirySeconds offline.',
-      labelNames: ['worker'],
+      ...gauge('acktrail_celery_worker_up'),
       registers,
       collect: () => {
         this.expireWorkers();
@@ -148,46 +132,35 @@ export class CeleryMetrics {
       },
     });
     this.workerActive = new Gauge({
-      name: 'acktrail_celery_worker_active_tasks',
-      help: 'Tasks the worker is executing, from its last heartbeat.',
-      labelNames: ['worker'],
+      ...gauge('acktrail_celery_worker_active_tasks'),
       registers,
     });
     this.queueLength = new Gauge({
-      name: 'acktrail_celery_queue_length',
-      help: 'Messages ready in a Celery queue (the broker, checked every few seconds; on Redis the list and its priority lists).',
-      labelNames: ['queue'],
+      ...gauge('acktrail_celery_queue_length'),
       registers,
     });
     this.unacked = new Gauge({
-      name: 'acktrail_celery_unacked_tasks',
-      help: "Redis broker: task messages reserved by workers and not yet acknowledged (kombu's unacked hash).",
+      ...gauge('acktrail_celery_unacked_tasks'),
       registers,
     });
     this.unackedOldestAge = new Gauge({
-      name: 'acktrail_celery_unacked_oldest_age_seconds',
-      help: 'Redis broker: age of the oldest reserved, unacknowledged task message (0 when none); past the visibility timeout Celery restores it to its queue.',
+      ...gauge('acktrail_celery_unacked_oldest_age_seconds'),
       registers,
     });
     this.visibilityTimeout = new Gauge({
-      name: 'acktrail_celery_visibility_timeout_seconds',
-      help: "Redis broker: the visibility timeout acktrail was configured with (celery.redis.visibilityTimeoutSeconds, Celery's broker_transport_options).",
+      ...gauge('acktrail_celery_visibility_timeout_seconds'),
       registers,
     });
     this.reconnects = new Counter({
-      name: 'acktrail_celery_broker_reconnects_total',
-      help: 'Connections to the Celery broker made again after the first; on Redis, events published meanwhile are lost (pub/sub keeps nothing).',
+      ...counter('acktrail_celery_broker_reconnects_total'),
       registers,
     });
     this.redeliveries = new Counter({
-      name: 'acktrail_celery_task_redeliveries_total',
-      help: 'A task started again without having ended or retried: its message was delivered again (a worker lost, the visibility timeout passed).',
-      labelNames: ['task', 'queue'],
+      ...counter('acktrail_celery_task_redeliveries_total'),
       registers,
     });
     this.lastReceived = new Gauge({
-      name: 'acktrail_celery_events_last_received_timestamp_seconds',
-      help: 'When the last Celery event message arrived (unix seconds); 0 before the first.',
+      ...gauge('acktrail_celery_events_last_received_timestamp_seconds'),
       registers,
     });
     this.lastReceived.set(0);

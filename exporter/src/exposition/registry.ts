@@ -2,13 +2,12 @@
 // nodejs_* families every Node service exposes (its own CPU, memory, event loop and GC).
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { REVISION, VERSION } from '../version.js';
+import { gauge } from '../metrics/catalogue.js';
 
 export function exporterRegistry(): Registry {
   const registry = new Registry();
   new Gauge({
-    name: 'acktrail_build_info',
-    help: 'acktrail build information: its version and the source revision it was built from; always 1.',
-    labelNames: ['version', 'revision'],
+    ...gauge('acktrail_build_info'),
     registers: [registry],
   }).set({ version: VERSION, revision: REVISION }, 1);
   collectDefaultMetrics({ register: registry });

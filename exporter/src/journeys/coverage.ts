@@ -18,6 +18,7 @@ import {
 } from './spans/index.js';
 import { PROFILES, type ProfileId } from './spans/index.js';
 import { docsUrl } from '../docs.js';
+import { counter } from '../metrics/catalogue.js';
 
 export { tallyCoverage, type CoverageTally } from './spans/index.js';
 
@@ -125,21 +126,15 @@ export class Coverage {
     const registers = [registry];
     this.services = new BoundedLabel(maxServices, { registry, label: 'service' });
     this.spans = new Counter({
-      name: 'acktrail_coverage_spans_total',
-      help: 'Spans received that stand for a journey stage, by service and stage, with or without an event id (GET /api/coverage).',
-      labelNames: ['service', 'stage'],
+      ...counter('acktrail_coverage_spans_total'),
       registers,
     });
     this.withEventId = new Counter({
-      name: 'acktrail_coverage_spans_with_event_id_total',
-      help: 'Of acktrail_coverage_spans_total, the spans that carried an event id.',
-      labelNames: ['service', 'stage'],
+      ...counter('acktrail_coverage_spans_with_event_id_total'),
       registers,
     });
     this.missing = new Counter({
-      name: 'acktrail_coverage_attribute_missing_total',
-      help: 'Spans without an attribute journeys rely on, by service, stage and attribute (event_id, queue, delivery_attempt, aggregate_id); GET /api/coverage says how to set each.',
-      labelNames: ['service', 'stage', 'attribute'],
+      ...counter('acktrail_coverage_attribute_missing_total'),
       registers,
     });
   }

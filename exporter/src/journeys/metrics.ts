@@ -18,14 +18,7 @@ import type { QueueLookup } from '../broker/topology.js';
 import type { WriteResult } from './store/index.js';
 import { Exemplars, type ExemplarIds } from '../exposition/exemplars.js';
 import { STEP_ATTR } from './model/steps.js';
-
-/** What a span-derived counter counts, said in its HELP text (docs/adopting.md, "Sampling"). */
-const FROM_SPANS =
-  " Counted from spans, each with its adjusted count where its tracestate carries a sampling threshold (ot=th); spans a service's sampler drops before they reach acktrail are not counted: /api/coverage names services that sample.";
-
-const REJECTED_HELP =
-  "Deliveries a consumer rejected or nacked, by queue and what the broker does with the message: requeued, dead_lettered (the queue has a dead-letter exchange), discarded (it has none: the message is gone), rejected (what the broker does with it is not known: the queue is not in the broker topology). A return past a quorum queue's delivery limit counts as dead_lettered (or discarded), as the broker dead-letters it. Where no consumer whose instrumentation records rejects reads a queue (its consumers use the .NET client, pika, aio-pika, Spring or Bunny, or are not traced), each dead letter dead-letter parking takes from its dead-letter queue counts as dead_lettered, inferred from the broker's x-death." +
-  FROM_SPANS;
+import { bucketsOf, counter, histogram } from '../metrics/catalogue.js';
 
 /** The names the broker lists, as the journey metrics' labels read them. */
 export interface BrokerNames {
@@ -45,12 +38,8 @@ export const NO_BROKER: BrokerNames = {
   hasExchange: () => false,
 };
 
-const THRESHOLDS_REFUSED = {
-  name: 'acktrail_sampling_thresholds_refused_total',
-  help: "Spans whose tracestate sampling threshold (ot=th) claimed an adjusted count past journeys.maxAdjustedCount: each counted as one message in the span-derived counters. A sender's claim, never trusted past the bound.",
-};
-
-const STAGE_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+/** The stage histogram's buckets: they place each stage's exemplar too. */
+const STAGE_BUCKETS = bucketsOf('acktrail_stage_duration_seconds');
 
 export class JourneyMetrics {
   private readonly stageDuration: Histogram<'stage'>;
@@ -86,56 +75,44 @@ export class JourneyMetrics {
     this.reasons = new BoundedLabel(20, { registry, label: 'dead_letter_reason' });
     this.routes = new BoundedLabel(50, { registry, label: 'exchange_or_routing_key' });
     this.stageDuration = new Histogram({
-      name: 'acktrail_stage_duration_seconds',
-      help: 'Duration of each stage of an event journey, from its spans.',
-      labelNames: ['stage'],
-      buckets: STAGE_BUCKETS,
+      ...histogram('acktrail_stage_duration_seconds'),
       registers,
     });
     this.duplicatePublishes = new Counter({
-      name: 'acktrail_duplicate_publishes_total',
-      help: 'Publishes of an event_id that had already been published.',
+      ...counter('acktrail_duplicate_publishes_total'),
       registers,
     });
     this.redeliveries = new Counter({
-      name: 'acktrail_redeliveries_total',
-      help: 'Deliveries with the redelivered flag set, from journey steps.' + FROM_SPANS,
-      labelNames: ['queue'],
+      ...counter('acktrail_redeliveries_total'),
       registers,
     });
     this.deadLettered = new Counter({
-      name: 'acktrail_dead_lettered_total',
-      help: 'Events dead-lettered, by the queue they left and the reason.' + FROM_SPANS,
-      labelNames: ['queue', 'reason'],
+      ...counter('acktrail_dead_lettered_total'),
       registers,
     });
     this.unroutable = new Counter({
-      name: 'acktrail_unroutable_publishes_total',
-      help: 'Mandatory publishes returned by the broker as unroutable.' + FROM_SPANS,
-      labelNames: ['exchange', 'routing_key'],
+      ...counter('acktrail_unroutable_publishes_total'),
       registers,
     });
     this.rejected = new Counter({
-      name: 'acktrail_messages_rejected_total',
-      help: REJECTED_HELP,
-      labelNames: ['queue', 'fate'],
+      ...counter('acktrail_messages_rejected_total'),
       registers,
       collect: () => {
         this.startRejectSeries();
       },
     });
     this.ordering = new Counter({
-      name: 'acktrail_aggregate_ordering_total',
-      help: 'Deliveries out of an aggregate version order, by kind: gap (versions skipped), out_of_order (an older version after a newer one), stale (the consumer skipped a stale event: its result is a journeys.words.results.stale word).',
-      labelNames: ['kind'],
+      ...counter('acktrail_aggregate_ordering_total'),
       registers,
     });
     for (const kind of ORDERING_KINDS) this.ordering.inc({ kind }, 0);
-    this.thresholdsRefused = new Counter({ ...THRESHOLDS_REFUSED, registers });
+    this.thresholdsRefused = new Counter({
+      ...counter('acktrail_sampling_thresholds_refused_total'),
+      registers,
+    });
     this.thresholdsRefused.inc(0);
     this.stored = new Counter({
-      name: 'acktrail_journey_steps_stored_total',
-      help: 'Journey steps committed to the store (retried exports of stored spans excluded).',
+      ...counter('acktrail_journey_steps_stored_total'),
       registers,
     });
   }

@@ -5,6 +5,7 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { errorMessage, type Logger } from '../log.js';
 import { DOCTOR } from '../docs.js';
+import { counter, gauge } from '../metrics/catalogue.js';
 
 export interface PartStatus {
   part: string;
@@ -33,15 +34,11 @@ export class Health {
     private readonly log: Logger,
   ) {
     this.upGauge = new Gauge({
-      name: 'acktrail_part_up',
-      help: 'Whether a background part of the exporter works (1) or not (0): broker_topology, journey_store, celery, dead_letters.',
-      labelNames: ['part'],
+      ...gauge('acktrail_part_up'),
       registers: [registry],
     });
     this.errors = new Counter({
-      name: 'acktrail_background_errors_total',
-      help: 'Failures of background work (store maintenance, pool errors, the Celery consumer) and errors that reached the process unhandled (database, connection, process), by part.',
-      labelNames: ['part'],
+      ...counter('acktrail_background_errors_total'),
       registers: [registry],
     });
   }

@@ -19,6 +19,7 @@
 // least half of it, and it ends when that falls below 45 % too.
 import type { Worker } from 'node:worker_threads';
 import { Gauge, type Registry } from 'prom-client';
+import { gauge } from '../metrics/catalogue.js';
 
 /** Back under the budget once resident memory is below this share of it. */
 const RESUME_AT = 0.9;
@@ -71,13 +72,11 @@ export class MemoryBudget {
   ) {
     if (registry) {
       new Gauge({
-        name: 'acktrail_memory_budget_bytes',
-        help: 'The memory the exporter keeps its resident set under (memory.budgetBytes): over it, inputs stop taking more.',
+        ...gauge('acktrail_memory_budget_bytes'),
         registers: [registry],
       }).set(budgetBytes);
       this.overGauge = new Gauge({
-        name: 'acktrail_memory_over_budget',
-        help: '1 while the exporter is over its memory budget and refuses or pauses every input, else 0.',
+        ...gauge('acktrail_memory_over_budget'),
         registers: [registry],
       });
       this.overGauge.set(0);

@@ -11,24 +11,13 @@ import {
   type SeriesLine,
 } from '../../exposition/families.js';
 import type { QueueDepth } from './source/detailed.js';
+import { family } from '../../metrics/catalogue.js';
 
 const FAMILIES = {
-  ready: {
-    name: 'acktrail_queue_messages_ready',
-    help: 'Messages ready for delivery.',
-    type: 'gauge',
-  },
-  unacked: {
-    name: 'acktrail_queue_messages_unacked',
-    help: 'Messages delivered and not yet acknowledged.',
-    type: 'gauge',
-  },
-  consumers: { name: 'acktrail_queue_consumers', help: 'Consumers on the queue.', type: 'gauge' },
-  headAge: {
-    name: 'acktrail_queue_head_age_seconds',
-    help: 'Age of the oldest ready message: from its timestamp property (broker statistics), otherwise from the journeys (published, not yet delivered); 0 when the queue is empty or neither knows.',
-    type: 'gauge',
-  },
+  ready: family('acktrail_queue_messages_ready'),
+  unacked: family('acktrail_queue_messages_unacked'),
+  consumers: family('acktrail_queue_consumers'),
+  headAge: family('acktrail_queue_head_age_seconds'),
 } as const satisfies Record<string, FamilySpec>;
 type Field = keyof typeof FAMILIES;
 const FIELDS = Object.keys(FAMILIES) as Field[];

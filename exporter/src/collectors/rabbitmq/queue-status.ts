@@ -22,12 +22,9 @@ import {
 } from '../../exposition/families.js';
 import type { QueueCounters } from './source/counters.js';
 import type { QueueDepth } from './source/detailed.js';
+import { family } from '../../metrics/catalogue.js';
 
-const STATUS: FamilySpec = {
-  name: 'acktrail_queue_status',
-  help: "A work queue's health over its last rabbitmq.statusWindowSeconds (Burrow's evaluation): 1 for its status (ok, warn: the backlog grows while consumers ack, stall: messages ready, consumers attached, no ack, stop: no consumer while messages wait, unknown: no counters to judge by), 0 for the others.",
-  type: 'gauge',
-};
+const STATUS: FamilySpec = family('acktrail_queue_status');
 
 /** A work queue in scope as a stats refresh lists it. */
 export interface WorkQueue {

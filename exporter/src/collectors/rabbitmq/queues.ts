@@ -29,6 +29,7 @@ import { mergeNodes, type NodeAnswer } from './source/merge.js';
 import type { BrokerNodes, NodeTarget } from './source/nodes.js';
 import { QueueFamilies } from './queue-families.js';
 import type { QueueStatuses } from './queue-status.js';
+import { gauge } from '../../metrics/catalogue.js';
 
 interface ManagementQueue {
   vhost: string;
@@ -71,9 +72,7 @@ export class RabbitmqQueuesCollector implements Collector {
     this.inScope = scopeFilter(config);
     this.families = new QueueFamilies(board);
     this.nodeUp = new Gauge({
-      name: 'acktrail_rabbitmq_node_up',
-      help: 'Whether the broker node answered the last read (1) or not (0).',
-      labelNames: ['node'],
+      ...gauge('acktrail_rabbitmq_node_up'),
       registers: [registry],
     });
   }

@@ -34,53 +34,22 @@ import {
 import type { BrokerNodes } from './source/nodes.js';
 import { COUNTER_SOURCES, countsOf, type CounterSource } from './source/stats-queue.js';
 import type { QueueStatuses } from './queue-status.js';
+import { family } from '../../metrics/catalogue.js';
 
 const COUNTERS = {
-  publish: {
-    name: 'acktrail_queue_messages_published_total',
-    help: 'Messages published into the queue (broker statistics).',
-    type: 'counter',
-  },
-  deliver_get: {
-    name: 'acktrail_queue_messages_delivered_total',
-    help: 'Messages delivered or fetched from the queue (broker statistics).',
-    type: 'counter',
-  },
-  ack: {
-    name: 'acktrail_queue_messages_acked_total',
-    help: 'Deliveries acknowledged (broker statistics).',
-    type: 'counter',
-  },
-  redeliver: {
-    name: 'acktrail_queue_messages_redelivered_total',
-    help: 'Deliveries with the redelivered flag (broker statistics).',
-    type: 'counter',
-  },
+  publish: family('acktrail_queue_messages_published_total'),
+  deliver_get: family('acktrail_queue_messages_delivered_total'),
+  ack: family('acktrail_queue_messages_acked_total'),
+  redeliver: family('acktrail_queue_messages_redelivered_total'),
 } as const satisfies Record<string, FamilySpec>;
 
-const CAPACITY: FamilySpec = {
-  name: 'acktrail_queue_consumer_capacity_ratio',
-  help: "RabbitMQ's consumer capacity (consumer utilisation): the share of time the queue could deliver to a consumer at once, 0 to 1. Below 1 its consumers' prefetch or speed holds messages back; 0 with no consumers. As of the last topology refresh; absent where the broker does not say.",
-  type: 'gauge',
-};
-const IDENTITY: FamilySpec = {
-  name: 'acktrail_rabbitmq_identity_info',
-  help: 'Always 1: the RabbitMQ cluster this exporter reads, named as the broker names it (/api/overview cluster_name, rabbitmq_identity_info\'s rabbitmq_cluster); "unknown" until the broker has answered. Dashboards choose exporters by it.',
-  type: 'gauge',
-};
+const CAPACITY: FamilySpec = family('acktrail_queue_consumer_capacity_ratio');
+const IDENTITY: FamilySpec = family('acktrail_rabbitmq_identity_info');
 /** A cluster's name is the operator's text: bounded like a queue name (AMQP's 255). */
 const CLUSTER_NAME_MAX = 255;
 
-const INFO: FamilySpec = {
-  name: 'acktrail_queue_info',
-  help: "Always 1: each queue in scope with its role and type (classic, quorum, stream), to join the broker's own series by role.",
-  type: 'gauge',
-};
-const SOURCE: FamilySpec = {
-  name: 'acktrail_rabbitmq_counters_source',
-  help: "Where the per-queue counters (published, delivered, acked, redelivered) and so the queue status come from: 1 for the source of the last refresh (detailed: the broker's /metrics/detailed; management: the management API's statistics; none: neither has them, every work queue's status is unknown), 0 for the others.",
-  type: 'gauge',
-};
+const INFO: FamilySpec = family('acktrail_queue_info');
+const SOURCE: FamilySpec = family('acktrail_rabbitmq_counters_source');
 
 const labelsOf = (r: QueueRow, extra: Record<string, string> = {}) =>
   labelsText({ vhost: r.vhost, queue: r.queue, role: r.role, ...extra });

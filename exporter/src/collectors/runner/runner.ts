@@ -7,6 +7,7 @@ import type { Collector } from './collector.js';
 import type { Piece } from '../../exposition/encoding.js';
 import type { ExpositionFormat } from '../../exposition/families.js';
 import { DOCTOR } from '../../docs.js';
+import { gauge } from '../../metrics/catalogue.js';
 
 interface State {
   ok: boolean | null;
@@ -43,23 +44,17 @@ export class CollectorRunner {
     private readonly now: () => number = Date.now,
   ) {
     this.success = new Gauge({
-      name: 'acktrail_collector_success',
-      help: 'Whether the last run of the collector succeeded (1) or failed or timed out (0).',
-      labelNames: ['collector'],
+      ...gauge('acktrail_collector_success'),
       registers: [registry],
     });
     this.duration = new Gauge({
-      name: 'acktrail_collector_duration_seconds',
-      help: 'How long the last run of the collector took.',
-      labelNames: ['collector'],
+      ...gauge('acktrail_collector_duration_seconds'),
       registers: [registry],
     });
     const states = this.states;
     const clock = this.now;
     this.dataAge = new Gauge({
-      name: 'acktrail_collector_data_age_seconds',
-      help: 'Age of the data served by a collector with a minimum interval (0 for the others).',
-      labelNames: ['collector'],
+      ...gauge('acktrail_collector_data_age_seconds'),
       registers: [registry],
       collect() {
         for (const [name, s] of states) {

@@ -7,6 +7,7 @@ import type { ValidatedConfig } from '../../config.js';
 import { ident, type Pool } from '../../db/pool.js';
 import type { Collector } from '../runner/collector.js';
 import { BoundedLabel } from '../../labels.js';
+import { gauge } from '../../metrics/catalogue.js';
 
 export class AggregatesCollector implements Collector {
   readonly name = 'aggregates';
@@ -34,9 +35,7 @@ export class AggregatesCollector implements Collector {
       n.query ??
       `SELECT ${ident(aggregates!.status!)}::text AS status, count(*) AS count FROM ${ident(aggregates!.table)} GROUP BY 1`;
     this.gauge = new Gauge({
-      name: 'acktrail_aggregates',
-      help: "Aggregates by the status of their event's work (the pipeline's own values, e.g. pending, sent, failed).",
-      labelNames: ['status'],
+      ...gauge('acktrail_aggregates'),
       registers: [registry],
     });
   }

@@ -12,6 +12,7 @@ import { WatermarkCursor, type TimedRow } from './watermark.js';
 import type { Exemplars } from '../../exposition/exemplars.js';
 import { latestTraces } from '../../journeys/store/index.js';
 import type { Reader } from '../../journeys/store/index.js';
+import { gauge, histogram } from '../../metrics/catalogue.js';
 
 interface LatencyRow extends TimedRow {
   latency_seconds: number;
@@ -80,15 +81,11 @@ export class ConfirmationsCollector implements Collector {
     this.pendingQuery = pendingSql(section);
     this.buckets = [...section.buckets].sort((a, b) => a - b);
     this.latency = new Histogram({
-      name: 'acktrail_confirmation_latency_seconds',
-      help: 'Time from an aggregate created to its result committed, for results seen since the exporter started.',
-      labelNames: ['event_type'],
-      buckets: section.buckets,
+      ...histogram('acktrail_confirmation_latency_seconds', section.buckets),
       registers: [registry],
     });
     this.oldestPending = new Gauge({
-      name: 'acktrail_oldest_pending_confirmation_age_seconds',
-      help: 'Age of the oldest aggregate still waiting for its result; 0 when none waits.',
+      ...gauge('acktrail_oldest_pending_confirmation_age_seconds'),
       registers: [registry],
     });
   }

@@ -7,6 +7,7 @@ import { ident, type Pool } from '../../db/pool.js';
 import type { Collector } from '../runner/collector.js';
 import { readNewRows } from './incremental.js';
 import { WatermarkCursor, type TimedRow } from './watermark.js';
+import { counter, gauge } from '../../metrics/catalogue.js';
 
 type Section = NonNullable<ValidatedConfig['outbox']>;
 type Table = Section['tables'][number];
@@ -26,23 +27,16 @@ export class OutboxCollector implements Collector {
     registry: Registry,
   ) {
     this.timeoutMs = section.timeoutSeconds * 1000;
-    const labelNames = ['table'];
     this.unpublished = new Gauge({
-      name: 'acktrail_outbox_unpublished_events',
-      help: 'Outbox rows not yet published (published_at IS NULL).',
-      labelNames,
+      ...gauge('acktrail_outbox_unpublished_events'),
       registers: [registry],
     });
     this.oldestAge = new Gauge({
-      name: 'acktrail_outbox_oldest_unpublished_age_seconds',
-      help: 'Age of the oldest unpublished outbox row; 0 when there is none.',
-      labelNames,
+      ...gauge('acktrail_outbox_oldest_unpublished_age_seconds'),
       registers: [registry],
     });
     this.published = new Counter({
-      name: 'acktrail_outbox_published_events_total',
-      help: 'Outbox rows seen published since the exporter started.',
-      labelNames,
+      ...counter('acktrail_outbox_published_events_total'),
       registers: [registry],
     });
     for (const t of section.tables) {

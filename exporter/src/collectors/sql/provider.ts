@@ -8,6 +8,7 @@ import type { Collector } from '../runner/collector.js';
 import { readNewRows } from './incremental.js';
 import { BoundedLabel } from '../../labels.js';
 import { WatermarkCursor, type TimedRow } from './watermark.js';
+import { counter, histogram } from '../../metrics/catalogue.js';
 
 interface AttemptRow extends TimedRow {
   provider: string | null;
@@ -48,16 +49,11 @@ export class ProviderCollector implements Collector {
     this.providers = new BoundedLabel(section.maxProviders, { registry, label: 'provider' });
     this.sql = providerSql(section);
     this.requests = new Counter({
-      name: 'acktrail_provider_requests_total',
-      help: 'Provider calls recorded since the exporter started, by provider and outcome.',
-      labelNames: ['provider', 'outcome'],
+      ...counter('acktrail_provider_requests_total'),
       registers: [registry],
     });
     this.duration = new Histogram({
-      name: 'acktrail_provider_request_duration_seconds',
-      help: 'Duration of provider calls recorded since the exporter started.',
-      labelNames: ['provider'],
-      buckets: section.buckets,
+      ...histogram('acktrail_provider_request_duration_seconds', section.buckets),
       registers: [registry],
     });
   }

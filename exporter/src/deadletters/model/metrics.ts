@@ -2,6 +2,7 @@
 // configured dead-letter queues; the reason label is the masked reason group, capped.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { BoundedLabel } from '../../labels.js';
+import { counter, gauge } from '../../metrics/catalogue.js';
 
 const MAX_REASONS = 50;
 
@@ -30,22 +31,16 @@ export class DeadLetterMetrics {
     const registers = [registry];
     this.reasons = new BoundedLabel(MAX_REASONS, { registry, label: 'parked_reason' });
     this.parked = new Counter({
-      name: 'acktrail_dead_letters_parked_total',
-      help: 'Dead letters taken from their queue into the store, by queue and masked reason.',
-      labelNames: ['queue', 'reason'],
+      ...counter('acktrail_dead_letters_parked_total'),
       registers,
     });
     this.parkedNow = new Gauge({
-      name: 'acktrail_dead_letters_waiting',
-      help: 'Dead letters parked now (neither replayed nor discarded), by queue.',
-      labelNames: ['queue'],
+      ...gauge('acktrail_dead_letters_waiting'),
       registers,
     });
     const oldest = this.oldest;
     this.oldestAge = new Gauge({
-      name: 'acktrail_dead_letters_oldest_parked_age_seconds',
-      help: 'Age of the oldest dead letter parked now, by queue; 0 when none.',
-      labelNames: ['queue'],
+      ...gauge('acktrail_dead_letters_oldest_parked_age_seconds'),
       registers,
       collect() {
         const now = Date.now();
@@ -53,33 +48,23 @@ export class DeadLetterMetrics {
       },
     });
     this.tooLarge = new Gauge({
-      name: 'acktrail_dead_letters_too_large',
-      help: 'Dead letters too large to park, held unacknowledged in their queue (no setAsideQueue, or it refused them), by queue.',
-      labelNames: ['queue'],
+      ...gauge('acktrail_dead_letters_too_large'),
       registers,
     });
     this.replays = new Counter({
-      name: 'acktrail_dead_letter_replays_total',
-      help: 'Replays of parked dead letters, by queue and outcome (confirmed, unroutable, nacked, refused: not an allowed target, error).',
-      labelNames: ['queue', 'outcome'],
+      ...counter('acktrail_dead_letter_replays_total'),
       registers,
     });
     this.unstorable = new Counter({
-      name: 'acktrail_dead_letters_unstorable_total',
-      help: 'Dead letters the store refused for their content, set aside (state unstorable) so that the others park, by queue.',
-      labelNames: ['queue'],
+      ...counter('acktrail_dead_letters_unstorable_total'),
       registers,
     });
     this.setAside = new Counter({
-      name: 'acktrail_dead_letters_set_aside_total',
-      help: 'Dead letters too large to park, published to deadLetters.setAsideQueue and acked, by queue.',
-      labelNames: ['queue'],
+      ...counter('acktrail_dead_letters_set_aside_total'),
       registers,
     });
     this.discards = new Counter({
-      name: 'acktrail_dead_letter_discards_total',
-      help: 'Parked dead letters discarded by an operator, by queue.',
-      labelNames: ['queue'],
+      ...counter('acktrail_dead_letter_discards_total'),
       registers,
     });
   }

@@ -19,6 +19,7 @@ import { ReplicaReads } from './replica.js';
 import { StepStore } from './step-store.js';
 import { QueueReadings } from './queue-readings.js';
 import type { ResultWords } from '../model/index.js';
+import { histogram } from '../../metrics/catalogue.js';
 
 export const PART = 'journey_store';
 const CHECK_EVERY_MS = 5_000;
@@ -74,10 +75,7 @@ export class JourneyStore implements Part {
     this.primaryReads = this.pools.primaryReads;
     this.database = { writes: this.pool, primaryReads: this.primaryReads };
     const writes = new Histogram({
-      name: 'acktrail_journey_store_write_duration_seconds',
-      help: "How long the journey store's writes took, each a transaction of one or more requests' steps (the partition check, the COPY, the insert, the reads beside it, the commit); result stored or failed. Steady through a day whatever the partition holds; a rising p90 is a store falling behind its senders.",
-      labelNames: ['result'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      ...histogram('acktrail_journey_store_write_duration_seconds'),
       registers: [registry],
     });
     for (const result of ['stored', 'failed']) writes.zero({ result });

@@ -8,6 +8,7 @@ import type pg from 'pg';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { errorMessage, type Logger } from '../../log.js';
 import { withTransaction } from '../../db/checkout.js';
+import { counter, gauge } from '../../metrics/catalogue.js';
 
 /** What the read paths need of a pool: its query method. */
 export interface Reader {
@@ -70,19 +71,15 @@ export class ReplicaReads implements Reader {
   ) {
     this.state = { up: null, lagSeconds: null, readsFrom: 'primary', error: null };
     this.reads = new Counter({
-      name: 'acktrail_store_reads_total',
-      help: 'Journey store reads (API lookups and lists, Celery workflows, queue heads) by the pool that served them: replica or primary.',
-      labelNames: ['pool'],
+      ...counter('acktrail_store_reads_total'),
       registers: [registry],
     });
     this.lag = new Gauge({
-      name: 'acktrail_store_replica_lag_seconds',
-      help: "How far the journey store's read replica is behind the primary (ACKTRAIL_DATABASE_READ_URL); absent without one.",
+      ...gauge('acktrail_store_replica_lag_seconds'),
       registers: replica ? [registry] : [],
     });
     this.upGauge = new Gauge({
-      name: 'acktrail_store_replica_up',
-      help: 'Whether the read replica answered its last check (1) or not (0); absent without one.',
+      ...gauge('acktrail_store_replica_up'),
       registers: replica ? [registry] : [],
     });
     for (const pool of replica ? ['replica', 'primary'] : ['primary']) this.reads.inc({ pool }, 0);
