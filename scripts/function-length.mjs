@@ -31,7 +31,6 @@ export const LONGER_FUNCTIONS = {
   'dashboard/ui/overview/QueueHealth.tsx': { QueueHealth: 86 },
   'dashboard/ui/overview/TimeSeriesChart.tsx': { TimeSeriesChart: 104 },
   'examples/orders/src/provider/server.ts': { createProviderApp: 89 },
-  'exporter/src/celery/metrics.ts': { constructor: 112 },
   'exporter/src/config.ts': { loadConfig: 96 },
   'exporter/src/journeys/assemble/verdict.ts': { verdictOf: 85 },
   'exporter/src/journeys/metrics.ts': { observe: 84 },

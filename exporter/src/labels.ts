@@ -11,11 +11,7 @@ export const OTHER = 'other';
 function overflowCounter(registry: Registry): Counter<'label'> {
   const existing = registry.getSingleMetric(OVERFLOW) as Counter<'label'> | undefined;
   return (
-    existing ??
-    new Counter({
-      ...counter('acktrail_label_overflow_total'),
-      registers: [registry],
-    })
+    existing ?? new Counter({ ...counter('acktrail_label_overflow_total'), registers: [registry] })
   );
 }
 

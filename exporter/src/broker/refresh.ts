@@ -106,10 +106,7 @@ export class TopologyRefresh implements Part, TopologySource {
     this.timeoutMs = Math.max(options.timeoutSeconds * 1000, 30_000);
     reports.register(PART);
     this.refreshCount = registry
-      ? new Counter({
-          ...counter('acktrail_topology_refreshes_total'),
-          registers: [registry],
-        })
+      ? new Counter({ ...counter('acktrail_topology_refreshes_total'), registers: [registry] })
       : null;
     for (const trigger of ['scheduled', 'early']) this.refreshCount?.inc({ trigger }, 0);
   }

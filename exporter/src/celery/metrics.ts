@@ -89,14 +89,8 @@ export class CeleryMetrics {
     this.pairs = new BoundedLabel(opts.maxTaskQueuePairs, { registry, label: 'celery_task_queue' });
     this.workerLabels = new BoundedLabel(opts.maxWorkers, { registry, label: 'celery_worker' });
     const registers = [registry];
-    this.events = new Counter({
-      ...counter('acktrail_celery_events_total'),
-      registers,
-    });
-    this.skipped = new Counter({
-      ...counter('acktrail_celery_events_skipped_total'),
-      registers,
-    });
+    this.events = new Counter({ ...counter('acktrail_celery_events_total'), registers });
+    this.skipped = new Counter({ ...counter('acktrail_celery_events_skipped_total'), registers });
     for (const reason of SKIP_REASONS) this.skipped.inc({ reason }, 0);
     this.tasks = new Counter({
       ...counter('acktrail_celery_tasks_total'),
@@ -131,18 +125,9 @@ export class CeleryMetrics {
         for (const [name, w] of workers) this.workerUp.set({ worker: name }, alive(w) ? 1 : 0);
       },
     });
-    this.workerActive = new Gauge({
-      ...gauge('acktrail_celery_worker_active_tasks'),
-      registers,
-    });
-    this.queueLength = new Gauge({
-      ...gauge('acktrail_celery_queue_length'),
-      registers,
-    });
-    this.unacked = new Gauge({
-      ...gauge('acktrail_celery_unacked_tasks'),
-      registers,
-    });
+    this.workerActive = new Gauge({ ...gauge('acktrail_celery_worker_active_tasks'), registers });
+    this.queueLength = new Gauge({ ...gauge('acktrail_celery_queue_length'), registers });
+    this.unacked = new Gauge({ ...gauge('acktrail_celery_unacked_tasks'), registers });
     this.unackedOldestAge = new Gauge({
       ...gauge('acktrail_celery_unacked_oldest_age_seconds'),
       registers,

@@ -6,10 +6,10 @@ import { gauge } from '../metrics/catalogue.js';
 
 export function exporterRegistry(): Registry {
   const registry = new Registry();
-  new Gauge({
-    ...gauge('acktrail_build_info'),
-    registers: [registry],
-  }).set({ version: VERSION, revision: REVISION }, 1);
+  new Gauge({ ...gauge('acktrail_build_info'), registers: [registry] }).set(
+    { version: VERSION, revision: REVISION },
+    1,
+  );
   collectDefaultMetrics({ register: registry });
   // Gauges named like counters (promtool and the OpenMetrics specification refuse a gauge with
   // `_total`): their per-type twins without the suffix stay (nodejs_active_handles{type}, …).

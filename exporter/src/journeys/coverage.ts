@@ -125,10 +125,7 @@ export class Coverage {
   constructor(registry: Registry, maxServices = 100) {
     const registers = [registry];
     this.services = new BoundedLabel(maxServices, { registry, label: 'service' });
-    this.spans = new Counter({
-      ...counter('acktrail_coverage_spans_total'),
-      registers,
-    });
+    this.spans = new Counter({ ...counter('acktrail_coverage_spans_total'), registers });
     this.withEventId = new Counter({
       ...counter('acktrail_coverage_spans_with_event_id_total'),
       registers,

@@ -82,18 +82,9 @@ export class JourneyMetrics {
       ...counter('acktrail_duplicate_publishes_total'),
       registers,
     });
-    this.redeliveries = new Counter({
-      ...counter('acktrail_redeliveries_total'),
-      registers,
-    });
-    this.deadLettered = new Counter({
-      ...counter('acktrail_dead_lettered_total'),
-      registers,
-    });
-    this.unroutable = new Counter({
-      ...counter('acktrail_unroutable_publishes_total'),
-      registers,
-    });
+    this.redeliveries = new Counter({ ...counter('acktrail_redeliveries_total'), registers });
+    this.deadLettered = new Counter({ ...counter('acktrail_dead_lettered_total'), registers });
+    this.unroutable = new Counter({ ...counter('acktrail_unroutable_publishes_total'), registers });
     this.rejected = new Counter({
       ...counter('acktrail_messages_rejected_total'),
       registers,
@@ -101,20 +92,14 @@ export class JourneyMetrics {
         this.startRejectSeries();
       },
     });
-    this.ordering = new Counter({
-      ...counter('acktrail_aggregate_ordering_total'),
-      registers,
-    });
+    this.ordering = new Counter({ ...counter('acktrail_aggregate_ordering_total'), registers });
     for (const kind of ORDERING_KINDS) this.ordering.inc({ kind }, 0);
     this.thresholdsRefused = new Counter({
       ...counter('acktrail_sampling_thresholds_refused_total'),
       registers,
     });
     this.thresholdsRefused.inc(0);
-    this.stored = new Counter({
-      ...counter('acktrail_journey_steps_stored_total'),
-      registers,
-    });
+    this.stored = new Counter({ ...counter('acktrail_journey_steps_stored_total'), registers });
   }
 
   observe(result: WriteResult): void {

@@ -29,20 +29,11 @@ export class ReceiverMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.spans = new Counter({
-      ...counter('acktrail_spans_received_total'),
-      registers,
-    });
+    this.spans = new Counter({ ...counter('acktrail_spans_received_total'), registers });
     for (const outcome of ['accepted', 'ignored', 'rejected']) this.spans.inc({ outcome }, 0);
-    this.refusals = new Counter({
-      ...counter('acktrail_ingest_refused_total'),
-      registers,
-    });
+    this.refusals = new Counter({ ...counter('acktrail_ingest_refused_total'), registers });
     for (const reason of REFUSAL_REASONS) this.refusals.inc({ reason }, 0);
-    this.inflightBytes = new Gauge({
-      ...gauge('acktrail_ingest_inflight_bytes'),
-      registers,
-    });
+    this.inflightBytes = new Gauge({ ...gauge('acktrail_ingest_inflight_bytes'), registers });
   }
 
   spansReceived(outcome: SpanOutcome, count = 1): void {

@@ -33,10 +33,7 @@ export class Health {
     registry: Registry,
     private readonly log: Logger,
   ) {
-    this.upGauge = new Gauge({
-      ...gauge('acktrail_part_up'),
-      registers: [registry],
-    });
+    this.upGauge = new Gauge({ ...gauge('acktrail_part_up'), registers: [registry] });
     this.errors = new Counter({
       ...counter('acktrail_background_errors_total'),
       registers: [registry],

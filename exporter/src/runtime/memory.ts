@@ -71,10 +71,9 @@ export class MemoryBudget {
     private readonly held: () => number = heldHere,
   ) {
     if (registry) {
-      new Gauge({
-        ...gauge('acktrail_memory_budget_bytes'),
-        registers: [registry],
-      }).set(budgetBytes);
+      new Gauge({ ...gauge('acktrail_memory_budget_bytes'), registers: [registry] }).set(
+        budgetBytes,
+      );
       this.overGauge = new Gauge({
         ...gauge('acktrail_memory_over_budget'),
         registers: [registry],

@@ -71,10 +71,7 @@ export class RabbitmqQueuesCollector implements Collector {
     this.timeoutMs = config.rabbitmq.timeoutSeconds * 1000;
     this.inScope = scopeFilter(config);
     this.families = new QueueFamilies(board);
-    this.nodeUp = new Gauge({
-      ...gauge('acktrail_rabbitmq_node_up'),
-      registers: [registry],
-    });
+    this.nodeUp = new Gauge({ ...gauge('acktrail_rabbitmq_node_up'), registers: [registry] });
   }
 
   /** Which nodes did not answer the last read, with why; null when all did. */

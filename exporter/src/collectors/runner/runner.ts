@@ -43,10 +43,7 @@ export class CollectorRunner {
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
   ) {
-    this.success = new Gauge({
-      ...gauge('acktrail_collector_success'),
-      registers: [registry],
-    });
+    this.success = new Gauge({ ...gauge('acktrail_collector_success'), registers: [registry] });
     this.duration = new Gauge({
       ...gauge('acktrail_collector_duration_seconds'),
       registers: [registry],

@@ -34,10 +34,7 @@ export class AggregatesCollector implements Collector {
     this.sql =
       n.query ??
       `SELECT ${ident(aggregates!.status!)}::text AS status, count(*) AS count FROM ${ident(aggregates!.table)} GROUP BY 1`;
-    this.gauge = new Gauge({
-      ...gauge('acktrail_aggregates'),
-      registers: [registry],
-    });
+    this.gauge = new Gauge({ ...gauge('acktrail_aggregates'), registers: [registry] });
   }
 
   async collect(): Promise<() => void> {

@@ -30,14 +30,8 @@ export class DeadLetterMetrics {
   constructor(registry: Registry) {
     const registers = [registry];
     this.reasons = new BoundedLabel(MAX_REASONS, { registry, label: 'parked_reason' });
-    this.parked = new Counter({
-      ...counter('acktrail_dead_letters_parked_total'),
-      registers,
-    });
-    this.parkedNow = new Gauge({
-      ...gauge('acktrail_dead_letters_waiting'),
-      registers,
-    });
+    this.parked = new Counter({ ...counter('acktrail_dead_letters_parked_total'), registers });
+    this.parkedNow = new Gauge({ ...gauge('acktrail_dead_letters_waiting'), registers });
     const oldest = this.oldest;
     this.oldestAge = new Gauge({
       ...gauge('acktrail_dead_letters_oldest_parked_age_seconds'),
@@ -47,26 +41,14 @@ export class DeadLetterMetrics {
         for (const [queue, at] of oldest) this.set({ queue }, at ? (now - at) / 1000 : 0);
       },
     });
-    this.tooLarge = new Gauge({
-      ...gauge('acktrail_dead_letters_too_large'),
-      registers,
-    });
-    this.replays = new Counter({
-      ...counter('acktrail_dead_letter_replays_total'),
-      registers,
-    });
+    this.tooLarge = new Gauge({ ...gauge('acktrail_dead_letters_too_large'), registers });
+    this.replays = new Counter({ ...counter('acktrail_dead_letter_replays_total'), registers });
     this.unstorable = new Counter({
       ...counter('acktrail_dead_letters_unstorable_total'),
       registers,
     });
-    this.setAside = new Counter({
-      ...counter('acktrail_dead_letters_set_aside_total'),
-      registers,
-    });
-    this.discards = new Counter({
-      ...counter('acktrail_dead_letter_discards_total'),
-      registers,
-    });
+    this.setAside = new Counter({ ...counter('acktrail_dead_letters_set_aside_total'), registers });
+    this.discards = new Counter({ ...counter('acktrail_dead_letter_discards_total'), registers });
   }
 
   /**

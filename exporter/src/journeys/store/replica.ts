@@ -70,10 +70,7 @@ export class ReplicaReads implements Reader {
     private readonly log: Logger,
   ) {
     this.state = { up: null, lagSeconds: null, readsFrom: 'primary', error: null };
-    this.reads = new Counter({
-      ...counter('acktrail_store_reads_total'),
-      registers: [registry],
-    });
+    this.reads = new Counter({ ...counter('acktrail_store_reads_total'), registers: [registry] });
     this.lag = new Gauge({
       ...gauge('acktrail_store_replica_lag_seconds'),
       registers: replica ? [registry] : [],
