@@ -178,3 +178,11 @@ export const spanOf = (
 
 /** A window that takes every span. */
 export const ALL_TIME = { fromUs: 0, toUs: Number.MAX_SAFE_INTEGER };
+
+/** The queue a journey's (first) delivery names, and whether its span named it or it was inferred. */
+export function deliveredQueue(steps: readonly StoredRow[]): [unknown, 'named' | 'inferred'] {
+  const deliver = steps.find((s) => s.stage === 'deliver');
+  assert.ok(deliver, 'a delivery step');
+  const inferred = deliver.attrs['acktrail.queue.inferred'] === true;
+  return [deliver.attrs['acktrail.queue'], inferred ? 'inferred' : 'named'];
+}
