@@ -21,13 +21,14 @@ import pg from 'pg';
 import type { Metric } from 'prom-client';
 import { type TestVhost, createTestVhost, waitFor } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
-import { eventQueueArguments } from '../exporter/src/celery/amqp.js';
-import { envelope } from '../exporter/src/celery/kombu-redis.js';
-import { parseBody } from '../exporter/src/celery/events.js';
-import { taskStep } from '../exporter/src/celery/steps.js';
-import { migrateStore } from '../exporter/src/journeys/store/index.js';
-import { StepStore } from '../exporter/src/journeys/store/index.js';
-import { TestExporter } from '../exporter/src/testing/exporter.js';
+import {
+  eventQueueArguments,
+  envelope,
+  parseBody,
+  taskStep,
+} from '@acktrail/exporter/testing/celery';
+import { migrateStore, StepStore } from '@acktrail/exporter/testing/store';
+import { TestExporter } from '@acktrail/exporter/testing';
 import { fmt, interleaved, median } from './lib.js';
 import { target } from './figures.js';
 import { TASKS, messages } from './celery-messages.js';

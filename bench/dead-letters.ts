@@ -7,13 +7,14 @@
 // stored message until the last is stored (its start, migration and connect left out). Target
 // (issue 26): parking at least 0.6 of raw. With BENCH_BASELINE naming another checkout (its
 // node_modules linked), a third case parks with that checkout's exporter, in this process too.
+import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import amqp from 'amqplib';
 import pg from 'pg';
 import { type TestVhost, createTestVhost, waitFor } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
-import { TestExporter } from '../exporter/src/testing/exporter.js';
+import { TestExporter } from '@acktrail/exporter/testing';
 import { fmt, interleaved, machineCpuMs, median, ownCpuMs } from './lib.js';
 import { target } from './figures.js';
 
@@ -149,9 +150,13 @@ export async function runDeadLettersBench(rounds: number): Promise<void> {
     },
   };
   if (BASELINE) {
-    const module = (await import(
-      pathToFileURL(`${BASELINE}/exporter/src/testing/exporter.ts`).href
-    )) as { TestExporter: typeof TestExporter };
+    // The harness moved out of src/ (exporter/testing/); a baseline from before has it there.
+    const harness =
+      [`${BASELINE}/exporter/testing/exporter.ts`].find(existsSync) ??
+      `${BASELINE}/exporter/src/testing/exporter.ts`;
+    const module = (await import(pathToFileURL(harness).href)) as {
+      TestExporter: typeof TestExporter;
+    };
     cases.before = async () => {
       const q = `before${++n}`;
       await load(vhost, q);

@@ -3,13 +3,13 @@
 // way with ACKTRAIL_PARSER_DISCARD=off, and for a chunked body). Each case is an exporter started
 // as a user starts one (exporter/src/main.ts), the switch set each way, with a journey store that
 // never answers, so that it refuses (503) every span body. The flood
-// (exporter/src/testing/flood.ts: 8 MB OTLP/JSON bodies, sent again until answered 200, so here
+// (exporter/testing/flood.ts: 8 MB OTLP/JSON bodies, sent again until answered 200, so here
 // for ever) sends from a process of its own for BENCH_DISCARD_SECONDS (8) per case and round.
 // Printed per case: the exporter's event-loop thread's CPU per refused body
 // (/proc/<pid>/task/<pid>/schedstat), its isolate's garbage collections per 100 bodies and their
 // pause (nodejs_gc_duration_seconds from its own /metrics), and the ratios.
-import { startExporterProcess } from '../exporter/src/testing/exporter.js';
-import { runFlood } from '../exporter/src/testing/flood.js';
+import { startExporterProcess } from '@acktrail/exporter/testing';
+import { runFlood } from '@acktrail/exporter/testing/flood';
 import { fmt, median, threadSchedMs } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_DISCARD_SECONDS ?? 8);

@@ -13,8 +13,8 @@
 // (a gRPC status, an HTTP status, or none), and when the drips' budget was given back.
 import { connect, type ClientHttp2Session } from 'node:http2';
 import { request } from 'node:http';
-import { startExporterProcess } from '../exporter/src/testing/exporter.js';
-import { dripChunked, dripGrpc, type Dripped } from '../exporter/src/testing/tiny-pieces.js';
+import { startExporterProcess } from '@acktrail/exporter/testing';
+import { dripChunked, dripGrpc, type Dripped } from '@acktrail/exporter/testing/tiny-pieces';
 import { target } from './figures.js';
 import { fmt, procMemoryMb } from './lib.js';
 

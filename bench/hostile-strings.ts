@@ -2,7 +2,7 @@
 // attributes are 1 MB each against the same span with short strings, interleaved, in protobuf and
 // JSON; ms per request from the send to the 200 (decoded and committed), median, as a ratio.
 import { request } from 'node:http';
-import { ExportTraceServiceRequest } from '../exporter/src/journeys/spans/otlp-schema.js';
+import { ExportTraceServiceRequest } from '@acktrail/exporter/testing/spans';
 import { fmt, median, quantile } from './lib.js';
 
 const MB = 1024 * 1024;

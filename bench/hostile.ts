@@ -1,6 +1,6 @@
 // Hostile input against the exporter as its own process, side by side in one run:
 //   flood    32 concurrent senders of 8 MB OTLP/JSON bodies for BENCH_FLOOD_SECONDS (60), from
-//            a process of their own (exporter/src/testing/flood.ts) at nice BENCH_FLOOD_NICE (19:
+//            a process of their own (exporter/testing/flood.ts) at nice BENCH_FLOOD_NICE (19:
 //            on two cores, at the exporter's priority the flood's own sending takes one of them),
 //            with `Expect: 100-continue` when BENCH_FLOOD_EXPECT=1,
 //            while /healthz is probed every 50 ms and the exporter's RSS sampled every 200 ms;
@@ -18,8 +18,8 @@
 import { availableParallelism } from 'node:os';
 import pg from 'pg';
 import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/testing';
-import { startExporterProcess } from '../exporter/src/testing/exporter.js';
-import { runFlood } from '../exporter/src/testing/flood.js';
+import { startExporterProcess } from '@acktrail/exporter/testing';
+import { runFlood } from '@acktrail/exporter/testing/flood';
 import { fmt, machineCpuMs, median, procMemoryMb, quantile, threadSchedMs } from './lib.js';
 import { target } from './figures.js';
 import { stringBench } from './hostile-strings.js';

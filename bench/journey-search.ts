@@ -17,7 +17,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { ordersConfig } from '../exporter/src/testing/exporter.js';
+import { ordersConfig } from '@acktrail/exporter/testing';
 import { target } from './figures.js';
 import { startExporter } from './journeys.js';
 import { fmt, quantile } from './lib.js';

@@ -4,9 +4,8 @@ import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { SpanKind } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { childOf, exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
-import { normalise } from '../exporter/src/journeys/spans/normalize.js';
-import { decodeProtobuf } from '../exporter/src/journeys/spans/decode.js';
+import { childOf, exportSpans, makeSpans } from '@acktrail/exporter/testing/otlp';
+import { normalise, decodeProtobuf } from '@acktrail/exporter/testing/spans';
 import { BODY_SPANS } from './journeys-data.js';
 
 /**

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import pg from 'pg';
-import { StepReads } from '../exporter/src/journeys/store/index.js';
+import { StepReads } from '@acktrail/exporter/testing/store';
 import { SPANS_PER_BODY } from './journeys-bodies.js';
 import { PIPELINE_ORDERS, SENDERS, TOKEN, md5Uuid } from './journeys-data.js';
 

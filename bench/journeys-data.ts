@@ -5,8 +5,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { migrate } from '@acktrail/orders-example';
 import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/testing';
-import { migrateStore } from '../exporter/src/journeys/store/index.js';
-import { Partitions } from '../exporter/src/journeys/store/index.js';
+import { migrateStore, Partitions } from '@acktrail/exporter/testing/store';
 import { fmt } from './lib.js';
 
 export const PIPELINE_DB = 'acktrail_bench_pipeline';

@@ -24,7 +24,7 @@ import {
   EXPORTER_MALLOC_ENV,
   EXPORTER_NODE_OPTIONS,
   ordersConfig,
-} from '../exporter/src/testing/exporter.js';
+} from '@acktrail/exporter/testing';
 import {
   baselineEnv,
   baselineNodeFlags,

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import amqp from 'amqplib';
 import type { Page } from 'playwright-core';
 import { REPO_ROOT, createTestVhost, waitFor, TestPrometheus } from '@acktrail/testing';
-import { TestExporter } from '../exporter/src/testing/exporter.js';
+import { TestExporter } from '@acktrail/exporter/testing';
 import {
   launchChromium,
   signedInContext,

@@ -22,7 +22,7 @@ import { brokerPid, createQueues, rssMb, timed, TICKS, type Sample } from './bro
 import { measureCluster } from './queues-cluster.js';
 import { baselineEnv, baselineNodeFlags, fmt, processCpuMs, quantile } from './lib.js';
 import { target } from './figures.js';
-import { EXPORTER_MALLOC_ENV, EXPORTER_NODE_OPTIONS } from '../exporter/src/testing/exporter.js';
+import { EXPORTER_MALLOC_ENV, EXPORTER_NODE_OPTIONS } from '@acktrail/exporter/testing';
 
 const MANAGEMENT = 'http://127.0.0.1:15672';
 /** Another checkout, built, whose exporter is measured beside this one's (BENCH_BASELINE). */

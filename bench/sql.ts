@@ -7,12 +7,14 @@ import pg from 'pg';
 import { Registry } from 'prom-client';
 import { migrate } from '@acktrail/orders-example';
 import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/testing';
-import { loadConfig } from '../exporter/src/config.js';
-import { createReadOnlyPool } from '../exporter/src/db/pool.js';
-import { OutboxCollector } from '../exporter/src/collectors/sql/outbox.js';
-import { ConfirmationsCollector } from '../exporter/src/collectors/sql/confirmations.js';
-import { AggregatesCollector } from '../exporter/src/collectors/sql/aggregates.js';
-import type { Collector } from '../exporter/src/collectors/runner/collector.js';
+import { loadConfig } from '@acktrail/exporter';
+import {
+  createReadOnlyPool,
+  OutboxCollector,
+  ConfirmationsCollector,
+  AggregatesCollector,
+} from '@acktrail/exporter/testing/collectors';
+import type { Collector } from '@acktrail/exporter/testing/collectors';
 import { fmt, quantile } from './lib.js';
 import { target } from './figures.js';
 

@@ -18,7 +18,7 @@ import { Redis } from 'ioredis';
 import { OwnRedis, REPO_ROOT, waitFor } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
 import type { Journey } from '@acktrail/exporter';
-import { envelope } from '../exporter/src/celery/kombu-redis.js';
+import { envelope } from '@acktrail/exporter/testing/celery';
 
 const TOKEN = 'celery-redis-token-0123456789';
 const DIR = join(REPO_ROOT, 'test', 'celery');

@@ -17,7 +17,7 @@ import type { Journey } from '@acktrail/exporter';
 import { launchChromium, startDashboard } from '../dashboard/test/server.js';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { envelope } from '../exporter/src/celery/kombu-redis.js';
+import { envelope } from '@acktrail/exporter/testing/celery';
 import { panelQueries } from './grafana-queries.js';
 
 const TOKEN = 'celery-test-token-0123456789';

@@ -12,7 +12,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { parse } from 'yaml';
 import { REPO_ROOT } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
-import { countSteps, journeySpans } from '../exporter/src/testing/otlp.js';
+import { countSteps, journeySpans } from '@acktrail/exporter/testing/otlp';
 
 interface Pipeline {
   receivers: string[];

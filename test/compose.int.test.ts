@@ -12,7 +12,7 @@ import { parse } from 'yaml';
 import pg from 'pg';
 import { REPO_ROOT, RABBITMQ_NEWEST, management } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
-import { jsonBody } from '../exporter/src/testing/otlp.js';
+import { jsonBody } from '@acktrail/exporter/testing/otlp';
 
 const run = promisify(execFile);
 

@@ -12,7 +12,7 @@ import pg from 'pg';
 import { waitFor, type TestDatabase } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { ordersConfig, startExporterProcess } from '@acktrail/exporter/testing';
-import { assertRecovered, loadSummary, storeLoad } from '../exporter/src/testing/store-load.js';
+import { assertRecovered, loadSummary, storeLoad } from '@acktrail/exporter/testing/store-load';
 
 const TOKEN = 'blinks-reader-token';
 /** Rounds of terminations, one every 300 ms. */

@@ -15,7 +15,7 @@ import {
 } from '@acktrail/testing';
 import { migrate } from '@acktrail/orders-example';
 import { ordersConfig, startExporterProcess } from '@acktrail/exporter/testing';
-import { assertRecovered, loadSummary, storeLoad } from '../exporter/src/testing/store-load.js';
+import { assertRecovered, loadSummary, storeLoad } from '@acktrail/exporter/testing/store-load';
 
 const TOKEN = 'restart-reader-token';
 const RESTARTS = 2;

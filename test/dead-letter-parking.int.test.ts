@@ -12,9 +12,9 @@ import {
   DLQ,
   deadLetterBench,
   type DeadLetterBench,
-} from '../exporter/src/testing/dead-letter-broker.js';
+} from '@acktrail/exporter/testing/dead-letter-broker';
 import { TestExporter, partUp, startExporterProcess } from '@acktrail/exporter/testing';
-import { readOpenMetrics } from '../exporter/src/testing/openmetrics.js';
+import { readOpenMetrics } from '@acktrail/exporter/testing/openmetrics';
 
 const KEY = randomBytes(32).toString('base64');
 const OPERATOR = 'operator-token-for-parking-tests';

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { createTestVhost, waitFor, type TestVhost } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
-import { exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
+import { exportSpans, makeSpans } from '@acktrail/exporter/testing/otlp';
 
 const READ = 'dl-reads-read-token-0123456';
 const OPERATE = 'dl-reads-operate-token-0123';

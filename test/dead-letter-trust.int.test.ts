@@ -20,9 +20,9 @@ import {
   DLQ,
   deadLetterBench,
   type DeadLetterBench,
-} from '../exporter/src/testing/dead-letter-broker.js';
+} from '@acktrail/exporter/testing/dead-letter-broker';
 import { TestExporter, partUp, writeConfig } from '@acktrail/exporter/testing';
-import { keyId } from '../exporter/src/deadletters/model/seal.js';
+import { keyId } from '@acktrail/exporter/testing/parts';
 
 const KEY = randomBytes(32).toString('base64');
 const OPERATOR = 'operator-token-for-trust-tests';
@@ -564,7 +564,7 @@ test('reading a body is audited; a replayed message loses its content after keep
         ['read_body', 'operator (dora)', false],
       ],
     );
-    const { DeadLetterStore } = await import('../exporter/src/deadletters/store/store.js');
+    const { DeadLetterStore } = await import('@acktrail/exporter/testing/parts');
     const pool = new pg.Pool({ connectionString: store.url, max: 1 });
     try {
       const keepDay = await new DeadLetterStore(pool, 30).maintain(24);

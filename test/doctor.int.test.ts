@@ -28,7 +28,7 @@ import {
   waitFor,
 } from '@acktrail/testing';
 import { createReadOnlyRole, writeConfig } from '@acktrail/exporter/testing';
-import { migrateStore } from '../exporter/src/journeys/store/index.js';
+import { migrateStore } from '@acktrail/exporter/testing/store';
 
 const run = promisify(execFile);
 const USER = `doctor-${randomBytes(4).toString('hex')}`;

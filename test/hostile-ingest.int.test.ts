@@ -12,7 +12,7 @@ import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { type RoleProcess, type TestDatabase, waitFor } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { startExporterProcess } from '@acktrail/exporter/testing';
-import { FLOOD_SPANS, floodTraceId, runFlood } from '../exporter/src/testing/flood.js';
+import { FLOOD_SPANS, floodTraceId, runFlood } from '@acktrail/exporter/testing/flood';
 
 const TOKEN = 'ingest-token-0123456789abcdef';
 const MB = 1024 * 1024;

@@ -22,7 +22,7 @@ import {
   type TestDatabase,
   type TestVhost,
 } from '@acktrail/testing';
-import { exportSpans, journeySpans } from '../exporter/src/testing/otlp.js';
+import { exportSpans, journeySpans } from '@acktrail/exporter/testing/otlp';
 
 const run = promisify(execFile);
 const { version: VERSION } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { REPO_ROOT, RoleProcess, type TestDatabase, waitFor } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
-import { jsonBody } from '../exporter/src/testing/otlp.js';
+import { jsonBody } from '@acktrail/exporter/testing/otlp';
 
 let store: TestDatabase | undefined;
 after(async () => {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { test } from 'node:test';
 import { REPO_ROOT } from '@acktrail/testing';
-import { loadConfig } from '../exporter/src/config.js';
+import { loadConfig } from '@acktrail/exporter';
 import { generated } from '../scripts/generate.js';
 import {
   DEPLOY as DIR,

@@ -16,9 +16,9 @@ import {
   DLQ,
   deadLetterBench,
   type DeadLetterBench,
-} from '../exporter/src/testing/dead-letter-broker.js';
-import { jsonBody } from '../exporter/src/testing/otlp.js';
-import { PausableConsumer } from '../exporter/src/broker/consumer.js';
+} from '@acktrail/exporter/testing/dead-letter-broker';
+import { jsonBody } from '@acktrail/exporter/testing/otlp';
+import { PausableConsumer } from '@acktrail/exporter/testing/parts';
 
 /** The least the budget may be; every Node process running these tests holds more. */
 const BUDGET = 64 * 1024 * 1024;

@@ -15,9 +15,9 @@ import {
   DLQ,
   deadLetterBench,
   type DeadLetterBench,
-} from '../exporter/src/testing/dead-letter-broker.js';
-import { countSteps, exportSpans, journeySpans } from '../exporter/src/testing/otlp.js';
-import { migrateStore } from '../exporter/src/journeys/store/index.js';
+} from '@acktrail/exporter/testing/dead-letter-broker';
+import { countSteps, exportSpans, journeySpans } from '@acktrail/exporter/testing/otlp';
+import { migrateStore } from '@acktrail/exporter/testing/store';
 
 const READER = 'pgbouncer-reader-token-0123456789';
 const OPERATOR = 'pgbouncer-operator-token-0123456789';

@@ -9,7 +9,7 @@ import amqp, { type ChannelModel } from 'amqplib';
 import { type TestDatabase, type TestVhost, createTestVhost, waitFor } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
-import { AMQPLIB, exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
+import { AMQPLIB, exportSpans, makeSpans } from '@acktrail/exporter/testing/otlp';
 
 let vhost: TestVhost;
 let store: TestDatabase;

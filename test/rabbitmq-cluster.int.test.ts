@@ -18,7 +18,7 @@ import {
   type Cluster,
 } from '@acktrail/testing';
 import { TestExporter, type Scrape } from '@acktrail/exporter/testing';
-import { readOpenMetrics } from '../exporter/src/testing/openmetrics.js';
+import { readOpenMetrics } from '@acktrail/exporter/testing/openmetrics';
 
 const FAMILIES = [
   'acktrail_queue_messages_ready',

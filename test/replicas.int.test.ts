@@ -28,8 +28,8 @@ import {
   exportSpans,
   makeSpans,
   type SpanSpec,
-} from '../exporter/src/testing/otlp.js';
-import { readOpenMetrics } from '../exporter/src/testing/openmetrics.js';
+} from '@acktrail/exporter/testing/otlp';
+import { readOpenMetrics } from '@acktrail/exporter/testing/openmetrics';
 
 const TOKEN = 'replicas-test-token-0123456789';
 const EVENTS = 120;

@@ -125,3 +125,18 @@ test('a test that uses a service is named *.int.test.ts', () => {
   const misnamed = unit.filter((f) => USES_A_SERVICE.test(readFileSync(join(ROOT, f), 'utf8')));
   assert.deepEqual(misnamed, []);
 });
+
+test('test/ and bench/ reach the exporter through its package faces, never a deep src/ path', () => {
+  const files = execFileSync('git', ['ls-files', 'test/*.ts', 'bench/*.ts'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .filter(Boolean);
+  assert.ok(files.length > 50, `the files were found (${files.length})`);
+  const DEEP = /(?:from\s+|import\()\s*'(?:\.\.\/)+exporter\/(?:src|testing)\/[^']*'/g;
+  const deep = files.flatMap((f) =>
+    [...readFileSync(join(ROOT, f), 'utf8').matchAll(DEEP)].map((m) => `${f}: ${m[0]}`),
+  );
+  assert.deepEqual(deep, [], '@acktrail/exporter, @acktrail/exporter/testing[/…] instead');
+});

@@ -6,7 +6,7 @@ import pg from 'pg';
 import { type TestDatabase, waitFor } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { startExporterProcess } from '@acktrail/exporter/testing';
-import { jsonBody } from '../exporter/src/testing/otlp.js';
+import { jsonBody } from '@acktrail/exporter/testing/otlp';
 
 let store: TestDatabase;
 let admin: pg.Pool;

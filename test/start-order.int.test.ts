@@ -18,7 +18,7 @@ import {
 } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
 import { ordersConfig, startExporterProcess } from '@acktrail/exporter/testing';
-import { jsonBody } from '../exporter/src/testing/otlp.js';
+import { jsonBody } from '@acktrail/exporter/testing/otlp';
 
 const PG_VERSION = readdirSync('/etc/postgresql').sort().at(-1)!;
 const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { stdio: 'pipe' });

@@ -19,7 +19,7 @@ import {
   type ReplicatedDatabase,
 } from '@acktrail/testing';
 import { TestExporter } from '@acktrail/exporter/testing';
-import { exportSpans, makeSpans } from '../exporter/src/testing/otlp.js';
+import { exportSpans, makeSpans } from '@acktrail/exporter/testing/otlp';
 
 const TOKEN = 'replica-test-token-0123456789';
 let db: ReplicatedDatabase;

@@ -16,10 +16,10 @@ import {
   DLQ,
   deadLetterBench,
   type DeadLetterBench,
-} from '../exporter/src/testing/dead-letter-broker.js';
-import { exportSpans, journeySpans } from '../exporter/src/testing/otlp.js';
-import { dripChunked, dripGrpc, dripWithLength } from '../exporter/src/testing/tiny-pieces.js';
-import { MAX_PIECES } from '../exporter/src/receiver/pieces.js';
+} from '@acktrail/exporter/testing/dead-letter-broker';
+import { exportSpans, journeySpans } from '@acktrail/exporter/testing/otlp';
+import { dripChunked, dripGrpc, dripWithLength } from '@acktrail/exporter/testing/tiny-pieces';
+import { MAX_PIECES } from '@acktrail/exporter/testing/spans';
 
 const MB = 1024 * 1024;
 /** memory.budgetBytes of both exporters: the default. */

@@ -8,8 +8,8 @@ import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { waitFor } from '@acktrail/testing';
-import { TestExporter } from './testing/exporter.js';
-import { jsonBody } from './testing/otlp.js';
+import { TestExporter } from '../testing/exporter.js';
+import { jsonBody } from '../testing/otlp.js';
 
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;
 

@@ -12,9 +12,9 @@ import { SpanKind } from '@opentelemetry/api';
 import pg from 'pg';
 import { createTestVhost } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
-import { createReadOnlyRole, ordersConfig, TestExporter } from './testing/exporter.js';
-import { AMQPLIB, childOf, exportSpans, makeSpans } from './testing/otlp.js';
-import { PROMETHEUS_ACCEPT, openMetricsCheck, promtoolCheck } from './testing/openmetrics.js';
+import { createReadOnlyRole, ordersConfig, TestExporter } from '../testing/exporter.js';
+import { AMQPLIB, childOf, exportSpans, makeSpans } from '../testing/otlp.js';
+import { PROMETHEUS_ACCEPT, openMetricsCheck, promtoolCheck } from '../testing/openmetrics.js';
 
 async function fetchMetrics(url: string, accept?: string) {
   const res = await fetch(`${url}/metrics`, { headers: accept ? { accept } : {} });

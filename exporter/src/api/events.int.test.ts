@@ -1,8 +1,8 @@
 // The journey API over a real store: bearer token, validation, 404, keyset pagination.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { TestExporter } from '../testing/exporter.js';
-import { exportSpans, makeSpans } from '../testing/otlp.js';
+import { TestExporter } from '../../testing/exporter.js';
+import { exportSpans, makeSpans } from '../../testing/otlp.js';
 
 const TOKEN = 'api-test-token-0123456789';
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;

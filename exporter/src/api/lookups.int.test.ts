@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import type { TestDatabase } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
-import { createReadOnlyRole, ordersConfig, TestExporter } from '../testing/exporter.js';
+import { createReadOnlyRole, ordersConfig, TestExporter } from '../../testing/exporter.js';
 
 const TOKEN = 'lookups-test-read-token-0123';
 const EMAIL = 'ada.lookup@example.org';

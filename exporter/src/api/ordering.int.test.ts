@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { SpanKind } from '@opentelemetry/api';
-import { TestExporter } from '../testing/exporter.js';
-import { exportSpans, makeSpans } from '../testing/otlp.js';
+import { TestExporter } from '../../testing/exporter.js';
+import { exportSpans, makeSpans } from '../../testing/otlp.js';
 
 const TOKEN = 'ordering-test-token-0123456789';
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { TestExporter, type Scrape } from '../testing/exporter.js';
-import { exportSpans, makeSpans } from '../testing/otlp.js';
+import { TestExporter, type Scrape } from '../../testing/exporter.js';
+import { exportSpans, makeSpans } from '../../testing/otlp.js';
 import { waitFor } from '@acktrail/testing';
 
 const READ = 'reads-test-read-token-0123';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import amqp from 'amqplib';
 import pg from 'pg';
 import { ADMIN_DATABASE_URL, createTestVhost, type TestVhost } from '@acktrail/testing';
-import { TOPIC_CASES } from '../testing/topic-cases.js';
+import { TOPIC_CASES } from '../../testing/topic-cases.js';
 import { TOPIC_SUBJECT_SQL, topicMatches, topicSqlRegex } from './topic.js';
 
 let vhost: TestVhost;

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TopicTrie, topicMatches, topicSqlRegex, topicWords } from './topic.js';
-import { TOPIC_CASES } from '../testing/topic-cases.js';
+import { TOPIC_CASES } from '../../testing/topic-cases.js';
 
 test("words are split as the broker splits them: '' has none, a trailing dot makes an empty one", () => {
   assert.deepEqual(topicWords(''), []);

@@ -7,7 +7,7 @@ import type { BrokerAnswer, StatsQueue } from './answer.js';
 import { buildTopology, Topology } from './topology.js';
 import { Slices } from '../runtime/slices.js';
 import { assemble } from '../journeys/assemble/assemble.js';
-import { EVENT, REJECT, T, span, stock, stored } from '../testing/journey-spans.js';
+import { EVENT, REJECT, T, span, stock, stored } from '../../testing/journey-spans.js';
 
 const queue = (name: string, over: Partial<StatsQueue> = {}): StatsQueue => ({
   vhost: 'shop',

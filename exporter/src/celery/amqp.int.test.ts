@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import amqp from 'amqplib';
 import pg from 'pg';
 import { createTestVhost, management, waitFor, type TestVhost } from '@acktrail/testing';
-import { TestExporter } from '../testing/exporter.js';
+import { TestExporter } from '../../testing/exporter.js';
 
 let vhost: TestVhost;
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileSchema } from '../config/sections.js';
 import { loadConfig } from '../config.js';
-import { writeConfig } from '../testing/exporter.js';
+import { writeConfig } from '../../testing/exporter.js';
 import { envelopeBody, eventPatterns, queueKeys, redisDb, redisTarget } from './kombu-redis.js';
 import { redeliveries } from '../journeys/model/celery-task.js';
 

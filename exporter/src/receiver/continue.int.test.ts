@@ -8,8 +8,8 @@ import type { Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { waitFor } from '@acktrail/testing';
-import { TestExporter } from '../testing/exporter.js';
-import { jsonBody } from '../testing/otlp.js';
+import { TestExporter } from '../../testing/exporter.js';
+import { jsonBody } from '../../testing/otlp.js';
 
 const INFLIGHT = 256 * 1024;
 const MAX_BODY = 1024 * 1024;

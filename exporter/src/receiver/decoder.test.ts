@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { getPriority } from 'node:os';
 import { after, test } from 'node:test';
 import { BodyDecoder } from './decoder.js';
-import { threadsOfThisProcess } from '../testing/threads.js';
+import { threadsOfThisProcess } from '../../testing/threads.js';
 import { BACKGROUND_NICE } from '../runtime/threads.js';
 
 const body = (spans: number) =>

@@ -11,8 +11,8 @@ import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { waitFor } from '@acktrail/testing';
-import { TestExporter } from '../testing/exporter.js';
-import { countSteps, exportSpans, journeySpans, makeSpans } from '../testing/otlp.js';
+import { TestExporter } from '../../testing/exporter.js';
+import { countSteps, exportSpans, journeySpans, makeSpans } from '../../testing/otlp.js';
 import { ExportTraceServiceRequest, ExportTraceServiceResponse } from '../journeys/spans/index.js';
 import { SIGN_IN_MS } from './grpc-sessions.js';
 

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { TestExporter } from '../testing/exporter.js';
-import { countSteps, exportSpans, journeySpans, type Protocol } from '../testing/otlp.js';
+import { TestExporter } from '../../testing/exporter.js';
+import { countSteps, exportSpans, journeySpans, type Protocol } from '../../testing/otlp.js';
 import { ExportTraceServiceRequest } from '../journeys/spans/index.js';
 
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;

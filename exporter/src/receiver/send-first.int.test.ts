@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
-import { TestExporter } from '../testing/exporter.js';
+import { TestExporter } from '../../testing/exporter.js';
 
 const MAX_BODY = 16 * 1024 * 1024;
 const INFLIGHT = 1024 * 1024;

@@ -9,8 +9,8 @@ import type { IncomingMessage } from 'node:http';
 import { connect } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { waitFor } from '@acktrail/testing';
-import { startExporterProcess, TestExporter } from '../testing/exporter.js';
-import { threadsOf } from '../testing/threads.js';
+import { startExporterProcess, TestExporter } from '../../testing/exporter.js';
+import { threadsOf } from '../../testing/threads.js';
 import { BACKGROUND_NICE } from './threads.js';
 
 /** V8's helper threads of a running exporter, and its event loop's nice value. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { getPriority } from 'node:os';
 import { test } from 'node:test';
 import { BACKGROUND_NICE, lowerHelperThreads } from './threads.js';
-import { threadsOfThisProcess as threads } from '../testing/threads.js';
+import { threadsOfThisProcess as threads } from '../../testing/threads.js';
 
 test("V8's helper threads are lowered; the event loop is not", () => {
   const own = getPriority(0);

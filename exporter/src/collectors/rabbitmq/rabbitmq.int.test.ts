@@ -19,7 +19,7 @@ import {
   listQueuesArgs,
   FaultProxy,
 } from '@acktrail/testing';
-import { TestExporter } from '../../testing/exporter.js';
+import { TestExporter } from '../../../testing/exporter.js';
 
 interface QueueFigures {
   name: string;

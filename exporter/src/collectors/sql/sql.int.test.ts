@@ -5,7 +5,12 @@ import assert from 'node:assert/strict';
 import pg from 'pg';
 import { type TestDatabase, waitFor } from '@acktrail/testing';
 import { createTestDatabase } from '@acktrail/orders-example/testing';
-import { createReadOnlyRole, merge, ordersConfig, TestExporter } from '../../testing/exporter.js';
+import {
+  createReadOnlyRole,
+  merge,
+  ordersConfig,
+  TestExporter,
+} from '../../../testing/exporter.js';
 
 let db: TestDatabase;
 let role: Awaited<ReturnType<typeof createReadOnlyRole>>;

@@ -19,7 +19,7 @@ import {
   ours,
   span,
   stock,
-} from '../../testing/journey-spans.js';
+} from '../../../testing/journey-spans.js';
 import { assemble } from '../assemble/assemble.js';
 import { JourneyMetrics, NO_BROKER } from '../metrics.js';
 import type { Step } from './steps.js';

@@ -19,7 +19,7 @@ import {
   span,
   stock,
   stored,
-} from '../../testing/journey-spans.js';
+} from '../../../testing/journey-spans.js';
 import { assemble, type Journey } from '../assemble/assemble.js';
 import type { PipelineRows } from './pipeline-rows.js';
 

@@ -7,8 +7,8 @@ import { after, before, test } from 'node:test';
 import { SpanKind } from '@opentelemetry/api';
 import pg from 'pg';
 import { waitFor } from '@acktrail/testing';
-import { TestExporter } from '../../testing/exporter.js';
-import { childOf, exportSpans, jsonBody, makeSpans } from '../../testing/otlp.js';
+import { TestExporter } from '../../../testing/exporter.js';
+import { childOf, exportSpans, jsonBody, makeSpans } from '../../../testing/otlp.js';
 import { DAY_MS } from './event-days.js';
 
 let exporter: Awaited<ReturnType<typeof TestExporter.withStore>>;

@@ -10,8 +10,8 @@ import { Metadata } from '@grpc/grpc-js';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { waitFor } from '@acktrail/testing';
-import { TestExporter } from '../../testing/exporter.js';
-import { countSteps, exportSpans, makeSpans } from '../../testing/otlp.js';
+import { TestExporter } from '../../../testing/exporter.js';
+import { countSteps, exportSpans, makeSpans } from '../../../testing/otlp.js';
 
 const INGEST = 'thread-ingest-token-0123456789';
 const SCRAPE = 'thread-scrape-token-0123456789';

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { ExchangeIndex } from '../../../broker/routes.js';
 import type { QueueFacts } from '../../../broker/topology.js';
-import { classic } from '../../../testing/journey-spans.js';
+import { classic } from '../../../../testing/journey-spans.js';
 import { assemble, type Journey } from '../../assemble/assemble.js';
 import type { BrokerEvidence } from '../../model/evidence.js';
 import type { CounterReading } from '../../model/inference.js';

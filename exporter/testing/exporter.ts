@@ -1,6 +1,6 @@
 // Runs the exporter in-process for a test, on a free port, with its own config file and a log
 // that the test can read.
-import { MALLOC_ENV, NODE_FLAGS } from '../runtime/flags.js';
+import { MALLOC_ENV, NODE_FLAGS } from '../src/runtime/flags.js';
 import type { Server } from 'node:http';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,10 +18,10 @@ import {
 } from '@acktrail/testing';
 // A store beside the reference pipeline's tables: the tests that read both use one database.
 import { createTestDatabase } from '@acktrail/orders-example/testing';
-import { loadConfig } from '../config.js';
-import { parseSamples, type Sample } from '../exposition/text.js';
-import { createExporter, type Exporter } from '../server.js';
-import { listen, type Listeners } from '../listen.js';
+import { loadConfig } from '../src/config.js';
+import { parseSamples, type Sample } from '../src/exposition/text.js';
+import { createExporter, type Exporter } from '../src/server.js';
+import { listen, type Listeners } from '../src/listen.js';
 
 export interface LogEntry {
   msg: string;

@@ -36,7 +36,7 @@ export interface OpenMetricsCheck {
 }
 
 export async function openMetricsCheck(text: string): Promise<OpenMetricsCheck> {
-  const script = join(REPO_ROOT, 'exporter/src/testing/check_openmetrics.py');
+  const script = join(REPO_ROOT, 'exporter/testing/check_openmetrics.py');
   const r = await run('/usr/bin/python3', [script], text);
   assert.equal(r.code, 0, r.output);
   return JSON.parse(r.output) as OpenMetricsCheck;

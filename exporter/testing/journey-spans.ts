@@ -3,10 +3,10 @@
 // attribute at all), with the queues they name. The journey kinds' tests and the journey model's
 // agreement test build their journeys from these.
 import type { AttributeValue } from '@acktrail/conventions';
-import type { QueueFacts, QueueLookup } from '../broker/topology.js';
-import { normalise } from '../journeys/spans/normalize.js';
-import type { ReceivedSpan, SpanLink, SpanScope } from '../journeys/profiles/index.js';
-import type { StoredRow } from '../journeys/model/steps.js';
+import type { QueueFacts, QueueLookup } from '../src/broker/topology.js';
+import { normalise } from '../src/journeys/spans/normalize.js';
+import type { ReceivedSpan, SpanLink, SpanScope } from '../src/journeys/profiles/index.js';
+import type { StoredRow } from '../src/journeys/model/steps.js';
 
 export const T = Date.parse('2026-11-30T12:00:00Z');
 export const EVENT = '7a0c54a2-8d1f-4d0e-9a51-3f2b7c9e1d20';

@@ -1,0 +1,3 @@
+export { PausableConsumer } from '../src/broker/consumer.js';
+export { keyId } from '../src/deadletters/model/seal.js';
+export { DeadLetterStore } from '../src/deadletters/store/store.js';

@@ -1,0 +1,1 @@
+export * from '../src/journeys/profiles/testing/shapes.js';
