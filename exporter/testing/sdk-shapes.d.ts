@@ -1,1 +1,0 @@
-export * from '../src/journeys/profiles/testing/shapes.js';

@@ -1,3 +1,0 @@
-// SDK shapes, each beside its profile: @acktrail/exporter/testing/sdk-shapes.
-export * from '../src/journeys/profiles/testing/shapes.js';
-//# sourceMappingURL=sdk-shapes.js.map
