@@ -1,11 +1,11 @@
-// Runs before every page: sets the Content-Security-Policy with a new nonce (lib/csp.ts), and
-// sends a reader without a session (lib/identity.ts: a trusted proxy's user or a signed cookie) to /signin, unless the dashboard
-// runs with DASHBOARD_AUTH=none. The data layer checks the session again (lib/access.ts).
+// Runs before every page: sets the Content-Security-Policy with a new nonce (lib/auth/csp.ts), and
+// sends a reader without a session (lib/auth/identity.ts: a trusted proxy's user or a signed cookie) to /signin, unless the dashboard
+// runs with DASHBOARD_AUTH=none. The data layer checks the session again (lib/auth/access.ts).
 import { NextResponse, type NextRequest } from 'next/server';
-import { config as settings } from './lib/config';
-import { contentSecurityPolicy } from './lib/csp';
-import { sessionOf } from './lib/identity';
-import { SESSION_COOKIE } from './lib/session';
+import { config as settings } from './lib/config/settings';
+import { contentSecurityPolicy } from './lib/auth/csp';
+import { sessionOf } from './lib/auth/identity';
+import { SESSION_COOKIE } from './lib/auth/session';
 
 /** Reachable before signing in: the sign-in page, its form's target and its own assets. */
 const PUBLIC = ['/signin', '/signin/submit', '/icon.svg'];

@@ -13,7 +13,7 @@ import { parse } from 'yaml';
 import { METRICS } from '@acktrail/exporter';
 import { REPO_ROOT } from '@acktrail/testing';
 import { parser } from '@prometheus-io/lezer-promql';
-import { ANOMALY_SECTIONS, EMBEDS } from '../dashboard/lib/embeds.js';
+import { ANOMALY_SECTIONS, EMBEDS } from '../dashboard/lib/charts/embeds.js';
 import { DEFAULTS } from '../prometheus/mixin/params.js';
 import { dashboards as renderedDashboards } from '../scripts/generate.js';
 

@@ -1,4 +1,4 @@
-// 403: what lib/operate.ts answers a dead-letter action that a viewer, or another site's page,
+// 403: what lib/auth/operate.ts answers a dead-letter action that a viewer, or another site's page,
 // sent: only a signed-in operator acts, from the dashboard's own pages.
 export default function Forbidden() {
   return (

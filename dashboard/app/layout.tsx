@@ -1,8 +1,8 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
-import { currentSession } from '@/lib/access';
-import { authSettings } from '@/lib/config';
-import { readTheme } from '@/lib/theme';
+import { currentSession } from '@/lib/auth/access';
+import { authSettings } from '@/lib/config/settings';
+import { readTheme } from '@/lib/charts/theme';
 import { SearchBox } from '@/ui/search/SearchBox';
 import { ThemeSelect } from '@/ui/theme/ThemeSelect';
 import './globals.css';

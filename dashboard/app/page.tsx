@@ -2,11 +2,11 @@
 // over a chosen range (Prometheus), Celery's when there is Celery, Grafana's panels when
 // connected, and the recent events that need a look.
 import { Suspense } from 'react';
-import { getWords, withArticle } from '@/lib/api';
-import { config } from '@/lib/config';
-import { EMBEDS } from '@/lib/grafana';
-import { overviewCharts, parseTop, TOP_CHOICES } from '@/lib/overview';
-import { parseRange } from '@/lib/range';
+import { getWords, withArticle } from '@/lib/data/api';
+import { config } from '@/lib/config/settings';
+import { EMBEDS } from '@/lib/charts/grafana';
+import { overviewCharts, parseTop, TOP_CHOICES } from '@/lib/charts/overview';
+import { parseRange } from '@/lib/data/range';
 import { RecentAnomalies, RecentAnomaliesSkeleton } from '@/ui/events/RecentAnomalies';
 import { GrafanaPanels } from '@/ui/grafana/GrafanaPanels';
 import { CelerySection } from '@/ui/overview/CelerySection';

@@ -2,7 +2,7 @@
 // so that a header (Latin-1 only) can carry it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { actorHeaders } from '../lib/actor.js';
+import { actorHeaders } from '../lib/auth/actor.js';
 
 test("an operator's name in any script makes a header fetch can send, and comes back whole", () => {
   for (const name of ['Иван Петров', 'jane+ops@example.com', '王伟', 'plain.name']) {

@@ -17,7 +17,7 @@ import {
 } from '@acktrail/testing';
 import { TestPipeline, type Role } from '@acktrail/orders-example/testing';
 import { createReadOnlyRole, ordersConfig, TestExporter } from '@acktrail/exporter/testing';
-import { PROBLEMS } from '../lib/overview.js';
+import { PROBLEMS } from '../lib/charts/overview.js';
 import {
   assertAccessible,
   launchChromium,

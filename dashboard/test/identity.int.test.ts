@@ -12,7 +12,7 @@ import {
   startIdentityProxy,
   type DashboardServer,
 } from './server.js';
-import { SESSION_SECONDS, newSession, sessionKeys, type Role } from '../lib/session.js';
+import { SESSION_SECONDS, newSession, sessionKeys, type Role } from '../lib/auth/session.js';
 
 const SECRET = 'identity-test-viewer-secret-01';
 const OPERATOR_SECRET = 'identity-test-operator-secret-1';

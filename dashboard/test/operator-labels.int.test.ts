@@ -24,7 +24,7 @@ import { TestExporter } from '@acktrail/exporter/testing';
 import { operatorLabels } from '../../test/operator';
 import { dashboardFiles, panelQueries } from '../../test/grafana-queries';
 import { DEFAULTS } from '../../prometheus/mixin/params';
-import { overviewCharts, PROBLEMS } from '../lib/overview';
+import { overviewCharts, PROBLEMS } from '../lib/charts/overview';
 
 const WORK = 'orders.work';
 const READY = 7;

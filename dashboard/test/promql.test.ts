@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { checkMatchers, PromqlError, withMatchers } from '../lib/promql.js';
+import { checkMatchers, PromqlError, withMatchers } from '../lib/data/promql.js';
 
 const M = 'cluster="eu-1"';
 

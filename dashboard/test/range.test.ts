@@ -1,7 +1,7 @@
 // The overview's time range from its URL.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRange } from '../lib/range.js';
+import { parseRange } from '../lib/data/range.js';
 
 const NOW = Date.parse('2026-11-30T12:00:00Z');
 const at = (iso: string) => Date.parse(iso) / 1000;

@@ -1,14 +1,14 @@
 // One replica merge everywhere: every `max without (…)` of the overview, the Celery charts, the
-// generated Grafana dashboards and the alert rules drops the same labels (lib/replicas.ts), so that
+// generated Grafana dashboards and the alert rules drops the same labels (lib/data/replicas.ts), so that
 // two exporter replicas scraped through a ServiceMonitor (which adds pod, service, endpoint and
 // container to `instance`) count once, never twice.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { overviewCharts } from '../lib/overview.js';
-import { celeryCharts } from '../lib/celery-charts.js';
-import { REPLICA_LABELS } from '../lib/replicas.js';
+import { overviewCharts } from '../lib/charts/overview.js';
+import { celeryCharts } from '../lib/charts/celery-charts.js';
+import { REPLICA_LABELS } from '../lib/data/replicas.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 

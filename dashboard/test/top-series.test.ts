@@ -1,7 +1,7 @@
 // Per-queue charts with many queues: the top N by latest value, the rest summed into "others".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseTop, topSeries } from '../lib/overview.js';
+import { parseTop, topSeries } from '../lib/charts/overview.js';
 
 const s = (name: string, ...values: number[]) => ({
   name,

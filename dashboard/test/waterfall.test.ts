@@ -2,7 +2,7 @@
 // the real offsets survive the round trip (ticks and tooltips show them).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compressedAxis } from '../lib/waterfall.js';
+import { compressedAxis } from '../lib/charts/waterfall.js';
 
 test('a replay minutes later: the gap is drawn narrow, every step keeps its width', () => {
   // The first delivery's steps in 30 ms, the replay and its delivery 160 s later, in 20 ms.

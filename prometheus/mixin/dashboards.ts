@@ -5,7 +5,7 @@
 // reading a Prometheus shared by many clusters shows one cluster (namespace) at a time; a source's
 // `${replicaLabels}` becomes the labels that tell replicas apart (merged with max). Queries
 // are rewritten with the dashboard's own PromQL rewriter (Prometheus' grammar, never a pattern).
-import { withMatchers } from '../../dashboard/lib/promql.js';
+import { withMatchers } from '../../dashboard/lib/data/promql.js';
 import { DEFAULTS, checkParams, fillThresholds, type Params } from './params.js';
 
 interface Variable {

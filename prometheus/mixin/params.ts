@@ -2,7 +2,7 @@
 // have them: what to select, what to keep apart, where runbooks live, how alerts are named.
 // scripts/generate.ts fills the template with them.
 import { parse, stringify } from 'yaml';
-import { REPLICA_LABELS } from '../../dashboard/lib/replicas.js';
+import { REPLICA_LABELS } from '../../dashboard/lib/data/replicas.js';
 
 export interface Params {
   /** PromQL matchers of acktrail's series, e.g. `cluster="eu-1"`; empty: every series. */

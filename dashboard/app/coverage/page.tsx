@@ -5,8 +5,8 @@
 // settles its spans record, which the broker's evidence infers, and what would record them.
 // Services whose spans show that they sample their traces are listed with what that does to
 // acktrail's answers.
-import { getCoverage } from '@/lib/api';
-import type { CoverageReport } from '@/lib/types';
+import { getCoverage } from '@/lib/data/api';
+import type { CoverageReport } from '@/lib/data/types';
 import { DownBanner } from '@/ui/banner';
 import { at } from '@/ui/time';
 import Link from 'next/link';

@@ -3,12 +3,12 @@
 // a whole group; discard with a reason; stop a bulk replay. One message is replayed before the
 // answer; more go first to /dead-letters/confirm, which shows where each would go and which are
 // refused (a dry run), and only its confirmed form starts the bulk replay, whose page shows its
-// progress. Every action checks the origin and the operator role (lib/operate.ts); the exporter
+// progress. Every action checks the origin and the operator role (lib/auth/operate.ts); the exporter
 // writes the audit log under the operator's name.
 import { redirect } from 'next/navigation';
-import { operate } from '@/lib/api';
-import { jobOf, operatorOnly, selection, withParams } from '@/lib/operate';
-import type { ReplayJob, ReplayResult } from '@/lib/types';
+import { operate } from '@/lib/data/api';
+import { jobOf, operatorOnly, selection, withParams } from '@/lib/auth/operate';
+import type { ReplayJob, ReplayResult } from '@/lib/data/types';
 
 export async function replay(form: FormData): Promise<void> {
   const operator = await operatorOnly();

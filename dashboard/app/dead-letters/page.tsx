@@ -1,6 +1,6 @@
 // /dead-letters: parked dead letters grouped by queue and masked reason, largest group first,
 // with the latest bulk replays; each group opens its messages.
-import { getDeadLetterGroups, listJobs } from '@/lib/api';
+import { getDeadLetterGroups, listJobs } from '@/lib/data/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import { when } from '@/ui/deadletters/format';
 import Link from 'next/link';

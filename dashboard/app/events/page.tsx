@@ -3,7 +3,7 @@
 // Celery task), every filter in the URL (a link is the search), the page's rows with their verdict
 // in words, how many match, the next page, and the page as CSV or JSON.
 import Link from 'next/link';
-import { getWords, searchJourneys } from '@/lib/api';
+import { getWords, searchJourneys } from '@/lib/data/api';
 import { DownBanner } from '@/ui/banner';
 import { JourneyRows } from '@/ui/events/JourneyRows';
 import { FILTERS, JourneyFilters, filtersOf } from '@/ui/events/JourneyFilters';

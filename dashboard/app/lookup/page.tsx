@@ -1,7 +1,7 @@
 // /lookup?q=<id>: a link's way in (the search box posts instead, app/lookup/actions.ts): an
 // aggregate's id to its page, a lookup's value to what it found, anything else to the journey.
 import { redirect } from 'next/navigation';
-import { destinationOf } from '@/lib/lookup';
+import { destinationOf } from '@/lib/data/lookup';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,7 +1,7 @@
 // Sign-in: the dashboard secret (DASHBOARD_SECRET), or the operator secret
 // (DASHBOARD_OPERATOR_SECRET) with a name for the audit log; `npm run demo` prints both.
-import { authSettings } from '@/lib/config';
-import { safeNext } from '@/lib/session';
+import { authSettings } from '@/lib/config/settings';
+import { safeNext } from '@/lib/auth/session';
 
 export default async function SignIn({
   searchParams,

@@ -1,8 +1,8 @@
 // POST /signout: the session cookie goes, and with it access to every page. POST only, and not
 // from another site's page (a link elsewhere cannot sign anyone out).
 import { NextResponse, type NextRequest } from 'next/server';
-import { crossSite } from '@/lib/request';
-import { SESSION_COOKIE } from '@/lib/session';
+import { crossSite } from '@/lib/auth/request';
+import { SESSION_COOKIE } from '@/lib/auth/session';
 
 export function POST(req: NextRequest) {
   if (crossSite(req.headers))

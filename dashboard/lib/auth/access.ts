@@ -7,7 +7,7 @@ import { redirect } from 'next/navigation';
 import { sessionOf } from './identity';
 import { SESSION_COOKIE, type Session } from './session';
 
-/** The signed-in session (lib/identity.ts); null: not signed in. */
+/** The signed-in session (lib/auth/identity.ts); null: not signed in. */
 export async function currentSession(): Promise<Session | null> {
   const [h, c] = await Promise.all([headers(), cookies()]);
   return sessionOf(h, c.get(SESSION_COOKIE)?.value);

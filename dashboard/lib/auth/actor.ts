@@ -2,7 +2,7 @@
 // (a header carries Latin-1 only: a name in Cyrillic or CJK would make every operator call fail,
 // and the exporter decodes it), and whether a trusted proxy named them.
 
-/** A session's name and whether a trusted proxy gave it (lib/session.ts). */
+/** A session's name and whether a trusted proxy gave it (lib/auth/session.ts). */
 export interface Actor {
   name: string | null;
   verified: boolean;

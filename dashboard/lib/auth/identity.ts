@@ -1,10 +1,10 @@
 // Who is asking: a user named by a trusted proxy (oauth2-proxy, an ingress with SSO), an operator
 // when DASHBOARD_OPERATORS lists the user, an e-mail address or one of the user's groups; else
-// the signed session cookie (lib/session.ts); else, with DASHBOARD_AUTH=none, a viewer. The
+// the signed session cookie (lib/auth/session.ts); else, with DASHBOARD_AUTH=none, a viewer. The
 // identity headers are read only from a trusted proxy's connection: from anyone else they are
 // ignored, whatever they say.
 import 'server-only';
-import { authSettings, config } from './config';
+import { authSettings, config } from '../config/settings';
 import { fromTrustedProxy } from './request';
 import { readSession, type Session } from './session';
 

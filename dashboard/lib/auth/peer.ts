@@ -1,7 +1,7 @@
 // Next.js gives a route no socket address, and keeps an X-Forwarded-For that a client sent (it
 // only fills one in when there is none). So the server stamps each request with its TCP peer's
 // address, in a header of ours that replaces any the client sent, before Next.js sees it: what
-// lib/request.ts decides trust by (DASHBOARD_TRUSTED_PROXY). Installed once, at start
+// lib/auth/request.ts decides trust by (DASHBOARD_TRUSTED_PROXY). Installed once, at start
 // (instrumentation.ts), on every HTTP server of the process.
 import { Server, type IncomingMessage } from 'node:http';
 

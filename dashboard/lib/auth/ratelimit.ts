@@ -2,7 +2,7 @@
 // client is refused until its window ends, the right secret included. Past GLOBAL failures in
 // all (someone trying from many addresses) every attempt is slowed by GLOBAL_DELAY_MS, but never
 // refused: nobody can lock everyone else out. The client key is the TCP peer, or the address a
-// trusted proxy names (lib/request.ts clientAddress): a client cannot choose its own. In memory,
+// trusted proxy names (lib/auth/request.ts clientAddress): a client cannot choose its own. In memory,
 // in this process, with a bounded number of clients remembered.
 import 'server-only';
 

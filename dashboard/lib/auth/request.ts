@@ -1,9 +1,9 @@
 // What a request says about where it comes from and who sent it, believed only from a trusted
-// proxy (config.trustedProxy): the TCP peer's address is stamped by the server (lib/peer.ts).
+// proxy (config.trustedProxy): the TCP peer's address is stamped by the server (lib/auth/peer.ts).
 import 'server-only';
 import { isIPv4 } from 'node:net';
 import type { NextRequest } from 'next/server';
-import { config } from './config';
+import { config } from '../config/settings';
 import { PEER_HEADER } from './peer';
 
 /** The TCP peer's address, as the server stamped it; '' when unknown. */

@@ -1,7 +1,7 @@
 // What the overview's Celery section draws (ui/overview/CelerySection.tsx): each chart's PromQL
 // over acktrail_celery_* (docs/metrics.md "Celery"), and the query that says Celery is there.
 import type { ChartSpec } from './overview';
-import { oneReplica } from './replicas';
+import { oneReplica } from '../data/replicas';
 
 /**
  * The Celery section's charts (docs/metrics.md "Celery"). Task counts come from the events one

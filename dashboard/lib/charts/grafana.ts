@@ -1,6 +1,6 @@
-// Grafana panel URLs for the panels of lib/embeds.ts.
+// Grafana panel URLs for the panels of lib/charts/embeds.ts.
 import 'server-only';
-import { config } from './config';
+import { config } from '../config/settings';
 import type { PanelRef } from './embeds';
 
 export { EMBEDS, type PanelRef } from './embeds';

@@ -2,7 +2,7 @@
 // "problems now" strip, whose entries are the alert rules of prometheus/rules/acktrail.rules.yml:
 // the strip evaluates the expressions Prometheus has loaded for those alerts, so the page and the
 // pager can never disagree.
-import { oneReplica } from './replicas';
+import { oneReplica } from '../data/replicas';
 
 export type Unit = 'count' | 'seconds' | 'per_second' | 'ratio';
 

@@ -3,8 +3,8 @@
 import 'server-only';
 import { readFileSync } from 'node:fs';
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
-import { checkMatchers } from './promql';
-import { sessionKeys, type SessionKeys } from './session';
+import { checkMatchers } from '../data/promql';
+import { sessionKeys, type SessionKeys } from '../auth/session';
 
 function url(name: string, fallback: string | null): string | null {
   const value = process.env[name] ?? fallback;
@@ -63,7 +63,7 @@ export interface Auth {
   /** The viewers' secret; null with DASHBOARD_AUTH=none. */
   secret: string | null;
   operatorSecret: string | null;
-  /** Each role's cookie signing key (lib/session.ts). */
+  /** Each role's cookie signing key (lib/auth/session.ts). */
   keys: SessionKeys;
 }
 

@@ -5,7 +5,7 @@ import 'server-only';
 export async function checkSettings(): Promise<void> {
   try {
     // Loaded here: a bad URL throws while the config module loads.
-    const { authSettings } = await import('./config');
+    const { authSettings } = await import('./settings');
     if (authSettings().mode === 'none')
       console.warn(
         'acktrail dashboard: DASHBOARD_AUTH=none: every page is open to anyone who reaches it',

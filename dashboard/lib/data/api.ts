@@ -12,9 +12,9 @@ import type {
   ReplayJob,
   ReplayPlan,
 } from './types';
-import { config } from './config';
-import { requireReader } from './access';
-import { actorHeaders, type Actor } from './actor';
+import { config } from '../config/settings';
+import { requireReader } from '../auth/access';
+import { actorHeaders, type Actor } from '../auth/actor';
 
 export interface EventSummary {
   eventId: string;

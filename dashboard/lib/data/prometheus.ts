@@ -1,11 +1,11 @@
 // Reads of Prometheus' HTTP API (/api/v1/query_range, /api/v1/query, /api/v1/rules,
 // /api/v1/query_exemplars), on the server.
-// Like lib/api.ts every outcome is a value, so a Prometheus that is down or refuses a query gives
+// Like lib/data/api.ts every outcome is a value, so a Prometheus that is down or refuses a query gives
 // a banner and empty panels, never a failed page.
 import 'server-only';
-import { config } from './config';
+import { config } from '../config/settings';
 import { PromqlError, withMatchers } from './promql';
-import { requireReader } from './access';
+import { requireReader } from '../auth/access';
 import type { Result } from './api';
 
 export interface Series {

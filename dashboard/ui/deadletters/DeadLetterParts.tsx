@@ -1,7 +1,7 @@
 // The parts of one parked message's page (/dead-letters/{id}): its facts, where it died
 // (x-death) and, for operators, its headers and body.
-import type { DeadLetterDetail } from '@/lib/api';
-import type { Death } from '@/lib/types';
+import type { DeadLetterDetail } from '@/lib/data/api';
+import type { Death } from '@/lib/data/types';
 import { when } from '@/ui/deadletters/format';
 
 /** Queue, event, reason, when it was parked, where a replay goes, the last replay error. */

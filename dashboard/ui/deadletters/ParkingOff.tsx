@@ -1,4 +1,4 @@
-import type { Result } from '@/lib/api';
+import type { Result } from '@/lib/data/api';
 import { DownBanner } from '@/ui/banner';
 
 /** What a dead-letter page shows when the exporter gave no data. */

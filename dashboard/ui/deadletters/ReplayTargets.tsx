@@ -1,6 +1,6 @@
 // A replay plan's targets: where each goes, what named it, why the exporter allows it (the
 // configuration's, or only the message's claim), the queues it reaches now, and how many go.
-import type { ReplayPlan } from '@/lib/types';
+import type { ReplayPlan } from '@/lib/data/types';
 
 type Target = ReplayPlan['targets'][number];
 

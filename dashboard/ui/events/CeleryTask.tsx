@@ -1,7 +1,7 @@
 // A Celery task's journey: its state, worker and queue, every state with its time, the retries
 // with their countdowns and exceptions, the failure with its traceback summary, and its place in
 // the workflow (the task that sent it, the tasks it sent, the rest of the workflow).
-import type { Journey } from '@/lib/types';
+import type { Journey } from '@/lib/data/types';
 import Link from 'next/link';
 
 type Task = NonNullable<Journey['celery']>;

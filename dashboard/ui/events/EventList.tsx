@@ -1,4 +1,4 @@
-import type { EventSummary } from '@/lib/api';
+import type { EventSummary } from '@/lib/data/api';
 import Link from 'next/link';
 import { at } from '@/ui/time';
 

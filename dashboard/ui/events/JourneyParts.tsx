@@ -2,8 +2,8 @@
 // every entry with its raw attributes on demand.
 import Link from 'next/link';
 import { clock } from '@/ui/time';
-import { traceLink } from '@/lib/api';
-import type { Journey, TimelineEntry } from '@/lib/types';
+import { traceLink } from '@/lib/data/api';
+import type { Journey, TimelineEntry } from '@/lib/data/types';
 import { CopyButton } from '@/ui/events/CopyButton';
 
 const BAD = new Set([

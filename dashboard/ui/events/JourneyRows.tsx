@@ -2,7 +2,7 @@
 // class and the verdict in words as its page says it, its kinds, its id (linking to its page) and
 // its aggregate.
 import Link from 'next/link';
-import type { JourneyRow } from '@/lib/api';
+import type { JourneyRow } from '@/lib/data/api';
 import { at } from '@/ui/time';
 
 /** A verdict class's badge: good, bad or to look at. */

@@ -3,7 +3,7 @@
 // and an operator replays or discards it.
 import Link from 'next/link';
 import { at, clock } from '@/ui/time';
-import type { Journey } from '@/lib/types';
+import type { Journey } from '@/lib/data/types';
 
 const STATES: Record<string, string> = {
   parked: 'parked, waiting for an operator',

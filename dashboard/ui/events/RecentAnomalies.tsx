@@ -1,7 +1,7 @@
 // The events of the last 24 h that need a look (dead-lettered, published twice, stuck in the
 // outbox), each linking to its timeline. Read once per few seconds for every viewer (recentEvents).
-import { getWords, recentEvents } from '@/lib/api';
-import { ANOMALY_SECTIONS } from '@/lib/embeds';
+import { getWords, recentEvents } from '@/lib/data/api';
+import { ANOMALY_SECTIONS } from '@/lib/charts/embeds';
 import { DownBanner } from '@/ui/banner';
 import { EventList } from './EventList';
 

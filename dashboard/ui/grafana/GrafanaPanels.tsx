@@ -1,7 +1,7 @@
 // Grafana's panels beside the dashboard's own charts, when GRAFANA_URL is set; otherwise how to
 // connect Grafana. The CSP's frame-src admits GRAFANA_URL's origin only (proxy.ts).
-import { panelUrl, type PanelRef } from '@/lib/grafana';
-import { readTheme } from '@/lib/theme';
+import { panelUrl, type PanelRef } from '@/lib/charts/grafana';
+import { readTheme } from '@/lib/charts/theme';
 
 export async function GrafanaPanels({
   panels,

@@ -3,7 +3,7 @@
 // position and the client state). The choice lives in the URL, so it survives a reload.
 import { useRouter, useSearchParams } from 'next/navigation';
 import { useEffect } from 'react';
-import { REFRESH, type Refresh } from '@/lib/range';
+import { REFRESH, type Refresh } from '@/lib/data/range';
 
 export function AutoRefresh({ every }: { every: Refresh }) {
   const router = useRouter();

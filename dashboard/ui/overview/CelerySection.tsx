@@ -1,9 +1,9 @@
 // "Celery": the Celery pipeline's charts, shown only when the exporter has counted Celery tasks
 // (its event consumer is on and workers send events); otherwise nothing, not an empty section.
 import { Suspense } from 'react';
-import { CELERY_PRESENT, celeryCharts } from '@/lib/celery-charts';
-import { query } from '@/lib/prometheus';
-import type { TimeRange } from '@/lib/range';
+import { CELERY_PRESENT, celeryCharts } from '@/lib/charts/celery-charts';
+import { query } from '@/lib/data/prometheus';
+import type { TimeRange } from '@/lib/data/range';
 import { ChartPanel, PanelSkeleton } from './ChartPanel';
 
 export async function CelerySection({ range, top }: { range: TimeRange; top: number }) {

@@ -2,9 +2,9 @@
 // failing query delays or empties this panel only. A chart with `slowest` also marks the slowest
 // events of the range (exemplars) and lists them, each a link to its journey.
 import Link from 'next/link';
-import { topSeries, type ChartSpec } from '@/lib/overview';
-import { queryExemplars, queryRange } from '@/lib/prometheus';
-import type { TimeRange } from '@/lib/range';
+import { topSeries, type ChartSpec } from '@/lib/charts/overview';
+import { queryExemplars, queryRange } from '@/lib/data/prometheus';
+import type { TimeRange } from '@/lib/data/range';
 import { TimeSeriesChart } from '@/ui/charts';
 import { formatTime, formatValue } from './format';
 import type { ChartMark, ChartSeries } from './TimeSeriesChart';

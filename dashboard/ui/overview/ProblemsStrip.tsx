@@ -2,8 +2,8 @@
 // them loaded, evaluated at this instant (so a problem shows before the rule's `for:` has run out),
 // with the rule's own state beside it. Prometheus down: the banner, for the whole page.
 import Link from 'next/link';
-import { PROBLEMS } from '@/lib/overview';
-import { alertRules, query, type AlertRule } from '@/lib/prometheus';
+import { PROBLEMS } from '@/lib/charts/overview';
+import { alertRules, query, type AlertRule } from '@/lib/data/prometheus';
 import { DownBanner } from '@/ui/banner';
 
 type Finding =

@@ -4,7 +4,7 @@
 // oldest one. The worst come first, in pages of 50, filtered by name and status (plain GET links
 // and a GET form: shareable, and the problems strip links to a filtered list).
 import Link from 'next/link';
-import { getWorkQueues } from '@/lib/api';
+import { getWorkQueues } from '@/lib/data/api';
 import { DownBanner } from '@/ui/banner';
 import { formatValue } from './format';
 

@@ -1,6 +1,6 @@
 // The time range: presets as links (shareable URLs), a custom window as a GET form, and the auto
 // refresh beside them. Times are UTC, like the rest of the dashboard.
-import { PRESETS, toInputValue, type TimeRange } from '@/lib/range';
+import { PRESETS, toInputValue, type TimeRange } from '@/lib/data/range';
 import { AutoRefresh } from './AutoRefresh';
 
 export function RangePicker({ range }: { range: TimeRange }) {

@@ -13,7 +13,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
-import type { Unit } from '@/lib/overview';
+import type { Unit } from '@/lib/charts/overview';
 import { formatTime, formatValue } from './format';
 
 export interface ChartSeries {

@@ -1,5 +1,5 @@
 // Axis and tooltip numbers in the chart's unit.
-import type { Unit } from '@/lib/overview';
+import type { Unit } from '@/lib/charts/overview';
 
 const compact = new Intl.NumberFormat('en', { maximumSignificantDigits: 3 });
 

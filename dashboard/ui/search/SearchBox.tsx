@@ -3,7 +3,7 @@
 // business-key lookup takes (a customer's e-mail). A form posting to a Server Action (it works
 // before hydration, and the value stays out of URLs). The header holds it: one search box on
 // every page. The journey page says which of them matched.
-import { getWords, listLookups } from '@/lib/api';
+import { getWords, listLookups } from '@/lib/data/api';
 import { lookUp } from '@/app/lookup/actions';
 
 export async function SearchBox() {

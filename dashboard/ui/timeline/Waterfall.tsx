@@ -3,7 +3,7 @@
 // as long as it lasted; each row of the pipeline's database a point (a row is an instant: the
 // time between two rows is not work). Redeliveries, retries and duplicates get their own colours,
 // and the legend under the chart says which is which. Long idle gaps are compressed and marked with their real
-// length (lib/waterfall.ts), so every step stays visible; ticks show the real offsets.
+// length (lib/charts/waterfall.ts), so every step stays visible; ticks show the real offsets.
 import {
   Bar,
   BarChart,
@@ -17,8 +17,8 @@ import {
   type BarShapeProps,
 } from 'recharts';
 import { ATTR, isPublish } from '@acktrail/conventions';
-import type { TimelineEntry } from '@/lib/types';
-import { compressedAxis } from '@/lib/waterfall';
+import type { TimelineEntry } from '@/lib/data/types';
+import { compressedAxis } from '@/lib/charts/waterfall';
 
 /** "160 s", "4 min", "2 h": a gap's real length. */
 function idle(ms: number): string {

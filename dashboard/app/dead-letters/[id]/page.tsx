@@ -1,8 +1,8 @@
 // /dead-letters/{id}: one parked message in full: where it died (x-death), its reason, where a
 // replay would publish it, its headers and body for operators, and its journey beside it.
 import { notFound } from 'next/navigation';
-import { isOperator } from '@/lib/access';
-import { getDeadLetter, getJourney } from '@/lib/api';
+import { isOperator } from '@/lib/auth/access';
+import { getDeadLetter, getJourney } from '@/lib/data/api';
 import { Waterfall } from '@/ui/charts';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import { Content, Deaths, Facts } from '@/ui/deadletters/DeadLetterParts';

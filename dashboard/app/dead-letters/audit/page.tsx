@@ -1,5 +1,5 @@
 // /dead-letters/audit: who replayed or discarded what, when, and the outcome; newest first.
-import { getAudit } from '@/lib/api';
+import { getAudit } from '@/lib/data/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import { when } from '@/ui/deadletters/format';
 import Link from 'next/link';

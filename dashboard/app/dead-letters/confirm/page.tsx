@@ -2,8 +2,8 @@
 // exporter): how many messages go to each target, why each is allowed (the configuration's, or the
 // message's claim), the queues it reaches now, and which are refused and why. Its form, sent
 // with confirmed=1, starts the replay; nothing is published until then. Operators only.
-import { isOperator } from '@/lib/access';
-import { planReplay } from '@/lib/api';
+import { isOperator } from '@/lib/auth/access';
+import { planReplay } from '@/lib/data/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import Link from 'next/link';
 import { replay } from '@/app/dead-letters/actions';

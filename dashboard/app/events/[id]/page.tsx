@@ -3,9 +3,9 @@
 // every entry with its raw attributes on demand. An id that matches several journeys (a trace that
 // carried several messages) lists them.
 import { notFound } from 'next/navigation';
-import { getJourney, getWords } from '@/lib/api';
-import { EMBEDS } from '@/lib/grafana';
-import type { Journey, TimelineEntry } from '@/lib/types';
+import { getJourney, getWords } from '@/lib/data/api';
+import { EMBEDS } from '@/lib/charts/grafana';
+import type { Journey, TimelineEntry } from '@/lib/data/types';
 import { DownBanner } from '@/ui/banner';
 import { CeleryTask } from '@/ui/events/CeleryTask';
 import { Attempts, Entries, Ids, Inferred, Kinds } from '@/ui/events/JourneyParts';

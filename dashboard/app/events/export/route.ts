@@ -1,6 +1,6 @@
 // /events/export: the journeys list's page as the exporter writes it, CSV or JSON, for a download
 // (the dashboard reads with its token on the server; the browser never holds it).
-import { exportJourneys } from '@/lib/api';
+import { exportJourneys } from '@/lib/data/api';
 import { filtersOf } from '@/ui/events/JourneyFilters';
 
 export async function GET(request: Request): Promise<Response> {

@@ -2,7 +2,7 @@
 // events (newest first, as the lookup's query orders them), a list cut at its maxRows, a lookup
 // that failed, or nothing. The value itself is not here: the URL holds only ids.
 import Link from 'next/link';
-import { getWords } from '@/lib/api';
+import { getWords } from '@/lib/data/api';
 
 export const dynamic = 'force-dynamic';
 

@@ -3,7 +3,7 @@
 // its verdict in words as its own page says it, linking to its timeline. Events still in the
 // outbox (no span yet) are listed with what their rows say.
 import { notFound } from 'next/navigation';
-import { getWords, searchJourneys } from '@/lib/api';
+import { getWords, searchJourneys } from '@/lib/data/api';
 import { DownBanner } from '@/ui/banner';
 import { JourneyRows } from '@/ui/events/JourneyRows';
 

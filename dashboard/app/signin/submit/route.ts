@@ -2,12 +2,12 @@
 // name for the audit log), sets the HttpOnly, SameSite=Strict session cookie (Secure
 // behind a trusted TLS proxy), signed with its role's key, and goes back to where the user was
 // headed. Refused from another site's page; failed attempts are refused per client and slowed in
-// all (lib/ratelimit.ts).
+// all (lib/auth/ratelimit.ts).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { NextResponse, type NextRequest } from 'next/server';
-import { authSettings } from '@/lib/config';
-import { globalDelayMs, recordFailure, retryAfterSeconds } from '@/lib/ratelimit';
-import { clientAddress, crossSite, overHttps } from '@/lib/request';
+import { authSettings } from '@/lib/config/settings';
+import { globalDelayMs, recordFailure, retryAfterSeconds } from '@/lib/auth/ratelimit';
+import { clientAddress, crossSite, overHttps } from '@/lib/auth/request';
 import {
   NAME,
   SESSION_COOKIE,
@@ -16,7 +16,7 @@ import {
   safeNext,
   secretMatches,
   type Role,
-} from '@/lib/session';
+} from '@/lib/auth/session';
 
 /** Longer than any secret: the form field is not read past it. */
 const MAX_SECRET = 1024;

@@ -1,8 +1,8 @@
 // /dead-letters/group/{id}: the parked messages of one failure group, each linking to itself and
 // its journey, newest first, PAGE at a time (the page says when there are more, and links to
 // them); operators replay a selection or the whole group, or discard with a reason.
-import { isOperator } from '@/lib/access';
-import { listDeadLetters } from '@/lib/api';
+import { isOperator } from '@/lib/auth/access';
+import { listDeadLetters } from '@/lib/data/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import { STATE_BADGE, flash, when } from '@/ui/deadletters/format';
 import Link from 'next/link';

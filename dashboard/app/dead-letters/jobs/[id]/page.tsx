@@ -1,7 +1,7 @@
 // /dead-letters/jobs/{id}: a bulk replay's progress, refreshed while it runs, and why it ended.
 import { notFound } from 'next/navigation';
-import { isOperator } from '@/lib/access';
-import { getJob } from '@/lib/api';
+import { isOperator } from '@/lib/auth/access';
+import { getJob } from '@/lib/data/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import { RefreshWhile } from '@/ui/deadletters/RefreshWhile';
 import { flash, when } from '@/ui/deadletters/format';
