@@ -3,39 +3,55 @@
 import 'server-only';
 import { readFileSync } from 'node:fs';
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { z } from 'zod';
 import { checkMatchers } from '../data/promql';
 import { sessionKeys, type SessionKeys } from '../auth/session';
 
-function url(name: string, fallback: string | null): string | null {
-  const value = process.env[name] ?? fallback;
-  if (value === null || value === '') return null;
-  try {
-    return new URL(value).toString().replace(/\/$/, '');
-  } catch {
-    throw new Error(`${name} must be a URL, got ${JSON.stringify(value)}`);
-  }
+/**
+ * One variable of the environment, parsed by its schema; an empty value is unset (its default).
+ * A value the schema refuses stops the dashboard with the variable's name and what it must be,
+ * and the value itself unless it may hold a credential (`quote` false).
+ */
+function read<T>(name: string, schema: z.ZodType<T>, quote = true): T {
+  const raw = process.env[name];
+  const result = schema.safeParse(raw === '' ? undefined : raw);
+  if (result.success) return result.data;
+  const why = result.error.issues[0]?.message ?? 'is not valid';
+  throw new Error(`${name} ${why}${quote ? `, got ${JSON.stringify(raw)}` : ''}`);
 }
 
-function seconds(name: string, fallback: number): number {
-  const value = process.env[name];
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0)
-    throw new Error(`${name} must be a positive number of seconds, got ${JSON.stringify(value)}`);
-  return n;
-}
+/** An absolute http or https URL, without its trailing slash. */
+const urlText = z
+  .string({ error: 'must be a URL' })
+  .refine((v) => URL.canParse(v) && /^https?:$/.test(new URL(v).protocol), {
+    error: 'must be an http or https URL',
+  })
+  .transform((v) => new URL(v).toString().replace(/\/$/, ''));
 
-/** A whole number from the environment, within bounds. */
-function whole(name: string, fallback: number, max: number): number {
-  const value = process.env[name];
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > max)
-    throw new Error(
-      `${name} must be a whole number from 1 to ${max}, got ${JSON.stringify(value)}`,
-    );
-  return n;
-}
+/** A number of seconds from the environment, more than 0. */
+const seconds = (fallback: number) =>
+  z.coerce
+    .number({ error: 'must be a positive number of seconds' })
+    .positive({ error: 'must be a positive number of seconds' })
+    .default(fallback);
+
+/** A whole number from the environment, from 1 to `max`. */
+const whole = (fallback: number, max: number) =>
+  z.coerce
+    .number()
+    .int({ error: `must be a whole number from 1 to ${max}` })
+    .min(1, { error: `must be a whole number from 1 to ${max}` })
+    .max(max, { error: `must be a whole number from 1 to ${max}` })
+    .default(fallback);
+
+/** An HTTP header's name, lower-cased. */
+const headerName = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z0-9-]{1,64}$/, { error: 'must be an HTTP header name' })
+    .default(fallback);
 
 /** A secret from the environment, or from the file its `_FILE` form names (Docker, Kubernetes). */
 function secretEnv(name: string): string {
@@ -73,13 +89,25 @@ const MIN_SECRET = 16;
 
 let auth: Auth | undefined;
 
-function checkedSecret(name: string, value: string): string {
-  if (value.length < MIN_SECRET)
-    throw new Error(`${name} must be at least ${MIN_SECRET} characters`);
-  if (EXAMPLE_VALUE.test(value))
-    throw new Error(`${name} is an example value from the docs; choose a secret of your own`);
-  return value;
-}
+/** A sign-in secret: long enough, and not a value the docs print. '' is unset. */
+const signInSecret = z
+  .string()
+  .transform((v) => v || null)
+  .pipe(
+    z
+      .string()
+      .min(MIN_SECRET, { error: `must be at least ${MIN_SECRET} characters` })
+      .refine((v) => !EXAMPLE_VALUE.test(v), {
+        error: 'is an example value from the docs; choose a secret of your own',
+      })
+      .nullable(),
+  );
+
+/** The cookies' own signing key (lib/auth/session.ts), where one is set. */
+const sessionKey = z
+  .string()
+  .transform((v) => v || null)
+  .pipe(z.string().min(32, { error: 'must be at least 32 characters' }).nullable());
 
 /**
  * The dashboard shows order data, so it never starts open by accident: DASHBOARD_SECRET (16 or
@@ -89,55 +117,64 @@ function checkedSecret(name: string, value: string): string {
  */
 export function authSettings(): Auth {
   if (auth) return auth;
-  const mode = process.env.DASHBOARD_AUTH ?? 'secret';
-  if (mode !== 'secret' && mode !== 'none')
-    throw new Error(
-      `DASHBOARD_AUTH must be "secret" (the default) or "none", got ${JSON.stringify(mode)}`,
-    );
+  const mode = read(
+    'DASHBOARD_AUTH',
+    z
+      .enum(['secret', 'none'], { error: 'must be "secret" (the default) or "none"' })
+      .default('secret'),
+  );
   const given = secretEnv('DASHBOARD_SECRET');
   if (mode === 'secret' && !given)
     throw new Error(
       'DASHBOARD_SECRET is not set: the dashboard shows order data and does not start open. Set DASHBOARD_SECRET (16 or more characters, e.g. `openssl rand -hex 24`), or DASHBOARD_AUTH=none on a machine of your own.',
     );
-  const secret = mode === 'secret' ? checkedSecret('DASHBOARD_SECRET', given) : null;
-  const op = secretEnv('DASHBOARD_OPERATOR_SECRET');
-  const operatorSecret = op ? checkedSecret('DASHBOARD_OPERATOR_SECRET', op) : null;
+  const secret = mode === 'secret' ? readSecret('DASHBOARD_SECRET', signInSecret) : null;
+  const operatorSecret = readSecret('DASHBOARD_OPERATOR_SECRET', signInSecret);
   if (operatorSecret !== null && operatorSecret === secret)
     throw new Error('DASHBOARD_OPERATOR_SECRET must differ from DASHBOARD_SECRET');
-  const sk = secretEnv('DASHBOARD_SESSION_KEY');
-  if (sk && sk.length < 32) throw new Error('DASHBOARD_SESSION_KEY must be at least 32 characters');
-  if (sk && (sk === secret || sk === operatorSecret))
+  const sk = readSecret('DASHBOARD_SESSION_KEY', sessionKey);
+  if (sk !== null && (sk === secret || sk === operatorSecret))
     throw new Error('DASHBOARD_SESSION_KEY must differ from the sign-in secrets');
-  const keys = sessionKeys({ viewer: secret, operator: operatorSecret }, sk || null);
+  const keys = sessionKeys({ viewer: secret, operator: operatorSecret }, sk);
   return (auth = { mode, secret, operatorSecret, keys });
 }
 
-/** Addresses and CIDRs (a comma-separated list) whose requests may say who the user is. */
-function addresses(name: string): BlockList | null {
-  const value = process.env[name] ?? '';
-  if (!value.trim()) return null;
-  const list = new BlockList();
-  for (const item of value
+/** A comma-separated list's items, trimmed, empty ones left out. */
+const items = (value: string | undefined) =>
+  (value ?? '')
     .split(',')
     .map((s) => s.trim())
-    .filter(Boolean)) {
-    const [address = '', bits, extra] = item.split('/');
-    const family = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : null;
-    const prefix = bits === undefined ? null : Number(bits);
-    const max = family === 'ipv4' ? 32 : 128;
-    if (
-      !family ||
-      extra !== undefined ||
-      (prefix !== null && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= max))
-    )
-      throw new Error(
-        `${name} must list addresses or CIDRs (e.g. 10.0.0.0/8, ::1), got ${JSON.stringify(item)}`,
-      );
-    if (prefix === null) list.addAddress(address, family);
-    else list.addSubnet(address, prefix, family);
-  }
-  return list;
-}
+    .filter(Boolean);
+
+/** Addresses and CIDRs (a comma-separated list) whose requests may say who the user is. */
+const addressList = z
+  .string()
+  .optional()
+  .transform((value, ctx) => {
+    const given = items(value);
+    if (given.length === 0) return null;
+    const list = new BlockList();
+    for (const item of given) {
+      const [address = '', bits, extra] = item.split('/');
+      const family = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : null;
+      const prefix = bits === undefined ? null : Number(bits);
+      const max = family === 'ipv4' ? 32 : 128;
+      if (
+        !family ||
+        extra !== undefined ||
+        (prefix !== null && !(Number.isInteger(prefix) && prefix >= 0 && prefix <= max))
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must list addresses or CIDRs (e.g. 10.0.0.0/8, ::1): ${JSON.stringify(item)} is neither`,
+        });
+        return z.NEVER;
+      }
+      if (prefix === null) list.addAddress(address, family);
+      else list.addSubnet(address, prefix, family);
+    }
+    return list;
+  });
 
 /** PROMETHEUS_URL without user and password (fetch refuses them; they become Basic auth). */
 function withoutCredentials(value: string): string {
@@ -147,61 +184,74 @@ function withoutCredentials(value: string): string {
   return u.toString().replace(/\/$/, '');
 }
 
-function selector(name: string): string {
-  const value = (process.env[name] ?? '').trim();
-  if (!value) return '';
-  try {
-    return checkMatchers(value);
-  } catch (err) {
-    throw new Error(
-      `${name} must be label matchers, e.g. cluster="eu-1": ${(err as Error).message}`,
-      {
-        cause: err,
-      },
-    );
-  }
-}
+/** Label matchers added to every query (PROMETHEUS_SELECTOR), checked by PromQL's grammar. */
+const matchers = z
+  .string()
+  .trim()
+  .default('')
+  .transform((value, ctx) => {
+    if (!value) return '';
+    try {
+      return checkMatchers(value);
+    } catch (err) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be label matchers, e.g. cluster="eu-1": ${(err as Error).message}`,
+      });
+      return z.NEVER;
+    }
+  });
 
-function prometheusHeaders(): Record<string, string> {
+/**
+ * `Name=value` pairs separated by commas, values URL-encoded (PROMETHEUS_HEADERS): a secret, so a
+ * bad pair is named by its place, never its text.
+ */
+const headerPairs = z.string().transform((value, ctx) => {
   const headers: Record<string, string> = {};
-  const given = new URL(process.env.PROMETHEUS_URL || 'http://127.0.0.1:9090');
-  if (given.username)
-    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(given.username)}:${decodeURIComponent(given.password)}`).toString('base64')}`;
-  for (const item of secretEnv('PROMETHEUS_HEADERS')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
+  for (const [i, item] of items(value).entries()) {
     const eq = item.indexOf('=');
     const key = eq > 0 ? item.slice(0, eq).trim().toLowerCase() : '';
-    if (!/^[a-z0-9-]{1,64}$/.test(key))
-      throw new Error(
-        `PROMETHEUS_HEADERS must be Name=value pairs separated by commas, got ${JSON.stringify(item.slice(0, 40))}`,
-      );
+    if (!/^[a-z0-9-]{1,64}$/.test(key)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be Name=value pairs separated by commas: pair ${i + 1} is not`,
+      });
+      return z.NEVER;
+    }
     headers[key] = decodeURIComponent(item.slice(eq + 1).trim());
   }
   return headers;
+});
+
+/** A secret's text parsed by its schema; an error names the variable, never the value. */
+function readSecret<T>(name: string, schema: z.ZodType<T>): T {
+  const result = schema.safeParse(secretEnv(name));
+  if (result.success) return result.data;
+  throw new Error(`${name} ${result.error.issues[0]?.message ?? 'is not valid'}`);
 }
 
-/** A header name from the environment, lower-cased, or the default. */
-function headerName(name: string, fallback: string): string {
-  const value = (process.env[name] ?? '').trim().toLowerCase();
-  if (!value) return fallback;
-  if (!/^[a-z0-9-]{1,64}$/.test(value))
-    throw new Error(`${name} must be an HTTP header name, got ${JSON.stringify(value)}`);
-  return value;
+function prometheusHeaders(): Record<string, string> {
+  const given = new URL(process.env.PROMETHEUS_URL || 'http://127.0.0.1:9090');
+  const basic = given.username
+    ? `Basic ${Buffer.from(`${decodeURIComponent(given.username)}:${decodeURIComponent(given.password)}`).toString('base64')}`
+    : null;
+  return {
+    ...(basic ? { authorization: basic } : {}),
+    ...readSecret('PROMETHEUS_HEADERS', headerPairs),
+  };
 }
 
 /** Users, e-mail addresses and `group:NAME` entries, comma-separated. */
-function allowList(name: string) {
-  const items = (process.env[name] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return {
-    users: new Set(items.filter((i) => !i.startsWith('group:'))),
-    groups: new Set(items.filter((i) => i.startsWith('group:')).map((i) => i.slice(6))),
-  };
-}
+const allowList = z
+  .string()
+  .optional()
+  .transform((value) => {
+    const given = items(value);
+    return {
+      users: new Set(given.filter((i) => !i.startsWith('group:'))),
+      groups: new Set(given.filter((i) => i.startsWith('group:')).map((i) => i.slice(6))),
+    };
+  });
 
 // A true/false switch could not say which proxy: trusting every peer let any client claim https.
 if (process.env.DASHBOARD_TRUST_PROXY)
@@ -211,7 +261,7 @@ if (process.env.DASHBOARD_TRUST_PROXY)
 
 export const config = {
   /** The acktrail exporter, whose /api/events the dashboard reads. */
-  apiUrl: url('ACKTRAIL_API_URL', 'http://127.0.0.1:9470')!,
+  apiUrl: read('ACKTRAIL_API_URL', urlText.default('http://127.0.0.1:9470')),
   apiToken: secretEnv('ACKTRAIL_API_TOKEN'),
   /** The exporter's operator token: dead-letter bodies, replay and discard, for operators only. */
   operatorToken: secretEnv('ACKTRAIL_OPERATOR_TOKEN'),
@@ -222,31 +272,33 @@ export const config = {
    * limits), that it came over https (the cookie is then Secure) and which host it asked for.
    * null: no proxy is trusted, those headers are ignored.
    */
-  trustedProxy: addresses('DASHBOARD_TRUSTED_PROXY'),
+  trustedProxy: read('DASHBOARD_TRUSTED_PROXY', addressList),
   /**
    * How many proxies in a row append to X-Forwarded-For before the trusted one's request reaches
    * the dashboard (DASHBOARD_TRUSTED_HOPS, default 1): the client is that many entries from the
    * right. Behind a load balancer and an ingress, 2; with 1 every client would share the load
    * balancer's sign-in limit.
    */
-  trustedHops: whole('DASHBOARD_TRUSTED_HOPS', 1, 10),
+  trustedHops: read('DASHBOARD_TRUSTED_HOPS', whole(1, 10)),
   /** The headers a trusted proxy names its user in (oauth2-proxy's by default). */
   identity: {
-    user: headerName('DASHBOARD_USER_HEADER', 'x-forwarded-user'),
-    email: headerName('DASHBOARD_EMAIL_HEADER', 'x-forwarded-email'),
-    groups: headerName('DASHBOARD_GROUPS_HEADER', 'x-forwarded-groups'),
+    user: read('DASHBOARD_USER_HEADER', headerName('x-forwarded-user')),
+    email: read('DASHBOARD_EMAIL_HEADER', headerName('x-forwarded-email')),
+    groups: read('DASHBOARD_GROUPS_HEADER', headerName('x-forwarded-groups')),
   },
   /** Proxy users, e-mail addresses or `group:NAME`s who are operators (DASHBOARD_OPERATORS). */
-  operators: allowList('DASHBOARD_OPERATORS'),
+  operators: read('DASHBOARD_OPERATORS', allowList),
   /** A trace UI link per trace, e.g. http://jaeger:16686/trace/{traceId}; unset: no link. */
-  traceUiUrl: process.env.TRACE_UI_URL ?? null,
+  traceUiUrl: read('TRACE_UI_URL', z.string().nullable().default(null)),
   /** Prometheus, whose HTTP API the overview's charts and "problems now" strip read. */
-  prometheusUrl: withoutCredentials(url('PROMETHEUS_URL', 'http://127.0.0.1:9090')!),
+  prometheusUrl: withoutCredentials(
+    read('PROMETHEUS_URL', urlText.default('http://127.0.0.1:9090'), false),
+  ),
   /**
    * Label matchers added to every query (PROMETHEUS_SELECTOR, e.g. `cluster="eu-1"`): this
    * pipeline's series in a Prometheus shared by many. Empty: none.
    */
-  prometheusSelector: selector('PROMETHEUS_SELECTOR'),
+  prometheusSelector: read('PROMETHEUS_SELECTOR', matchers),
   /**
    * Headers sent with every Prometheus request: PROMETHEUS_HEADERS (`Name=value,Name2=value2`,
    * values URL-encoded, as OTEL_EXPORTER_OTLP_HEADERS; e.g. X-Scope-OrgID for Mimir, Cortex and
@@ -254,9 +306,9 @@ export const config = {
    */
   prometheusHeaders: prometheusHeaders(),
   /** Grafana with acktrail's provisioned dashboards (grafana/); unset: the dashboard's own charts only. */
-  grafanaUrl: url('GRAFANA_URL', null),
+  grafanaUrl: read('GRAFANA_URL', urlText.nullable().default(null)),
   /** The confirmation latency objective drawn on the latency chart (the alert rules use 30 s too). */
-  confirmationSloSeconds: seconds('ACKTRAIL_CONFIRMATION_SLO_SECONDS', 30),
+  confirmationSloSeconds: read('ACKTRAIL_CONFIRMATION_SLO_SECONDS', seconds(30)),
   /** Timeout of each request to the exporter or Prometheus. */
   timeoutMs: 3000,
 };
