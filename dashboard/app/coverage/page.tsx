@@ -10,6 +10,7 @@ import type { CoverageReport } from '@/lib/data/types';
 import { DownBanner } from '@/ui/banner';
 import { at } from '@/ui/time';
 import Link from 'next/link';
+import { Table } from '@/ui/page/Table';
 
 export const dynamic = 'force-dynamic';
 
@@ -67,41 +68,34 @@ export default async function CoveragePage() {
       {rows.length === 0 ? (
         <p>No messaging spans received yet: point your services&apos; OTLP exporter here.</p>
       ) : (
-        <table data-testid="coverage">
-          <thead>
-            <tr>
-              <th scope="col">Service</th>
-              <th scope="col">Stage</th>
-              <th scope="col">Instrumentation</th>
-              <th scope="col">Spans</th>
-              <th scope="col">With event id</th>
-              <th scope="col">Missing</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={`${r.service}/${r.stage}/${r.sdk.id}`}>
-                <td>
-                  <Link
-                    href={`/events?${new URLSearchParams({ service: r.service, stage: r.stage, since: '24h' }).toString()}`}
-                  >
-                    {r.service}
-                  </Link>
-                </td>
-                <td>
-                  <code>{r.stage}</code>
-                </td>
-                <td title={r.sdk.source}>{r.sdk.name}</td>
-                <td>{r.spans}</td>
-                <td>{share(r.withEventId, r.spans)}</td>
-                <td>
-                  <Gaps row={r} />
-                  <Settles row={r} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          testId="coverage"
+          columns={['Service', 'Stage', 'Instrumentation', 'Spans', 'With event id', 'Missing']}
+          rows={rows}
+          rowKey={(r) => `${r.service}/${r.stage}/${r.sdk.id}`}
+        >
+          {(r) => (
+            <>
+              <td>
+                <Link
+                  href={`/events?${new URLSearchParams({ service: r.service, stage: r.stage, since: '24h' }).toString()}`}
+                >
+                  {r.service}
+                </Link>
+              </td>
+              <td>
+                <code>{r.stage}</code>
+              </td>
+              <td title={r.sdk.source}>{r.sdk.name}</td>
+              <td>{r.spans}</td>
+              <td>{share(r.withEventId, r.spans)}</td>
+              <td>
+                <Gaps row={r} />
+                <Settles row={r} />
+              </td>
+            </>
+          )}
+        </Table>
       )}
       {sampling.length > 0 ? (
         <>

@@ -4,6 +4,7 @@ import { getDeadLetterGroups, listJobs } from '@/lib/data/api';
 import { NoData } from '@/ui/deadletters/ParkingOff';
 import { when } from '@/ui/deadletters/format';
 import Link from 'next/link';
+import { Table } from '@/ui/page/Table';
 
 export const dynamic = 'force-dynamic';
 
@@ -20,40 +21,33 @@ export default async function DeadLetters() {
       {groups.value.groups.length === 0 ? (
         <p data-testid="no-dead-letters">Nothing is parked.</p>
       ) : (
-        <table data-testid="groups">
-          <thead>
-            <tr>
-              <th scope="col">Queue</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Messages</th>
-              <th scope="col">First seen</th>
-              <th scope="col">Last seen</th>
-              <th scope="col">Examples</th>
-            </tr>
-          </thead>
-          <tbody>
-            {groups.value.groups.map((g) => (
-              <tr key={g.id}>
-                <td>
-                  <code>{g.queue}</code>
-                </td>
-                <td>
-                  <Link href={`/dead-letters/group/${g.id}`}>{g.reasonGroup}</Link>
-                </td>
-                <td>{g.count}</td>
-                <td>{when(g.firstSeen)}</td>
-                <td>{when(g.lastSeen)}</td>
-                <td>
-                  {g.examples.map((e) => (
-                    <Link key={e} href={`/events/${encodeURIComponent(e)}`} className="badge">
-                      {e.slice(0, 8)}
-                    </Link>
-                  ))}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          testId="groups"
+          columns={['Queue', 'Reason', 'Messages', 'First seen', 'Last seen', 'Examples']}
+          rows={groups.value.groups}
+          rowKey={(g) => g.id}
+        >
+          {(g) => (
+            <>
+              <td>
+                <code>{g.queue}</code>
+              </td>
+              <td>
+                <Link href={`/dead-letters/group/${g.id}`}>{g.reasonGroup}</Link>
+              </td>
+              <td>{g.count}</td>
+              <td>{when(g.firstSeen)}</td>
+              <td>{when(g.lastSeen)}</td>
+              <td>
+                {g.examples.map((e) => (
+                  <Link key={e} href={`/events/${encodeURIComponent(e)}`} className="badge">
+                    {e.slice(0, 8)}
+                  </Link>
+                ))}
+              </td>
+            </>
+          )}
+        </Table>
       )}
       {jobs.kind === 'ok' && jobs.value.jobs.length > 0 ? (
         <>

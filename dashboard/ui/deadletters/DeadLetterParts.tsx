@@ -3,6 +3,7 @@
 import type { DeadLetterDetail } from '@/lib/data/api';
 import type { Death } from '@/lib/data/types';
 import { when } from '@/ui/deadletters/format';
+import { Table } from '@/ui/page/Table';
 
 /** Queue, event, reason, when it was parked, where a replay goes, the last replay error. */
 export function Facts({ d }: { d: DeadLetterDetail }) {
@@ -69,30 +70,23 @@ export function Deaths({ deaths }: { deaths: Death[] }) {
   if (deaths.length === 0)
     return <p className="muted">None: the application dead-lettered it itself.</p>;
   return (
-    <table data-testid="deaths">
-      <thead>
-        <tr>
-          <th scope="col">Queue</th>
-          <th scope="col">Reason</th>
-          <th scope="col">Count</th>
-          <th scope="col">Exchange</th>
-          <th scope="col">Routing keys</th>
-          <th scope="col">Time</th>
-        </tr>
-      </thead>
-      <tbody>
-        {deaths.map((x, i) => (
-          <tr key={i}>
-            <td>{x.queue}</td>
-            <td>{x.reason}</td>
-            <td>{x.count}</td>
-            <td>{x.exchange}</td>
-            <td>{x.routingKeys.join(', ')}</td>
-            <td>{x.time ? when(new Date(x.time * 1000).toISOString()) : ''}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <Table
+      testId="deaths"
+      columns={['Queue', 'Reason', 'Count', 'Exchange', 'Routing keys', 'Time']}
+      rows={deaths}
+      rowKey={(x, i) => i}
+    >
+      {(x) => (
+        <>
+          <td>{x.queue}</td>
+          <td>{x.reason}</td>
+          <td>{x.count}</td>
+          <td>{x.exchange}</td>
+          <td>{x.routingKeys.join(', ')}</td>
+          <td>{x.time ? when(new Date(x.time * 1000).toISOString()) : ''}</td>
+        </>
+      )}
+    </Table>
   );
 }
 

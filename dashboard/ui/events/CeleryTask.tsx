@@ -3,6 +3,7 @@
 // the workflow (the task that sent it, the tasks it sent, the rest of the workflow).
 import type { Journey } from '@/lib/data/types';
 import Link from 'next/link';
+import { Table } from '@/ui/page/Table';
 
 type Task = NonNullable<Journey['celery']>;
 
@@ -47,47 +48,38 @@ export function CeleryTask({ task }: { task: Task }) {
         </p>
       ) : null}
       {task.retries.length ? (
-        <table data-testid="celery-retries">
-          <caption>Retries</caption>
-          <thead>
-            <tr>
-              <th>#</th>
-              <th>at</th>
-              <th>exception</th>
-              <th>countdown</th>
-            </tr>
-          </thead>
-          <tbody>
-            {task.retries.map((r, i) => (
-              <tr key={r.at}>
-                <td>{i + 1}</td>
-                <td>{r.at}</td>
-                <td>{r.exception}</td>
-                <td>{r.countdownMs === null ? '' : `${(r.countdownMs / 1000).toFixed(1)} s`}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          testId="celery-retries"
+          caption="Retries"
+          columns={['#', 'at', 'exception', 'countdown']}
+          rows={task.retries}
+          rowKey={(r) => r.at}
+        >
+          {(r, i) => (
+            <>
+              <td>{i + 1}</td>
+              <td>{r.at}</td>
+              <td>{r.exception}</td>
+              <td>{r.countdownMs === null ? '' : `${(r.countdownMs / 1000).toFixed(1)} s`}</td>
+            </>
+          )}
+        </Table>
       ) : null}
-      <table data-testid="celery-states">
-        <caption>States</caption>
-        <thead>
-          <tr>
-            <th>state</th>
-            <th>at</th>
-            <th>worker or client</th>
-          </tr>
-        </thead>
-        <tbody>
-          {task.states.map((s, i) => (
-            <tr key={`${s.state}-${i}`}>
-              <td>{s.state}</td>
-              <td>{s.at}</td>
-              <td>{s.worker}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table
+        testId="celery-states"
+        caption="States"
+        columns={['state', 'at', 'worker or client']}
+        rows={task.states}
+        rowKey={(s, i) => `${s.state}-${i}`}
+      >
+        {(s) => (
+          <>
+            <td>{s.state}</td>
+            <td>{s.at}</td>
+            <td>{s.worker}</td>
+          </>
+        )}
+      </Table>
       <h3>Workflow</h3>
       <ul data-testid="celery-workflow">
         {w.parent ? (

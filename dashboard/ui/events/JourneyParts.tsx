@@ -5,6 +5,7 @@ import { clock } from '@/ui/time';
 import { traceLink } from '@/lib/data/api';
 import type { Journey, TimelineEntry } from '@/lib/data/types';
 import { CopyButton } from '@/ui/events/CopyButton';
+import { Table } from '@/ui/page/Table';
 
 const BAD = new Set([
   'dead_lettered',
@@ -72,28 +73,22 @@ export function Attempts({ attempts }: { attempts: Journey['attempts'] }) {
   return (
     <>
       <h2>Provider attempts</h2>
-      <table data-testid="attempts">
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>outcome</th>
-            <th>status</th>
-            <th>at</th>
-            <th>duration</th>
-          </tr>
-        </thead>
-        <tbody>
-          {attempts.map((a) => (
-            <tr key={a.attempt}>
-              <td>{a.attempt}</td>
-              <td>{a.outcome.replace(/_/g, ' ')}</td>
-              <td>{a.statusCode ?? 'no answer'}</td>
-              <td>{a.at}</td>
-              <td>{a.durationMs} ms</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table
+        testId="attempts"
+        columns={['#', 'outcome', 'status', 'at', 'duration']}
+        rows={attempts}
+        rowKey={(a) => a.attempt}
+      >
+        {(a) => (
+          <>
+            <td>{a.attempt}</td>
+            <td>{a.outcome.replace(/_/g, ' ')}</td>
+            <td>{a.statusCode ?? 'no answer'}</td>
+            <td>{a.at}</td>
+            <td>{a.durationMs} ms</td>
+          </>
+        )}
+      </Table>
     </>
   );
 }
@@ -101,44 +96,36 @@ export function Attempts({ attempts }: { attempts: Journey['attempts'] }) {
 /** Every entry of the time line, its attributes behind a disclosure. */
 export function Entries({ timeline }: { timeline: TimelineEntry[] }) {
   return (
-    <table data-testid="entries">
-      <thead>
-        <tr>
-          <th>at</th>
-          <th>stage</th>
-          <th>service</th>
-          <th>duration</th>
-          <th>gap</th>
-          <th>note</th>
-          <th>attributes</th>
-        </tr>
-      </thead>
-      <tbody>
-        {timeline.map((e, i) => (
-          <tr key={`${e.spanId ?? e.stage}-${i}`}>
-            <td>{clock(e.at)}</td>
-            <td>{e.stage}</td>
-            <td>{e.service ?? <span className="muted">database</span>}</td>
-            <td>{e.durationMs === null ? '' : `${e.durationMs.toFixed(1)} ms`}</td>
-            <td>
-              {e.gapMs === null ? '' : `+${e.gapMs} ms`}
-              {e.skewMs !== null ? (
-                <span className="badge warn">clock skew {e.skewMs} ms</span>
-              ) : null}
-            </td>
-            <td>{e.note}</td>
-            <td>
-              {Object.keys(e.attributes).length ? (
-                <details>
-                  <summary>{Object.keys(e.attributes).length} attributes</summary>
-                  <pre>{JSON.stringify(e.attributes, null, 2)}</pre>
-                </details>
-              ) : null}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <Table
+      testId="entries"
+      columns={['at', 'stage', 'service', 'duration', 'gap', 'note', 'attributes']}
+      rows={timeline}
+      rowKey={(e, i) => `${e.spanId ?? e.stage}-${i}`}
+    >
+      {(e) => (
+        <>
+          <td>{clock(e.at)}</td>
+          <td>{e.stage}</td>
+          <td>{e.service ?? <span className="muted">database</span>}</td>
+          <td>{e.durationMs === null ? '' : `${e.durationMs.toFixed(1)} ms`}</td>
+          <td>
+            {e.gapMs === null ? '' : `+${e.gapMs} ms`}
+            {e.skewMs !== null ? (
+              <span className="badge warn">clock skew {e.skewMs} ms</span>
+            ) : null}
+          </td>
+          <td>{e.note}</td>
+          <td>
+            {Object.keys(e.attributes).length ? (
+              <details>
+                <summary>{Object.keys(e.attributes).length} attributes</summary>
+                <pre>{JSON.stringify(e.attributes, null, 2)}</pre>
+              </details>
+            ) : null}
+          </td>
+        </>
+      )}
+    </Table>
   );
 }
 

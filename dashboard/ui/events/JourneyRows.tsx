@@ -4,6 +4,7 @@
 import Link from 'next/link';
 import type { JourneyRow } from '@/lib/data/api';
 import { at } from '@/ui/time';
+import { Table } from '@/ui/page/Table';
 
 /** A verdict class's badge: good, bad or to look at. */
 const TONE: Record<string, string> = {
@@ -28,49 +29,43 @@ export function JourneyRows({
 }) {
   if (rows.length === 0) return <p className="muted">{empty}</p>;
   return (
-    <table data-testid="journeys">
-      <thead>
-        <tr>
-          <th scope="col">when</th>
-          <th scope="col">verdict</th>
-          <th scope="col">event</th>
-          <th scope="col">{word}</th>
-        </tr>
-      </thead>
-      <tbody>
-        {rows.map((r) => (
-          <tr key={r.eventId} data-class={r.class}>
-            <td>{at(r.at)}</td>
-            <td>
-              <span className={`badge ${TONE[r.class] ?? 'warn'}`}>
-                {r.class.replace(/_/g, ' ')}
-              </span>{' '}
-              {r.kinds.includes('settle_inferred') ? (
-                <span className="badge warn">settle inferred</span>
-              ) : null}{' '}
-              <span className="verdict-words">{r.verdict}</span>
-              {r.kinds.length ? (
-                <span className="muted kinds" data-testid="kinds">
-                  {' '}
-                  ({r.kinds.map((k) => k.replace(/_/g, ' ')).join(', ')})
-                </span>
-              ) : null}
-            </td>
-            <td>
-              <Link href={`/events/${encodeURIComponent(r.eventId)}`}>
-                <code>{r.eventId}</code>
-              </Link>
-            </td>
-            <td>
-              {r.aggregate ? (
-                <Link href={`/orders/${encodeURIComponent(r.aggregate.id)}`}>{r.aggregate.id}</Link>
-              ) : (
-                '—'
-              )}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <Table
+      testId="journeys"
+      columns={['when', 'verdict', 'event', word]}
+      rows={rows}
+      rowKey={(r) => r.eventId}
+      rowProps={(r) => ({ 'data-class': r.class })}
+    >
+      {(r) => (
+        <>
+          <td>{at(r.at)}</td>
+          <td>
+            <span className={`badge ${TONE[r.class] ?? 'warn'}`}>{r.class.replace(/_/g, ' ')}</span>{' '}
+            {r.kinds.includes('settle_inferred') ? (
+              <span className="badge warn">settle inferred</span>
+            ) : null}{' '}
+            <span className="verdict-words">{r.verdict}</span>
+            {r.kinds.length ? (
+              <span className="muted kinds" data-testid="kinds">
+                {' '}
+                ({r.kinds.map((k) => k.replace(/_/g, ' ')).join(', ')})
+              </span>
+            ) : null}
+          </td>
+          <td>
+            <Link href={`/events/${encodeURIComponent(r.eventId)}`}>
+              <code>{r.eventId}</code>
+            </Link>
+          </td>
+          <td>
+            {r.aggregate ? (
+              <Link href={`/orders/${encodeURIComponent(r.aggregate.id)}`}>{r.aggregate.id}</Link>
+            ) : (
+              '—'
+            )}
+          </td>
+        </>
+      )}
+    </Table>
   );
 }

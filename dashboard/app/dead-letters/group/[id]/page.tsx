@@ -7,6 +7,7 @@ import { NoData } from '@/ui/deadletters/ParkingOff';
 import { STATE_BADGE, flash, when } from '@/ui/deadletters/format';
 import Link from 'next/link';
 import { discard, replay } from '@/app/dead-letters/actions';
+import { Table } from '@/ui/page/Table';
 
 export const dynamic = 'force-dynamic';
 
@@ -61,51 +62,46 @@ export default async function Group({
       {rows.length > 0 ? (
         <form action={replay}>
           <input type="hidden" name="group" value={id} />
-          <table data-testid="messages">
-            <thead>
-              <tr>
-                {operator ? <th scope="col">Select</th> : null}
-                <th scope="col">Message</th>
-                <th scope="col">Event</th>
-                <th scope="col">Parked</th>
-                <th scope="col">State</th>
-                <th scope="col">Last replay error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((d) => (
-                <tr key={d.id}>
-                  {operator ? (
-                    <td>
-                      <input
-                        type="checkbox"
-                        name="ids"
-                        value={d.id}
-                        aria-label={`select ${d.id}`}
-                      />
-                    </td>
-                  ) : null}
+          <Table
+            testId="messages"
+            columns={[
+              ...(operator ? ['Select'] : []),
+              'Message',
+              'Event',
+              'Parked',
+              'State',
+              'Last replay error',
+            ]}
+            rows={rows}
+            rowKey={(d) => d.id}
+          >
+            {(d) => (
+              <>
+                {operator ? (
                   <td>
-                    <Link href={`/dead-letters/${d.id}`}>#{d.id}</Link>
+                    <input type="checkbox" name="ids" value={d.id} aria-label={`select ${d.id}`} />
                   </td>
-                  <td>
-                    {d.eventId ? (
-                      <Link href={`/events/${encodeURIComponent(d.eventId)}`}>
-                        <code>{d.eventId}</code>
-                      </Link>
-                    ) : (
-                      <span className="muted">no message id</span>
-                    )}
-                  </td>
-                  <td>{when(d.parkedAt)}</td>
-                  <td>
-                    <span className={`badge ${STATE_BADGE[d.state] ?? ''}`}>{d.state}</span>
-                  </td>
-                  <td>{d.lastError ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                ) : null}
+                <td>
+                  <Link href={`/dead-letters/${d.id}`}>#{d.id}</Link>
+                </td>
+                <td>
+                  {d.eventId ? (
+                    <Link href={`/events/${encodeURIComponent(d.eventId)}`}>
+                      <code>{d.eventId}</code>
+                    </Link>
+                  ) : (
+                    <span className="muted">no message id</span>
+                  )}
+                </td>
+                <td>{when(d.parkedAt)}</td>
+                <td>
+                  <span className={`badge ${STATE_BADGE[d.state] ?? ''}`}>{d.state}</span>
+                </td>
+                <td>{d.lastError ?? ''}</td>
+              </>
+            )}
+          </Table>
           {operator ? (
             <p>
               <button type="submit" name="scope" value="selected">

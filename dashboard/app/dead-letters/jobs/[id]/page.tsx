@@ -7,6 +7,7 @@ import { RefreshWhile } from '@/ui/deadletters/RefreshWhile';
 import { flash, when } from '@/ui/deadletters/format';
 import Link from 'next/link';
 import { stopReplay } from '@/app/dead-letters/actions';
+import { Table } from '@/ui/page/Table';
 
 export const dynamic = 'force-dynamic';
 
@@ -57,28 +58,22 @@ export default async function JobPage({
         </form>
       ) : null}
       <h2>Latest results</h2>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Message</th>
-            <th scope="col">Event</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Detail</th>
-          </tr>
-        </thead>
-        <tbody>
-          {j.results.map((r) => (
-            <tr key={r.id}>
-              <td>
-                <Link href={`/dead-letters/${r.id}`}>#{r.id}</Link>
-              </td>
-              <td>{r.eventId ? <code>{r.eventId}</code> : ''}</td>
-              <td>{r.outcome}</td>
-              <td>{r.detail ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table
+        columns={['Message', 'Event', 'Outcome', 'Detail']}
+        rows={j.results}
+        rowKey={(r) => r.id}
+      >
+        {(r) => (
+          <>
+            <td>
+              <Link href={`/dead-letters/${r.id}`}>#{r.id}</Link>
+            </td>
+            <td>{r.eventId ? <code>{r.eventId}</code> : ''}</td>
+            <td>{r.outcome}</td>
+            <td>{r.detail ?? ''}</td>
+          </>
+        )}
+      </Table>
     </section>
   );
 }
