@@ -13,30 +13,17 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { ADMIN_DATABASE_URL, databaseUrl } from '@acktrail/testing';
 import { ordersConfig } from '@acktrail/exporter/testing';
 import { Partitions, migrateStore, PUBLISH_COUNTS } from '@acktrail/exporter/testing/store';
 import { target } from './figures.js';
 import { startExporter } from './journeys.js';
 import { sdkBodies } from './journeys-bodies.js';
-import { PIPELINE_DB, ensureDb, loadPipeline, log } from './journeys-data.js';
+import { PIPELINE_DB, ensureDb, freshDb, loadPipeline, log } from './journeys-data.js';
 import { fmt, quantile } from './lib.js';
 
 const STEPS = Number(process.env.BENCH_DAYFILL_STEPS ?? 300_000);
 const WRITES = Number(process.env.BENCH_DAYFILL_WRITES ?? 60);
 const SPANS = 99;
-
-async function freshDb(name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  return databaseUrl(name);
-}
 
 /** STEPS steps in today's partition, spread over the day so far: publish, delivery, ack. */
 async function fillToday(url: string): Promise<void> {

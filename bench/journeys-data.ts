@@ -43,6 +43,19 @@ export async function ensureDb(name: string): Promise<string> {
   return databaseUrl(name);
 }
 
+/** A database of this name made anew (dropped first when it exists). */
+export async function freshDb(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  return databaseUrl(name);
+}
+
 /** Loads `events` x 5 steps over six days (inside the default 14-day retention), two writers. */
 export async function loadStore(url: string, events: number): Promise<void> {
   const m0 = performance.now();

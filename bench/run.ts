@@ -19,6 +19,7 @@ import { runSoakBench } from './soak.js';
 import { runSqlBench } from './sql.js';
 import { runStatusBench } from './status.js';
 import { runStoresBench } from './stores.js';
+import { runWritePhasesBench } from './write-phases.js';
 
 const benches: Record<string, (rounds: number) => Promise<void>> = {
   celery: runCeleryBench,
@@ -37,6 +38,7 @@ const benches: Record<string, (rounds: number) => Promise<void>> = {
   sql: runSqlBench,
   status: runStatusBench,
   stores: runStoresBench,
+  'write-phases': runWritePhasesBench,
 };
 
 const { values, positionals } = parseArgs({

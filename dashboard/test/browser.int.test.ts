@@ -423,7 +423,10 @@ test('consumers stopped: the strip shows it, from the AcktrailConsumersDown expr
       const links = await r.locator('td:last-child a').count();
       const text = await r.innerText({ timeout: 5000 }).catch(() => '');
       seen = `status ${String(status)}, ${links} link(s): ${text.replace(/\s+/g, ' ')}`;
-      return status === 'stop' && links === 1 ? r : undefined;
+      // Cell by cell, as read with the status: innerText runs cells together when a refresh has
+      // the row behind its Suspense fallback for a moment.
+      const cells = (await r.locator('td').allTextContents()).join(' | ');
+      return status === 'stop' && links === 1 ? { r, cells } : undefined;
     },
     { timeoutMs: 90_000, intervalMs: 1000 },
   ).catch(async (err: unknown) => {
@@ -434,8 +437,8 @@ test('consumers stopped: the strip shows it, from the AcktrailConsumersDown expr
       },
     );
   });
-  assert.match(await stopped.innerText(), /STOP\s+orders\.confirmations.*no consumer while/s);
-  await stopped.locator('td:last-child a').click();
+  assert.match(stopped.cells, /^STOP \| orders\.confirmations .* \| no consumer while/s);
+  await stopped.r.locator('td:last-child a').click();
   await pg.waitForURL(/\/events\//);
   const opened = decodeURIComponent(new URL(pg.url()).pathname.split('/').pop()!);
   if (opened !== oldest.event_id)

@@ -4,3 +4,4 @@ export { decodeProtobuf } from '../src/journeys/spans/decode.js';
 export { normalise } from '../src/journeys/spans/normalize.js';
 export { ExportTraceServiceRequest } from '../src/journeys/spans/otlp-schema.js';
 export { MAX_PIECES } from '../src/receiver/pieces.js';
+export { convertSpans } from '../src/journeys/spans/convert.js';
