@@ -39,7 +39,9 @@ const LABELS: [(sql: string) => boolean, string][] = [
   [(q) => /AS v\b/.test(q), 'version read'],
   [(q) => q === 'COMMIT', 'COMMIT'],
   [
-    (q) => q === 'BEGIN' || /advisory_xact_lock\(\$1\)|pg_inherits|TABLE journey_steps_/.test(q),
+    (q) =>
+      q === 'BEGIN' ||
+      /advisory_xact_lock\(\$1\)|pg_inherits|journey_steps_p\d|ATTACH PARTITION/.test(q),
     'partition (the first write only)',
   ],
 ];

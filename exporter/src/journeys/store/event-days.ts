@@ -17,12 +17,20 @@ export interface DayRange {
 /** The days that hold every stored step of a write's events, read once when first asked. */
 export type WriteDays = () => Promise<DayRange | null>;
 
+/** The range of whole days [first, last] (days since the epoch). */
+const rangeOfDays = (first: number, last: number): DayRange => ({
+  from: new Date(first * DAY_MS),
+  to: new Date((last + 1) * DAY_MS),
+});
+
 /**
  * Records the days of the new steps, in the transaction that inserts them, and returns how to
  * read the days that now hold every stored step of their events (the write's own reads look only
  * there; a write that reads nothing by event never asks). New events are inserted (in event_id
  * order, so that two writers never wait on each other in a cycle); an event already there is
- * updated only when a step falls outside its days, so most writes lock nothing.
+ * updated only when a step falls outside its days, so most writes lock nothing. An event this
+ * write inserted holds only this write's days: no other writer can widen it before this one
+ * commits (its row is ours until then), so only the events already there are read back.
  */
 export async function recordEventDays(
   db: pg.PoolClient,
@@ -30,23 +38,35 @@ export async function recordEventDays(
 ): Promise<WriteDays> {
   if (steps.length === 0) return () => Promise.resolve(null);
   const days = new Map<string, [number, number]>();
+  let first = Infinity;
+  let last = -Infinity;
   for (const s of steps) {
     const day = Math.floor(s.timeUs / DAY_US);
+    first = Math.min(first, day);
+    last = Math.max(last, day);
     const seen = days.get(s.eventId);
     if (!seen) days.set(s.eventId, [day, day]);
     else if (day < seen[0]) seen[0] = day;
     else if (day > seen[1]) seen[1] = day;
   }
-  const ids = [...days.keys()]; // the INSERT orders them itself
-  const params = [ids, ids.map((id) => days.get(id)![0]), ids.map((id) => days.get(id)![1])];
+  const paramsOf = (ids: string[]) => [
+    ids,
+    ids.map((id) => days.get(id)![0]),
+    ids.map((id) => days.get(id)![1]),
+  ];
   const given = `unnest($1::text[], $2::int[], $3::int[]) AS u(event_id, first, last)`;
-  await db.query(
+  const inserted = await db.query<{ event_id: string }>(
     `INSERT INTO journey_events (event_id, first_day, last_day)
      SELECT event_id, date '1970-01-01' + first, date '1970-01-01' + last FROM ${given}
      ORDER BY event_id
-     ON CONFLICT (event_id) DO NOTHING`,
-    params,
+     ON CONFLICT (event_id) DO NOTHING
+     RETURNING event_id`,
+    paramsOf([...days.keys()]), // the INSERT orders them itself
   );
+  const fresh = new Set(inserted.rows.map((r) => r.event_id));
+  const known = [...days.keys()].filter((id) => !fresh.has(id));
+  const own = rangeOfDays(first, last);
+  if (known.length === 0) return () => Promise.resolve(own);
   // A statement of its own: it sees an event another writer inserted and committed meanwhile
   // (the INSERT above waited for that commit). Two writers widening the same two events in
   // opposite orders could deadlock; PostgreSQL then fails one write, which the SDK retries (503).
@@ -57,10 +77,18 @@ export async function recordEventDays(
        FROM ${given}
       WHERE e.event_id = u.event_id
         AND (date '1970-01-01' + u.first < e.first_day OR date '1970-01-01' + u.last > e.last_day)`,
-    params,
+    paramsOf(known),
   );
   let read: Promise<DayRange | null> | undefined;
-  return () => (read ??= eventDays(db, ids));
+  return () =>
+    (read ??= eventDays(db, known).then((range) =>
+      range === null
+        ? own
+        : {
+            from: range.from < own.from ? range.from : own.from,
+            to: range.to > own.to ? range.to : own.to,
+          },
+    ));
 }
 
 /** The days that hold the steps of these events, or null when none of them has any. */
@@ -75,7 +103,7 @@ export async function eventDays(
   );
   const row = res.rows[0];
   if (!row || row.first === null || row.last === null) return null;
-  return { from: new Date(row.first * DAY_MS), to: new Date((row.last + 1) * DAY_MS) };
+  return rangeOfDays(row.first, row.last);
 }
 
 /** Forgets the events whose last day ended before `horizonMs` (their partitions are dropped). */

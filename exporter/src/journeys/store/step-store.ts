@@ -239,7 +239,7 @@ export class StepStore {
         await lockPublishes(db, inserted);
         // One after the other: a connection runs one statement at a time anyway, and pg 8
         // deprecates queueing a second on it while the first runs (pg 9 refuses it).
-        const parentSteps = await parents(db, inserted, days);
+        const parentSteps = await parents(db, inserted, days, steps);
         const publishes = await publishCounts(db, inserted, days);
         const startedAt = await startTimes(db, inserted, days);
         return {

@@ -57,20 +57,43 @@ export async function versionMax(
   return new Map(res.rows.map((r) => [r.aggregate_id, Number(r.v)]));
 }
 
+/** Each step of a write by its span and event, for the parents found in the write itself. */
+function bySpan(written: readonly Step[]): Map<string, Step | null> {
+  const out = new Map<string, Step | null>();
+  for (const s of written) {
+    const k = `${s.traceId}${s.spanId}\u0000${s.eventId}`;
+    // Two steps of one span (a batch receive's delivery and settle): the store decides.
+    out.set(k, out.has(k) ? null : s);
+  }
+  return out;
+}
+
 /**
  * Parents of new publish and deliver steps (outbox wait, queue wait). The parents the metrics use
  * are steps of the same event (the outbox insert of a publish, the publish of a delivery), so
- * they lie in the days of the write's events.
+ * they lie in the days of the write's events. A parent among the write's own steps (a journey
+ * sent whole) is taken from there, as stored (whole microseconds); the others are read.
  */
 export async function parents(
   db: pg.PoolClient,
   steps: Step[],
   days: WriteDays,
+  written: readonly Step[] = [],
 ): Promise<Map<string, ParentStep>> {
-  const wanted = steps.filter(
-    (s) => s.parentSpanId && (isPublish(s.stage) || s.stage === 'deliver'),
-  );
   const out = new Map<string, ParentStep>();
+  const own = bySpan(written);
+  const wanted = steps.filter((s) => {
+    if (!s.parentSpanId || !(isPublish(s.stage) || s.stage === 'deliver')) return false;
+    const parent = own.get(`${s.traceId}${s.parentSpanId}\u0000${s.eventId}`);
+    if (!parent) return true;
+    const timeUs = Math.round(parent.timeUs);
+    out.set(s.traceId + s.parentSpanId, {
+      stage: parent.stage,
+      timeUs,
+      endUs: timeUs + parent.durationUs,
+    });
+    return false;
+  });
   const range = wanted.length > 0 ? await days() : null;
   if (!range) return out;
   const res = await db.query<{ k: string; stage: string; t: number; d: string }>(
