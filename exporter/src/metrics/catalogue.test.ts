@@ -9,6 +9,12 @@ import { fileURLToPath } from 'node:url';
 import { METRICS, counter, family, histogram, metricSpec } from './catalogue.js';
 import { withTables } from './docs.js';
 import { LABEL_BOUNDS } from './label-bounds.js';
+import { QUEUE_STATUSES } from '../broker/status.js';
+import { SKIP_REASONS, TASK_STATE } from '../celery/events.js';
+import { COUNTER_SOURCES } from '../collectors/rabbitmq/source/stats-queue.js';
+import { REJECT_FATES } from '../journeys/model/fate.js';
+import { ORDERING_KINDS } from '../journeys/model/ordering.js';
+import { REFUSAL_REASONS } from '../receiver/metrics.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SRC = join(HERE, '..');
@@ -99,4 +105,30 @@ test("docs/metrics.md's tables are the catalogue's (npm run generate writes them
   const text = readFileSync(DOCS, 'utf8');
   assert.equal(withTables(text), text, 'docs/metrics.md differs: run npm run generate');
   for (const m of METRICS) assert.ok(text.includes(`| \`${m.name}\``), `${m.name} has no row`);
+});
+
+test("a label's fixed values are the code's own: its lists, or literals where it writes them", () => {
+  const values = (name: string, label: string) => metricSpec(name).values?.[label];
+  // Where the code keeps the list, the catalogue's is the same list.
+  const lists: [string, string, readonly string[]][] = [
+    ['acktrail_ingest_refused_total', 'reason', REFUSAL_REASONS],
+    ['acktrail_celery_events_skipped_total', 'reason', SKIP_REASONS],
+    ['acktrail_messages_rejected_total', 'fate', REJECT_FATES],
+    ['acktrail_aggregate_ordering_total', 'kind', ORDERING_KINDS],
+    ['acktrail_rabbitmq_counters_source', 'source', COUNTER_SOURCES],
+    ['acktrail_celery_tasks_total', 'state', Object.values(TASK_STATE)],
+    ['acktrail_queue_status', 'status', [...QUEUE_STATUSES, 'unknown']],
+  ];
+  for (const [name, label, list] of lists)
+    assert.deepEqual(values(name, label), [...list], `${name}{${label}}`);
+  // Elsewhere each value is written as a literal in the exporter's code.
+  const code = sources()
+    .map((s) => s.text)
+    .join('\n');
+  for (const m of METRICS)
+    for (const [label, allowed] of Object.entries(m.values ?? {})) {
+      assert.ok(m.labels.includes(label), `${m.name}: values of a label it has not (${label})`);
+      for (const v of allowed)
+        assert.ok(code.includes(`'${v}'`), `${m.name}{${label}="${v}"} is written nowhere`);
+    }
 });

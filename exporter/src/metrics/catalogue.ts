@@ -2,8 +2,9 @@
 // queues.ts, outbox.ts, … self.ts). Code registers a metric by its name only:
 // `new Counter({ ...counter(name), registers })` takes its name, help, labels and buckets from
 // here, and `family(name)` does the same for the families written straight to exposition bytes. catalogue.test.ts fails when a
-// metric is made any other way, when a name here is registered nowhere, and when a label has no
-// bound; docs/metrics.md's tables are generated from it (docs.ts).
+// metric is made any other way, when a name here is registered nowhere, when a label has no
+// bound, and when a label's fixed values (`values`) drift from the code's own lists;
+// docs/metrics.md's tables are generated from it (docs.ts).
 import { CELERY_METRICS } from './celery.js';
 import { CONFIRMATION_METRICS } from './confirmations.js';
 import { DEAD_LETTER_METRICS } from './dead-letters.js';

@@ -8,6 +8,18 @@ export const CELERY_METRICS = [
     type: 'counter',
     help: 'Task state transitions (sent, received, started, succeeded, failed, retried, revoked, rejected).',
     labels: ['task', 'queue', 'state'],
+    values: {
+      state: [
+        'sent',
+        'received',
+        'started',
+        'succeeded',
+        'failed',
+        'retried',
+        'revoked',
+        'rejected',
+      ],
+    },
     doc: "task state transitions: `sent`, `received`, `started`, `succeeded`, `failed`, `retried`, `revoked`, `rejected`; a final event that comes before anything has named its task (a worker's `task-revoked` can overtake the sender's `task-sent` on Redis) is counted once the name comes, or after 5 s without it; a task's `failed` series is born at 0 with its first event, so that `increase()` sees its first failure",
   },
   {
@@ -108,6 +120,17 @@ export const CELERY_METRICS = [
     type: 'counter',
     help: 'Celery events set aside: malformed (not JSON, no type or timestamp), unknown_type, invalid_id (not 1-128 printable ASCII characters), out_of_window (timestamp outside the retention window), too_large (message over celery.maxMessageBytes), store_rejected (PostgreSQL refused its step), store_unavailable (Redis broker: the store was away longer than acktrail holds steps, or still away when the exporter stopped).',
     labels: ['reason'],
+    values: {
+      reason: [
+        'malformed',
+        'unknown_type',
+        'invalid_id',
+        'out_of_window',
+        'too_large',
+        'store_rejected',
+        'store_unavailable',
+      ],
+    },
     doc: 'messages or list items set aside: `malformed` (not JSON, no type or timestamp), `unknown_type`, `invalid_id` (not 1-128 printable ASCII characters), `out_of_window` (timestamp outside the retention window, or more than a day ahead), `too_large` (message over `celery.maxMessageBytes`), `store_rejected` (PostgreSQL refused its step), `store_unavailable` (Redis: the store was away longer than 200,000 steps, or still away when the exporter stopped)',
   },
 ] as const satisfies readonly MetricSpec[];

@@ -52,6 +52,7 @@ export const JOURNEY_METRICS = [
     type: 'counter',
     help: 'Spans received on /v1/traces by outcome: accepted (stored as a journey step), ignored (no event_id or stage), rejected (invalid; reported in partialSuccess).',
     labels: ['outcome'],
+    values: { outcome: ['accepted', 'ignored', 'rejected'] },
     doc: '`accepted` (stored), `ignored` (no event_id or no stage: database and HTTP spans), `rejected` (invalid span, or a whole request that could not be decoded, counted once)',
   },
   {
@@ -66,6 +67,7 @@ export const JOURNEY_METRICS = [
     type: 'histogram',
     help: "How long the journey store's writes took, each a transaction of one or more requests' steps (the partition check, the COPY, the insert, the reads beside it, the commit); result stored or failed. Steady through a day whatever the partition holds; a rising p90 is a store falling behind its senders.",
     labels: ['result'],
+    values: { result: ['stored', 'failed'] },
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     doc: "each store write's transaction (one or more requests' steps: the partition check, COPY, insert, the reads beside it, commit), `result` `stored` or `failed`; flat through a day whatever today's partition holds (`npm run bench -- day-fill`); AcktrailJourneyWritesSlow reads its p90",
   },
@@ -74,6 +76,7 @@ export const JOURNEY_METRICS = [
     type: 'counter',
     help: REJECTED_HELP,
     labels: ['queue', 'fate'],
+    values: { fate: ['requeued', 'dead_lettered', 'discarded', 'rejected'] },
     doc: "deliveries a consumer rejected or nacked, by what the broker does with the message: `requeued`, `dead_lettered` (the queue has a dead-letter exchange), `discarded` (it has none: the message is gone; alert AcktrailMessagesDiscarded), `rejected` (the queue is out of scope, so what it does with the message is not known; the same word the journey uses for such a delivery). Each work queue's `dead_lettered` or `discarded` series starts at 0",
   },
   {
@@ -102,6 +105,7 @@ export const JOURNEY_METRICS = [
     type: 'counter',
     help: 'Deliveries out of an aggregate version order, by kind: gap (versions skipped), out_of_order (an older version after a newer one), stale (the consumer skipped a stale event: its result is a journeys.words.results.stale word).',
     labels: ['kind'],
+    values: { kind: ['gap', 'out_of_order', 'stale'] },
     doc: "deliveries out of an aggregate's version order (`acktrail.aggregate_version`): `gap` (versions skipped), `out_of_order` (an older version after a newer one), `stale` (the consumer's result is a `journeys.words.results.stale` word)",
   },
   {

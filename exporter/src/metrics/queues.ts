@@ -85,6 +85,7 @@ export const QUEUE_METRICS = [
     type: 'gauge',
     help: "A work queue's health over its last rabbitmq.statusWindowSeconds (Burrow's evaluation): 1 for its status (ok, warn: the backlog grows while consumers ack, stall: messages ready, consumers attached, no ack, stop: no consumer while messages wait, unknown: no counters to judge by), 0 for the others.",
     labels: ['vhost', 'queue', 'role', 'status'],
+    values: { status: ['ok', 'warn', 'stall', 'stop', 'unknown'] },
     doc: "a work queue's health: 1 for its status (`ok`, `warn`, `stall`, `stop`), 0 for the other three (see below); `unknown` 1 alone when the broker gives no counters",
   },
   {
@@ -92,6 +93,7 @@ export const QUEUE_METRICS = [
     type: 'gauge',
     help: "Where the per-queue counters (published, delivered, acked, redelivered) and so the queue status come from: 1 for the source of the last refresh (detailed: the broker's /metrics/detailed; management: the management API's statistics; none: neither has them, every work queue's status is unknown), 0 for the others.",
     labels: ['source'],
+    values: { source: ['detailed', 'management', 'none'] },
     doc: "where the per-queue counters come from: 1 for `detailed` (the broker's `/metrics/detailed`), `management` (its statistics) or `none`, 0 for the others",
   },
   {

@@ -36,6 +36,7 @@ export const SELF_METRICS = [
     type: 'counter',
     help: "Reads of the broker's topology, by trigger: scheduled (every rabbitmq.statsIntervalSeconds) or early (spans named a queue the topology lacked; at most two per sender between scheduled ones).",
     labels: ['trigger'],
+    values: { trigger: ['scheduled', 'early'] },
     doc: "reads of the broker's topology: `scheduled` (every `rabbitmq.statsIntervalSeconds`) or `early` (spans named a queue it lacked; at most two per sender between scheduled ones)",
   },
   {
@@ -50,6 +51,18 @@ export const SELF_METRICS = [
     type: 'counter',
     help: 'Requests to /v1/traces refused before their spans were read: unauthorized (401), over_budget (the in-flight byte budget), over_memory (the exporter over memory.budgetBytes), store_busy (the write queue is full), store_unavailable, shutting_down (503 with Retry-After for all but unauthorized), idle_body (nothing sent for bodyIdleTimeoutSeconds), slow_body (not whole within bodyTimeoutSeconds).',
     labels: ['reason'],
+    values: {
+      reason: [
+        'unauthorized',
+        'over_budget',
+        'over_memory',
+        'store_busy',
+        'store_unavailable',
+        'shutting_down',
+        'idle_body',
+        'slow_body',
+      ],
+    },
     doc: '`/v1/traces` requests refused before their spans were read: `unauthorized`, `over_budget`, `over_memory` (the exporter over `memory.budgetBytes`), `store_busy`, `store_unavailable`, `shutting_down`, `idle_body` (nothing sent for `bodyIdleTimeoutSeconds`), `slow_body` (not whole within `bodyTimeoutSeconds`)',
   },
   {
@@ -71,6 +84,7 @@ export const SELF_METRICS = [
     type: 'counter',
     help: 'Journey store reads (API lookups and lists, Celery workflows, queue heads) by the pool that served them: replica or primary.',
     labels: ['pool'],
+    values: { pool: ['replica', 'primary'] },
     doc: 'journey store reads (API lookups and lists, Celery workflows, queue heads) by the pool that served them: `replica` or `primary`',
   },
   {

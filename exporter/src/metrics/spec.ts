@@ -13,6 +13,11 @@ export interface MetricSpec {
   help: string;
   /** Label names, each bounded (label-bounds.ts says how). */
   labels: readonly string[];
+  /**
+   * The values a label may take where they are a fixed set (catalogue.test.ts holds the code's
+   * own lists to them); a label not named here is bounded as label-bounds.ts says.
+   */
+  values?: Readonly<Record<string, readonly string[]>>;
   /** A histogram's buckets, or the configuration key that sets them. */
   buckets?: readonly number[] | { config: string };
   /** Its row's meaning in docs/metrics.md (markdown). */
