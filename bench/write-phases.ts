@@ -8,8 +8,8 @@
 // starts, COMMIT. Beside it, in the same run, a plain COPY of the same rows into a table shaped as
 // journey_steps with its indexes (what the rows cost PostgreSQL anyway), so that the write's own
 // cost prints as a ratio: write / plain COPY (issue 69's aim: a write costs PostgreSQL little more
-// than the COPY it contains). Bodies as a pipeline sends them (BENCH_JOURNEY_SPANS=journeys: per
-// event its publish, the delivery and the ack), one write at a time on a fresh store.
+// than the COPY it contains). Bodies as a pipeline sends them (per event its publish, the delivery
+// and the ack: journeys-bodies.ts's `journeys` mix), one write at a time on a fresh store.
 import pg from 'pg';
 import { convertSpans, decodeProtobuf } from '@acktrail/exporter/testing/spans';
 import {
@@ -17,6 +17,7 @@ import {
   PUBLISH_COUNTS,
   StepStore,
   copyRows,
+  copyText,
   migrateStore,
 } from '@acktrail/exporter/testing/store';
 import { sdkBodies } from './journeys-bodies.js';
@@ -95,8 +96,6 @@ async function plainCopy(url: string, batches: ReturnType<typeof exporterSide>['
   await client.query(
     'CREATE TABLE plain_copy (LIKE journey_steps INCLUDING DEFAULTS INCLUDING INDEXES)',
   );
-  const { from } = await import('pg-copy-streams');
-  const { finished } = await import('node:stream/promises');
   let ms = 0;
   for (const steps of batches) {
     const text = copyRows(steps).replace(
@@ -104,15 +103,13 @@ async function plainCopy(url: string, batches: ReturnType<typeof exporterSide>['
       (_all, id: string, us: string) => `${id}\t${new Date(Number(us) / 1000).toISOString()}\t`,
     );
     const started = now();
-    const copy = client.query(
-      from(
-        `COPY plain_copy (event_id, time, duration_us, stage, service, trace_id, span_id,
+    await copyText(
+      client,
+      `COPY plain_copy (event_id, time, duration_us, stage, service, trace_id, span_id,
           parent_span_id, name, status, status_message, aggregate_type, aggregate_id, anomaly,
           attrs) FROM STDIN`,
-      ),
+      text,
     );
-    copy.end(text);
-    await finished(copy);
     ms += now() - started;
   }
   await client.end();

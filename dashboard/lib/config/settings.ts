@@ -128,7 +128,7 @@ export function authSettings(): Auth {
     throw new Error(
       'DASHBOARD_SECRET is not set: the dashboard shows order data and does not start open. Set DASHBOARD_SECRET (16 or more characters, e.g. `openssl rand -hex 24`), or DASHBOARD_AUTH=none on a machine of your own.',
     );
-  const secret = mode === 'secret' ? readSecret('DASHBOARD_SECRET', signInSecret) : null;
+  const secret = mode === 'secret' ? readSecret('DASHBOARD_SECRET', signInSecret, given) : null;
   const operatorSecret = readSecret('DASHBOARD_OPERATOR_SECRET', signInSecret);
   if (operatorSecret !== null && operatorSecret === secret)
     throw new Error('DASHBOARD_OPERATOR_SECRET must differ from DASHBOARD_SECRET');
@@ -223,9 +223,9 @@ const headerPairs = z.string().transform((value, ctx) => {
   return headers;
 });
 
-/** A secret's text parsed by its schema; an error names the variable, never the value. */
-function readSecret<T>(name: string, schema: z.ZodType<T>): T {
-  const result = schema.safeParse(secretEnv(name));
+/** A secret's text (read once) parsed by its schema; an error names the variable, never the value. */
+function readSecret<T>(name: string, schema: z.ZodType<T>, text = secretEnv(name)): T {
+  const result = schema.safeParse(text);
   if (result.success) return result.data;
   throw new Error(`${name} ${result.error.issues[0]?.message ?? 'is not valid'}`);
 }

@@ -6,6 +6,7 @@
 // lone surrogate). Anything else is set aside with a reason and counted, never fatal.
 import { EVENT_ID_SHAPE } from '@acktrail/conventions';
 import { bounded, scrub } from '../journeys/model/scrub.js';
+import { SKIP_REASONS } from '../metrics/catalogue.js';
 
 export const TASK_EVENTS = [
   'task-sent',
@@ -63,16 +64,8 @@ export interface WorkerEvent {
   active: number | null;
 }
 
-/** Why an event was set aside (acktrail_celery_events_skipped_total{reason}). */
-export const SKIP_REASONS = [
-  'malformed',
-  'unknown_type',
-  'invalid_id',
-  'out_of_window',
-  'too_large',
-  'store_rejected',
-  'store_unavailable',
-] as const;
+/** Why an event was set aside (acktrail_celery_events_skipped_total{reason}, the catalogue's). */
+export { SKIP_REASONS };
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export type Parsed = TaskEvent | WorkerEvent | { kind: 'skipped'; reason: SkipReason };

@@ -6,6 +6,10 @@
 // bound, and when a label's fixed values (`values`) drift from the code's own lists;
 // docs/metrics.md's tables are generated from it (docs.ts).
 import { CELERY_METRICS } from './celery.js';
+
+export { SKIP_REASONS } from './celery.js';
+export { COUNTER_SOURCES } from './queues.js';
+export { REFUSAL_REASONS } from './self.js';
 import { CONFIRMATION_METRICS } from './confirmations.js';
 import { DEAD_LETTER_METRICS } from './dead-letters.js';
 import { JOURNEY_METRICS } from './journeys.js';

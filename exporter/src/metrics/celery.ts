@@ -2,6 +2,17 @@
 // docs/metrics.md, "Celery", is generated from this list (npm run generate).
 import type { MetricSpec } from './spec.js';
 
+/** Why a Celery event was set aside (the intake's reasons). */
+export const SKIP_REASONS = [
+  'malformed',
+  'unknown_type',
+  'invalid_id',
+  'out_of_window',
+  'too_large',
+  'store_rejected',
+  'store_unavailable',
+] as const;
+
 export const CELERY_METRICS = [
   {
     name: 'acktrail_celery_tasks_total',
@@ -121,15 +132,7 @@ export const CELERY_METRICS = [
     help: 'Celery events set aside: malformed (not JSON, no type or timestamp), unknown_type, invalid_id (not 1-128 printable ASCII characters), out_of_window (timestamp outside the retention window), too_large (message over celery.maxMessageBytes), store_rejected (PostgreSQL refused its step), store_unavailable (Redis broker: the store was away longer than acktrail holds steps, or still away when the exporter stopped).',
     labels: ['reason'],
     values: {
-      reason: [
-        'malformed',
-        'unknown_type',
-        'invalid_id',
-        'out_of_window',
-        'too_large',
-        'store_rejected',
-        'store_unavailable',
-      ],
+      reason: SKIP_REASONS,
     },
     doc: 'messages or list items set aside: `malformed` (not JSON, no type or timestamp), `unknown_type`, `invalid_id` (not 1-128 printable ASCII characters), `out_of_window` (timestamp outside the retention window, or more than a day ahead), `too_large` (message over `celery.maxMessageBytes`), `store_rejected` (PostgreSQL refused its step), `store_unavailable` (Redis: the store was away longer than 200,000 steps, or still away when the exporter stopped)',
   },

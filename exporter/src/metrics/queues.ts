@@ -2,6 +2,9 @@
 // docs/metrics.md, "Queues", is generated from this list (npm run generate).
 import type { MetricSpec } from './spec.js';
 
+/** Where the per-queue counters come from: the broker's /metrics/detailed, its management statistics, neither. */
+export const COUNTER_SOURCES = ['detailed', 'management', 'none'] as const;
+
 export const QUEUE_METRICS = [
   {
     name: 'acktrail_queue_messages_ready',
@@ -93,7 +96,7 @@ export const QUEUE_METRICS = [
     type: 'gauge',
     help: "Where the per-queue counters (published, delivered, acked, redelivered) and so the queue status come from: 1 for the source of the last refresh (detailed: the broker's /metrics/detailed; management: the management API's statistics; none: neither has them, every work queue's status is unknown), 0 for the others.",
     labels: ['source'],
-    values: { source: ['detailed', 'management', 'none'] },
+    values: { source: COUNTER_SOURCES },
     doc: "where the per-queue counters come from: 1 for `detailed` (the broker's `/metrics/detailed`), `management` (its statistics) or `none`, 0 for the others",
   },
   {

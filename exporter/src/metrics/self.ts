@@ -2,6 +2,18 @@
 // docs/metrics.md, "Self-monitoring", is generated from this list (npm run generate).
 import type { MetricSpec } from './spec.js';
 
+/** Why a request to /v1/traces was refused before its spans were looked at (the receiver's reasons). */
+export const REFUSAL_REASONS = [
+  'unauthorized',
+  'over_budget',
+  'over_memory',
+  'store_busy',
+  'store_unavailable',
+  'shutting_down',
+  'idle_body',
+  'slow_body',
+] as const;
+
 export const SELF_METRICS = [
   {
     name: 'acktrail_collector_success',
@@ -52,16 +64,7 @@ export const SELF_METRICS = [
     help: 'Requests to /v1/traces refused before their spans were read: unauthorized (401), over_budget (the in-flight byte budget), over_memory (the exporter over memory.budgetBytes), store_busy (the write queue is full), store_unavailable, shutting_down (503 with Retry-After for all but unauthorized), idle_body (nothing sent for bodyIdleTimeoutSeconds), slow_body (not whole within bodyTimeoutSeconds).',
     labels: ['reason'],
     values: {
-      reason: [
-        'unauthorized',
-        'over_budget',
-        'over_memory',
-        'store_busy',
-        'store_unavailable',
-        'shutting_down',
-        'idle_body',
-        'slow_body',
-      ],
+      reason: REFUSAL_REASONS,
     },
     doc: '`/v1/traces` requests refused before their spans were read: `unauthorized`, `over_budget`, `over_memory` (the exporter over `memory.budgetBytes`), `store_busy`, `store_unavailable`, `shutting_down`, `idle_body` (nothing sent for `bodyIdleTimeoutSeconds`), `slow_body` (not whole within `bodyTimeoutSeconds`)',
   },

@@ -3,19 +3,10 @@
 // the in-flight bytes of its budget. What a stored write derives from the steps is the journey
 // writer's (journeys/writer.ts, journeys/metrics.ts).
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { counter, gauge } from '../metrics/catalogue.js';
+import { REFUSAL_REASONS, counter, gauge } from '../metrics/catalogue.js';
 
-/** Why a request to /v1/traces was refused before its spans were looked at. */
-export const REFUSAL_REASONS = [
-  'unauthorized',
-  'over_budget',
-  'over_memory',
-  'store_busy',
-  'store_unavailable',
-  'shutting_down',
-  'idle_body',
-  'slow_body',
-] as const;
+/** Why a request to /v1/traces was refused before its spans were looked at (the catalogue's). */
+export { REFUSAL_REASONS };
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 /** What became of a span: stored as a step, not a journey's (no event id or stage), invalid. */

@@ -78,7 +78,7 @@ export async function parents(
   db: pg.PoolClient,
   steps: Step[],
   days: WriteDays,
-  written: readonly Step[] = [],
+  written: readonly Step[],
 ): Promise<Map<string, ParentStep>> {
   const out = new Map<string, ParentStep>();
   const own = bySpan(written);

@@ -2,11 +2,12 @@
 // broker's /metrics/detailed, or from the management API's statistics where it must.
 import type { StatsQueue } from '../../../broker/answer.js';
 import type { QueueCounters } from './counters.js';
+import { COUNTER_SOURCES } from '../../../metrics/catalogue.js';
 
 export type { StatsQueue };
 
 /** Where the per-queue counters came from on the last refresh. */
-export const COUNTER_SOURCES = ['detailed', 'management', 'none'] as const;
+export { COUNTER_SOURCES };
 export type CounterSource = (typeof COUNTER_SOURCES)[number];
 
 /**

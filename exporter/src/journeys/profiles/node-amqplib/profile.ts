@@ -1,7 +1,6 @@
 // The amqplib instrumentation (opentelemetry-js-contrib): the consumer span ends on the settle,
 // its status saying which; the process span is named by its queue.
-import { ATTR } from '@acktrail/conventions';
-import type { SettleOutcome } from '@acktrail/conventions';
+import { ATTR, type SettleOutcome } from '@acktrail/conventions';
 import type { ProfileModule } from '../profile.js';
 import type { ReceivedSpan } from '../span.js';
 const REDELIVERED = ATTR.redelivered;
