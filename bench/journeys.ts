@@ -190,6 +190,9 @@ export async function runJourneysBench(rounds: number): Promise<void> {
       target(`journey ingest / COPY, ${at}`, ingest / copy, { atLeast: 0.8 });
       target(`journey lookup p50, ${at}`, quantile(l.api, 0.5), { atMost: 2 }, 'ms');
       target(`journey lookup p99, ${at}`, quantile(l.api, 0.99), { atMost: 5 }, 'ms');
+      // Issue 69: a lookup costs little more than the store's own select of the same steps.
+      const overSelect = quantile(l.api, 0.99) / quantile(l.bare, 0.99);
+      target(`journey lookup p99 / the store's select p99, ${at}`, overSelect, { atMost: 1.2 });
       console.log(`\n## journey store, ${fmt(s.steps)} steps stored before the run`);
       console.log(
         `ingest  OTLP protobuf -> committed rows  median ${fmt(ingest)} steps/s  (rounds: ${rates[`ingest ${s.steps}`]!.map((x) => fmt(x)).join(', ')})`,
@@ -224,9 +227,7 @@ export async function runJourneysBench(rounds: number): Promise<void> {
       console.log(
         `days    journey_events, then the event's days  p50 ${fmt(quantile(l.days, 0.5), 2)} ms  p99 ${fmt(quantile(l.days, 0.99), 2)} ms; days / select: p50 ${fmt(quantile(l.days, 0.5) / quantile(l.bare, 0.5), 2)}, p99 ${fmt(quantile(l.days, 0.99) / quantile(l.bare, 0.99), 2)}`,
       );
-      console.log(
-        `ratio   lookup p99 / select p99 = ${fmt(quantile(l.api, 0.99) / quantile(l.bare, 0.99), 1)}`,
-      );
+      console.log(`ratio   lookup p99 / select p99 = ${fmt(overSelect, 2)}  (target <= 1.2)`);
       console.log(
         `size    ${fmt(size.steps)} steps in ${fmt(size.bytes / 2 ** 20)} MiB (tables, indexes and TOAST of every partition): ${fmt(size.bytes / size.steps)} bytes per step, ${fmt(((size.bytes / size.steps) * 1e6) / 2 ** 30, 2)} GiB per million steps`,
       );
