@@ -65,7 +65,6 @@ export interface WorkerEvent {
 }
 
 /** Why an event was set aside (acktrail_celery_events_skipped_total{reason}, the catalogue's). */
-export { SKIP_REASONS };
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export type Parsed = TaskEvent | WorkerEvent | { kind: 'skipped'; reason: SkipReason };

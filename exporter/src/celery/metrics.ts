@@ -6,8 +6,8 @@
 // `workerExpirySeconds`; no task id ever becomes a label.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { BoundedLabel, OTHER } from '../labels.js';
-import { SKIP_REASONS, TASK_STATE, type TaskEvent, type WorkerEvent } from './events.js';
-import { counter, gauge, histogram } from '../metrics/catalogue.js';
+import { TASK_STATE, type TaskEvent, type WorkerEvent } from './events.js';
+import { SKIP_REASONS, counter, gauge, histogram } from '../metrics/catalogue.js';
 
 /** Tasks remembered between their events (name, queue, when sent and received). */
 const MAX_TASKS = 200_000;

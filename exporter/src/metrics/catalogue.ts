@@ -1,15 +1,11 @@
 // Every metric acktrail exposes, one declaration each (one file per section of docs/metrics.md:
 // queues.ts, outbox.ts, … self.ts). Code registers a metric by its name only:
 // `new Counter({ ...counter(name), registers })` takes its name, help, labels and buckets from
-// here, and `family(name)` does the same for the families written straight to exposition bytes. catalogue.test.ts fails when a
-// metric is made any other way, when a name here is registered nowhere, when a label has no
-// bound, and when a label's fixed values (`values`) drift from the code's own lists;
-// docs/metrics.md's tables are generated from it (docs.ts).
+// here, and `family(name)` does the same for the families written straight to exposition bytes.
+// catalogue.test.ts fails when a metric is made any other way, when a name here is registered
+// nowhere, when a label has no bound, and when a label's fixed values (`values`) drift from the
+// code's own lists; docs/metrics.md's tables are generated from it (docs.ts).
 import { CELERY_METRICS } from './celery.js';
-
-export { SKIP_REASONS } from './celery.js';
-export { COUNTER_SOURCES } from './queues.js';
-export { REFUSAL_REASONS } from './self.js';
 import { CONFIRMATION_METRICS } from './confirmations.js';
 import { DEAD_LETTER_METRICS } from './dead-letters.js';
 import { JOURNEY_METRICS } from './journeys.js';
@@ -18,6 +14,11 @@ import { PROVIDER_METRICS } from './providers.js';
 import { QUEUE_METRICS } from './queues.js';
 import { SELF_METRICS } from './self.js';
 import type { FamilySpec, MetricSpec, MetricType, SectionId } from './spec.js';
+
+/** The fixed label values the code writes from these lists, imported from here. */
+export { SKIP_REASONS } from './celery.js';
+export { COUNTER_SOURCES } from './queues.js';
+export { REFUSAL_REASONS } from './self.js';
 
 /** Each section's metrics, in the order docs/metrics.md shows them. */
 export const CATALOGUE = {

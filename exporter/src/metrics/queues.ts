@@ -2,7 +2,10 @@
 // docs/metrics.md, "Queues", is generated from this list (npm run generate).
 import type { MetricSpec } from './spec.js';
 
-/** Where the per-queue counters come from: the broker's /metrics/detailed, its management statistics, neither. */
+/**
+ * Where the per-queue counters come from: the broker's /metrics/detailed, its management
+ * statistics, neither.
+ */
 export const COUNTER_SOURCES = ['detailed', 'management', 'none'] as const;
 
 export const QUEUE_METRICS = [

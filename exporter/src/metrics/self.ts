@@ -2,7 +2,7 @@
 // docs/metrics.md, "Self-monitoring", is generated from this list (npm run generate).
 import type { MetricSpec } from './spec.js';
 
-/** Why a request to /v1/traces was refused before its spans were looked at (the receiver's reasons). */
+/** Why a request to /v1/traces was refused before its spans were looked at (the receiver's). */
 export const REFUSAL_REASONS = [
   'unauthorized',
   'over_budget',

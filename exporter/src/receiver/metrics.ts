@@ -6,7 +6,6 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { REFUSAL_REASONS, counter, gauge } from '../metrics/catalogue.js';
 
 /** Why a request to /v1/traces was refused before its spans were looked at (the catalogue's). */
-export { REFUSAL_REASONS };
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 /** What became of a span: stored as a step, not a journey's (no event id or stage), invalid. */

@@ -32,9 +32,9 @@ import {
   type QueueCounters,
 } from './source/counters.js';
 import type { BrokerNodes } from './source/nodes.js';
-import { COUNTER_SOURCES, countsOf, type CounterSource } from './source/stats-queue.js';
+import { countsOf, type CounterSource } from './source/stats-queue.js';
 import type { QueueStatuses } from './queue-status.js';
-import { family } from '../../metrics/catalogue.js';
+import { COUNTER_SOURCES, family } from '../../metrics/catalogue.js';
 
 const COUNTERS = {
   publish: family('acktrail_queue_messages_published_total'),

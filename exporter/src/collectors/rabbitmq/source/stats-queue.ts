@@ -6,8 +6,7 @@ import { COUNTER_SOURCES } from '../../../metrics/catalogue.js';
 
 export type { StatsQueue };
 
-/** Where the per-queue counters came from on the last refresh. */
-export { COUNTER_SOURCES };
+/** Where the per-queue counters came from on the last refresh (the catalogue's list). */
 export type CounterSource = (typeof COUNTER_SOURCES)[number];
 
 /**
